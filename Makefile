@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# memstat: `make` builds build/memstat; `make run`, `make test`, `make bench` (run as root).
+# Quiet by default; V=1 prints every command.
+
+BUILD     ?= build
+CC        ?= gcc
+CXX       ?= g++
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -DMEMSTAT_VERSION='"$(VERSION)"'
+CXXFLAGS  ?= -O2 -g
+CXXFLAGS  += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -std=gnu++17
+CPPFLAGS  += -Ibpf -Iuserspace -I$(BUILD) -MMD -MP
+BPFFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
+             $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH)) -Ibpf
+LDLIBS    := -Wl,-Bstatic -lbpf -lelf -lz -lzstd
+LDFLAGS   += -static
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all run test unit integration bench clean
+
+USER_SRCS := $(wildcard userspace/*.c)
+USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
+LIB_OBJS  := $(filter-out $(BUILD)/memstat.o,$(USER_OBJS))
+UNIT_SRCS := $(wildcard tests/unit/*.cc)
+INTEG_SRCS := $(wildcard tests/integration/*.cc)
+
+all: $(BUILD)/memstat
+
+$(BUILD):
+	$(Q)mkdir -p $@
+
+$(BUILD)/memstat.bpf.o: bpf/memstat.bpf.c | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/memstat.skel.h: $(BUILD)/memstat.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name memstat_bpf > $@
+
+$(BUILD)/bpf_backend.o: $(BUILD)/memstat.skel.h
+
+$(BUILD)/%.o: userspace/%.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/memstat: $(USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# ---- tests ----
+$(BUILD)/tests/%.o: tests/%.cc
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CXX) $(CPPFLAGS) -Itests $(CXXFLAGS) -c $< -o $@
+
+$(BUILD)/unit_tests: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(UNIT_SRCS)) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CXX) $^ -lgtest -lgtest_main -pthread $(LDLIBS) -Wl,-Bdynamic -o $@
+
+$(BUILD)/integration_tests: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(INTEG_SRCS)) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CXX) $^ -lgtest -lgtest_main -pthread $(LDLIBS) -Wl,-Bdynamic -o $@
+
+run: $(BUILD)/memstat
+	$(BUILD)/memstat
+
+unit: $(BUILD)/unit_tests
+	$(BUILD)/unit_tests
+
+integration: $(BUILD)/memstat $(BUILD)/integration_tests
+	MEMSTAT=$(BUILD)/memstat $(BUILD)/integration_tests
+
+test: unit integration
+	bash tests/cli_test.sh $(BUILD)/memstat
+
+bench: $(BUILD)/memstat
+	bash tools/bench.sh $(BUILD)/memstat
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*/*.d)

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The page classifier: one pure decision procedure over the raw words of a struct page,
+ * shared by the BPF walker (bpf/memstat.bpf.c), the unit tests (tests/classify_test.cc) and
+ * the kernel module. It never dereferences anything: the caller passes the words it read and
+ * the features of the running kernel (struct ms_features, filled from BTF by
+ * bpf/core_fixes.bpf.h). The rules and their kernel sources are in shared/docs/kernel-pages.md
+ * sections 2 and 7; every layout difference is a field of struct ms_features.
+ *
+ * Word indices of a 64-byte struct page (include/linux/mm_types.h, identical from 6.1 to 7.3;
+ * the detect program refuses a kernel where the BTF offsets differ):
+ *   0 flags, 1 compound_head / compound_info (bit 0 = tail), 3 mapping, 5 private,
+ *   6 low half: page_type / _mapcount, high half: _refcount, 7 memcg_data.
+ */
+#ifndef MEMSTAT_CLASSIFY_H
+#define MEMSTAT_CLASSIFY_H
+
+#include "memstat.h"
+
+#if defined(__bpf__)
+#define MS_INLINE static __always_inline
+#else
+#define MS_INLINE static inline
+#endif
+
+#define MS_W_FLAGS	0
+#define MS_W_HEAD	1
+#define MS_W_MAPPING	3
+#define MS_W_PRIVATE	5
+#define MS_W_TYPE	6
+#define MS_W_MEMCG	7
+#define MS_PAGE_WORDS	8
+
+/* The largest folio the walker trusts: a 1 GiB (PUD) hugetlb page. */
+#define MS_MAX_FOLIO_ORDER 18
+
+MS_INLINE __u32 ms_page_type_word(const __u64 *p)
+{
+	return (__u32)p[MS_W_TYPE];
+}
+
+MS_INLINE __s32 ms_refcount(const __u64 *p)
+{
+	return (__s32)(p[MS_W_TYPE] >> 32);
+}
+
+MS_INLINE int ms_flag(__u64 flags, __u8 bit)
+{
+	return bit < 64 && ((flags >> bit) & 1);
+}
+
+/* Decode the u32 at offset 48 into a page type, whichever encoding the kernel uses. */
+MS_INLINE __u32 ms_ptype(const struct ms_features *f, __u32 pt)
+{
+	__u32 t, i;
+
+	if (f->type_scheme == MS_PT_UPPER_BYTE) {
+		/* 4ffca5a96678 "mm: support only one page_type per page" (v6.12) */
+		t = pt >> 24;
+		if (t < 0xf0 || t == 0xff)
+			return MS_T_NONE;
+		for (i = MS_T_BUDDY; i < MS_NR_PTYPES; i++)
+			if (f->ptype[i] && f->ptype[i] == t)
+				return i;
+		return MS_T_UNKNOWN;
+	}
+	/* <= 6.11: a type is set by clearing its bit below PAGE_TYPE_BASE */
+	if ((pt & f->pt_base) != f->pt_base || pt == 0xffffffffu)
+		return MS_T_NONE;
+	for (i = MS_T_BUDDY; i < MS_NR_PTYPES; i++)
+		if (f->ptype[i] && (pt & (f->pt_base | f->ptype[i])) == f->pt_base)
+			return i;
+	return MS_T_NONE;
+}
+
+/*
+ * A struct page that was never initialised: deferred init leaves it all zero, page-init
+ * poisoning (CONFIG_DEBUG_VM) all 0xff. __init_single_page() (mm/mm_init.c) sets _refcount = 1
+ * and _mapcount = -1; after that, word 6 is zero only if the page is mapped once with no
+ * reference, which only a tail page can be, and a tail has bit 0 of word 1 set. So flags,
+ * word 1 and word 6 all zero is enough, and the walker tests just those three words.
+ */
+MS_INLINE int ms_page_uninit(const __u64 *p)
+{
+	return (p[MS_W_FLAGS] | p[MS_W_HEAD] | p[MS_W_TYPE]) == 0 ||
+	       (p[MS_W_FLAGS] & p[MS_W_HEAD] & p[MS_W_TYPE]) == ~0ULL;
+}
+
+/*
+ * 7.x "mm: rework compound_head() for power-of-2 sizeof(struct page)" stores
+ * GENMASK(63, order + 6) | 1 instead of head | 1 when HVO is configured. Such a mask has at
+ * least 39 leading ones, which no vmemmap address has (vmemmap sits far below the fixmap).
+ */
+MS_INLINE int ms_is_head_mask(__u64 info)
+{
+	__u64 low = ~(info & ~1ULL);
+
+	return (info | ((1ULL << 25) - 1)) == ~0ULL && (low & (low + 1)) == 0;
+}
+
+/*
+ * Resolve a compound_head word (bit 0 set) of the page at pfn to the head's pfn.
+ * Returns 0 when the pointer is not a plausible head of this page (a torn read).
+ */
+MS_INLINE int ms_head_of(const struct ms_features *f, __u64 pfn, __u64 info, __u64 *head_pfn)
+{
+	__u64 self = f->vmemmap_base + pfn * f->page_size;
+	__u64 head, hp;
+
+	if (!(info & 1) || !f->page_size)
+		return 0;
+	head = ms_is_head_mask(info) ? (self & info) : info - 1;
+	if (head < f->vmemmap_base || head >= self)
+		return 0;
+	if ((head - f->vmemmap_base) % f->page_size)
+		return 0;
+	hp = (head - f->vmemmap_base) / f->page_size;
+	if (pfn - hp >= (1ULL << MS_MAX_FOLIO_ORDER))
+		return 0;
+	*head_pfn = hp;
+	return 1;
+}
+
+/*
+ * Is the page at pfn a tail page, and of which head? p1 is the next struct page when the
+ * caller has it (NULL otherwise): it is needed for HVO fake heads (6.1-6.18), where every
+ * vmemmap page of a hugetlb folio after the first maps the first one, so a page at a
+ * page-aligned vmemmap address reads as a copy of the head; page_fixed_fake_head() in
+ * include/linux/page-flags.h resolves it through page[1].compound_head.
+ */
+MS_INLINE int ms_tail_head(const struct ms_features *f, __u64 pfn, const __u64 *p,
+			   const __u64 *p1, __u64 *head_pfn)
+{
+	__u64 per_vmemmap_page = 4096 / (f->page_size ? f->page_size : 64);
+
+	if (p[MS_W_HEAD] & 1)
+		return ms_head_of(f, pfn, p[MS_W_HEAD], head_pfn) ? 1 : -1;
+	if (p1 && (pfn % per_vmemmap_page) == 0 && ms_flag(p[MS_W_FLAGS], f->pg_head) &&
+	    (p1[MS_W_HEAD] & 1) && ms_head_of(f, pfn + 1, p1[MS_W_HEAD], head_pfn) &&
+	    *head_pfn != pfn)
+		return 1;
+	return 0;
+}
+
+/* The folio order of a head page, from its first tail page's words h1 (NULL: unknown). */
+MS_INLINE __u32 ms_folio_order(const struct ms_features *f, const __u64 *h, const __u64 *h1)
+{
+	if (!ms_flag(h[MS_W_FLAGS], f->pg_head) || !h1)
+		return 0;
+	if (f->has_dtor)	/* <= 6.5: page[1].compound_order, the byte at +81 */
+		return (__u32)((h1[2] >> 8) & 0xff);
+	/* ebc1baf5c9b4 "mm: free up a word in the first tail page" (v6.6): low byte of flags */
+	return (__u32)(h1[MS_W_FLAGS] & 0xff);
+}
+
+/* Pages a head at pfn covers, or 1 when the order is implausible or misaligned. */
+MS_INLINE __u32 ms_run_len(__u64 pfn, __u32 order, __u32 max_order)
+{
+	if (order == 0 || order > max_order || (pfn & ((1ULL << order) - 1)))
+		return 1;
+	return 1U << order;
+}
+
+/*
+ * Classify a page that is not a tail (a head, or an order-0 page). h1 is the next struct page
+ * (needed for the order of a large folio), or NULL when the caller does not have it.
+ * *npages receives how many pages from pfn on share the verdict (a free block or a folio).
+ * MS_FILE is returned for every file page: the caller refines it with the mapping's facts
+ * through ms_refine_file().
+ */
+MS_INLINE __u32 ms_classify_head(const struct ms_features *f, __u64 pfn, const __u64 *h,
+				 const __u64 *h1, __u32 *npages)
+{
+	__u64 fl = h[MS_W_FLAGS], m = h[MS_W_MAPPING];
+	__u32 t = ms_ptype(f, ms_page_type_word(h));
+	__u32 order, large;
+	int swapcache;
+
+	*npages = 1;
+	/* free blocks: the head carries the type and the order; interiors carry nothing */
+	if (t == MS_T_BUDDY) {
+		*npages = ms_run_len(pfn, (__u32)h[MS_W_PRIVATE], f->max_buddy_order);
+		return MS_FREE_BUDDY;
+	}
+	if (t == MS_T_UNACCEPTED) {
+		*npages = ms_run_len(pfn, f->max_buddy_order, f->max_buddy_order);
+		return MS_FREE_UNACCEPTED;
+	}
+	large = ms_flag(fl, f->pg_head);
+	order = large ? ms_folio_order(f, h, h1) : 0;
+	*npages = ms_run_len(pfn, order, MS_MAX_FOLIO_ORDER);
+
+	/* typed pages first: their mapping word is not a mapping */
+	switch (t) {
+	case MS_T_SLAB:
+		return MS_KERNEL_SLAB;
+	case MS_T_LARGE_KMALLOC:
+		return MS_KERNEL_LARGE_KMALLOC;
+	case MS_T_TABLE:
+		return MS_KERNEL_PAGETABLE;
+	case MS_T_HUGETLB:
+		return ms_refcount(h) == 0 ? MS_HUGETLB_FREE : MS_HUGETLB;
+	case MS_T_ZSMALLOC:
+		return MS_KERNEL_ZSMALLOC;
+	case MS_T_OFFLINE:
+		return MS_KERNEL_OFFLINE;
+	case MS_T_GUARD:
+		return MS_KERNEL_GUARD;
+	case MS_T_UNKNOWN:
+		return MS_KERNEL_OTHER;
+	default:
+		break;
+	}
+	/* <= 6.9: PG_slab, tested before mapping because 6.1 keeps slab_cache there */
+	if (ms_flag(fl, f->pg_slab))
+		return MS_KERNEL_SLAB;
+	/* <= 6.5: HUGETLB_PAGE_DTOR in page[1].compound_dtor (the byte at +80) */
+	if (large && h1 && f->has_dtor && ((h1[2] & 0xff) == f->hugetlb_dtor))
+		return ms_refcount(h) == 0 ? MS_HUGETLB_FREE : MS_HUGETLB;
+	/* 6.6.0-6.6.29, 6.7, 6.8.0-6.8.8: PG_hugetlb in page[1].flags (9c5ccf2db04b) */
+	if (large && h1 && ms_flag(h1[MS_W_FLAGS], f->pg_hugetlb))
+		return ms_refcount(h) == 0 ? MS_HUGETLB_FREE : MS_HUGETLB;
+	if (ms_flag(fl, f->pg_reserved))
+		return MS_KERNEL_RESERVED;
+	/* <= 6.16: non-LRU movable pages (zsmalloc, z3fold) have mapping = ops | 2 */
+	if (!f->movable_flag && (m & 3) == 2)
+		return MS_KERNEL_ZSMALLOC;
+	swapcache = ms_flag(fl, f->pg_swapbacked) && ms_flag(fl, f->pg_swapcache);
+	if (m & 1) {
+		if ((m & 3) == 3)
+			return MS_ANON_KSM;
+		return swapcache ? MS_ANON_SWAPCACHE : MS_ANON;
+	}
+	if (swapcache)
+		return MS_FILE_SWAPCACHE;
+	if (m)
+		return ms_flag(fl, f->pg_swapbacked) ? MS_SHMEM : MS_FILE;
+	if (ms_refcount(h) == 0 && !large)
+		return MS_FREE_PCP;
+	return MS_KERNEL_OTHER;
+}
+
+/* The address_space a file page belongs to, or 0 when sub is not a file page. */
+MS_INLINE __u64 ms_file_mapping(__u32 sub, const __u64 *h)
+{
+	return sub == MS_FILE ? h[MS_W_MAPPING] : 0;
+}
+
+/* Refine MS_FILE with the per-mapping facts (MS_MAP_* flags). */
+MS_INLINE __u32 ms_refine_file(__u32 sub, __u32 facts)
+{
+	if (sub != MS_FILE)
+		return sub;
+	if (facts & MS_MAP_BDEV)
+		return MS_FILE_BUFFERS;
+	if (facts & MS_MAP_EXEC)
+		return MS_EXEC;
+	return MS_FILE;
+}
+
+#endif /* MEMSTAT_CLASSIFY_H */

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Every kernel-layout assumption of the BPF walker, in one place.
+ *
+ * The kernel types below are minimal local definitions with preserve_access_index: libbpf
+ * relocates each field access against the running kernel's BTF (CO-RE), so the build does not
+ * depend on the build machine's kernel and one object runs on 6.1 ... 7.x. Where a name changed
+ * between versions, a ___flavor type carries the other name; bpf_core_*_exists() picks the one
+ * the running kernel has. Each difference cites the kernel commit that made it (details and
+ * measurements in shared/docs/kernel-pages.md, sections 1, 2 and 7).
+ *
+ * ms_detect_features() turns all of this into struct ms_features, the only thing the shared
+ * classifier (classify.h) knows about the kernel.
+ */
+#ifndef MEMSTAT_CORE_FIXES_BPF_H
+#define MEMSTAT_CORE_FIXES_BPF_H
+
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "memstat.h"
+
+#define __ctx_ptr(type, name) union { type name; __u64 :64; } __attribute__((aligned(8)))
+
+struct address_space;
+struct xa_node;
+
+struct xarray {
+	void *xa_head;
+} __attribute__((preserve_access_index));
+
+struct xa_node {
+	void *slots[64];
+} __attribute__((preserve_access_index));
+
+struct super_block {
+	unsigned long s_magic;
+} __attribute__((preserve_access_index));
+
+struct inode {
+	struct super_block *i_sb;
+} __attribute__((preserve_access_index));
+
+struct address_space {
+	struct inode *host;
+	struct xarray i_pages;
+} __attribute__((preserve_access_index));
+
+struct file {
+	struct address_space *f_mapping;
+} __attribute__((preserve_access_index));
+
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+} __attribute__((preserve_access_index));
+
+struct files_struct {
+	struct fdtable *fdt;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	struct files_struct *files;
+} __attribute__((preserve_access_index));
+
+/*
+ * vm_flags: a plain field up to 6.2; since bc292ab00f6c "mm: introduce vma->vm_flags wrapper
+ * functions" (v6.3) a const member of a union with __vm_flags. The name resolves on every
+ * version; VM_EXEC is 0x4 everywhere (include/linux/mm.h).
+ */
+struct vm_area_struct {
+	unsigned long vm_flags;
+	struct file *vm_file;
+} __attribute__((preserve_access_index));
+
+#define MS_VM_EXEC 0x4UL
+
+/* The context of SEC("iter/task_vma") (kernel/bpf/task_iter.c, v5.12+). */
+struct bpf_iter_meta;
+struct bpf_iter__task_vma {
+	__ctx_ptr(struct bpf_iter_meta *, meta);
+	__ctx_ptr(struct task_struct *, task);
+	__ctx_ptr(struct vm_area_struct *, vma);
+};
+
+/*
+ * struct page. Only offsets are taken from it (the walker copies whole struct pages and
+ * classify.h reads fixed words); ms_detect_features() refuses a kernel where these offsets are
+ * not the ones classify.h uses. The fields sit in anonymous unions in the kernel; libbpf matches
+ * them by name through those.
+ */
+struct page {
+	unsigned long compound_head;
+	struct address_space *mapping;
+	unsigned long private;
+	unsigned int page_type;
+	struct { int counter; } _refcount;	/* atomic_t */
+	unsigned long memcg_data;
+} __attribute__((preserve_access_index));
+
+/*
+ * 7.x renamed compound_head to compound_info ("mm: rework compound_head() for power-of-2
+ * sizeof(struct page)", the "eliminate fake head pages" series) and may store a mask there;
+ * classify.h's ms_is_head_mask() decodes both forms.
+ */
+struct page___v7 {
+	unsigned long compound_info;
+} __attribute__((preserve_access_index));
+
+/*
+ * <= 6.5: page[1] holds compound_dtor and compound_order bytes (offsets 80 and 81 from the
+ * head). Removed by ebc1baf5c9b4 "mm: free up a word in the first tail page" and 9c5ccf2db04b
+ * "mm: remove HUGETLB_PAGE_DTOR" (v6.6), which moved the order to page[1].flags & 0xff.
+ */
+struct page___v61 {
+	unsigned char compound_dtor;
+	unsigned char compound_order;
+} __attribute__((preserve_access_index));
+
+enum compound_dtor_id___c { HUGETLB_PAGE_DTOR___c = 2 };
+
+/*
+ * Page-flag bit numbers differ between versions and configs (c704ae979784 "mm: rearrange page
+ * flags", v6.6, moved head to bit 6 and writeback to 1), so every bit comes from enum pageflags.
+ * PG_slab: removed by "mm: free up PG_slab" (v6.10), replaced by a page type.
+ * PG_hugetlb: a page[1] flag from 9c5ccf2db04b (v6.6) until d99e3140a4d3 "mm: turn folio_test_hugetlb
+ *   into a PageType" (v6.9; backported to 6.6.30 and 6.8.9).
+ * PG_movable_ops: "mm/migration: rework movable_ops page migration (part 1)" (v6.17) turned the
+ *   movable bit of page->mapping into this page flag.
+ */
+enum pageflags___c {
+	PG_head___c, PG_reserved___c, PG_swapbacked___c, PG_owner_priv_1___c, PG_lru___c,
+	PG_slab___c, PG_hugetlb___c, PG_movable_ops___c,
+};
+
+/*
+ * Page types in the u32 at offset 48, three encodings (kernel-pages.md 1.4):
+ * - <= 6.10: macros (not in BTF): PAGE_TYPE_BASE 0xf0000000, a type clears its bit:
+ *   PG_buddy 0x80, PG_offline 0x100, PG_table 0x200, PG_guard 0x400 (include/linux/page-flags.h
+ *   6.1), PG_hugetlb 0x800 (d99e3140a4d3, v6.9 / 6.6.30), PG_slab 0x1000 (v6.10).
+ * - 6.11: enum pagetype with inverted bits and PAGE_TYPE_BASE 0x80000000.
+ * - >= 6.12: 4ffca5a96678 "mm: support only one page_type per page": enum pagetype of PGTY_*
+ *   bytes in the top byte. PGTY_large_kmalloc appeared in 6.17/6.18.
+ */
+enum pagetype___s3 {
+	PGTY_buddy___s3, PGTY_offline___s3, PGTY_table___s3, PGTY_guard___s3, PGTY_hugetlb___s3,
+	PGTY_slab___s3, PGTY_zsmalloc___s3, PGTY_unaccepted___s3, PGTY_large_kmalloc___s3,
+};
+
+enum pagetype___s2 {
+	PG_buddy___s2, PG_offline___s2, PG_table___s2, PG_guard___s2, PG_hugetlb___s2,
+	PG_slab___s2, PG_zsmalloc___s2, PG_unaccepted___s2, PAGE_TYPE_BASE___s2,
+};
+
+#define MS_PGFLAG(name)								\
+	(bpf_core_enum_value_exists(enum pageflags___c, name##___c) ?		\
+	 (__u8)bpf_core_enum_value(enum pageflags___c, name##___c) : (__u8)MS_NO_BIT)
+
+#define MS_S3(name)								\
+	(bpf_core_enum_value_exists(enum pagetype___s3, PGTY_##name##___s3) ?	\
+	 (__u32)bpf_core_enum_value(enum pagetype___s3, PGTY_##name##___s3) : 0)
+
+#define MS_S2(name)								\
+	(bpf_core_enum_value_exists(enum pagetype___s2, PG_##name##___s2) ?	\
+	 (__u32)bpf_core_enum_value(enum pagetype___s2, PG_##name##___s2) : 0)
+
+/* Fill *f from the running kernel's BTF; returns a MS_MISSING_* mask (0: supported). */
+static __always_inline __u32 ms_detect_features(struct ms_features *f)
+{
+	__u32 missing = 0;
+
+	f->page_size = bpf_core_type_size(struct page);
+	if (f->page_size != 64)
+		missing |= MS_MISSING_PAGE_SIZE;
+
+	if (bpf_core_field_offset(struct page, mapping) != 24 ||
+	    bpf_core_field_offset(struct page, private) != 40 ||
+	    bpf_core_field_offset(struct page, _refcount) != 52)
+		missing |= MS_MISSING_OFFSETS;
+	if (bpf_core_field_exists(struct page, page_type)) {
+		if (bpf_core_field_offset(struct page, page_type) != 48)
+			missing |= MS_MISSING_OFFSETS;
+	}
+	if (bpf_core_field_exists(struct page___v7, compound_info)) {
+		if (bpf_core_field_offset(struct page___v7, compound_info) != 8)
+			missing |= MS_MISSING_OFFSETS;
+	} else if (bpf_core_field_exists(struct page, compound_head)) {
+		if (bpf_core_field_offset(struct page, compound_head) != 8)
+			missing |= MS_MISSING_OFFSETS;
+	} else {
+		missing |= MS_MISSING_HEAD;
+	}
+
+	f->pg_head = MS_PGFLAG(PG_head);
+	f->pg_reserved = MS_PGFLAG(PG_reserved);
+	f->pg_swapbacked = MS_PGFLAG(PG_swapbacked);
+	f->pg_swapcache = MS_PGFLAG(PG_owner_priv_1);
+	f->pg_lru = MS_PGFLAG(PG_lru);
+	f->pg_slab = MS_PGFLAG(PG_slab);
+	f->pg_hugetlb = MS_PGFLAG(PG_hugetlb);
+	f->pg_movable_ops = MS_PGFLAG(PG_movable_ops);
+	if (f->pg_head == MS_NO_BIT || f->pg_reserved == MS_NO_BIT ||
+	    f->pg_swapbacked == MS_NO_BIT || f->pg_swapcache == MS_NO_BIT)
+		missing |= MS_MISSING_PAGEFLAGS;
+	f->movable_flag = f->pg_movable_ops != MS_NO_BIT;
+
+	f->has_dtor = bpf_core_field_exists(struct page___v61, compound_dtor);
+	f->hugetlb_dtor = bpf_core_enum_value_exists(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c) ?
+		bpf_core_enum_value(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c) : 2;
+
+	/* MAX_PAGE_ORDER (MAX_ORDER - 1 before 6.4) is a macro: 10 on x86_64 in every target */
+	f->max_buddy_order = 10;
+
+	if (bpf_core_enum_value_exists(enum pagetype___s3, PGTY_buddy___s3)) {
+		f->type_scheme = MS_PT_UPPER_BYTE;
+		f->pt_base = 0;
+		f->ptype[MS_T_BUDDY] = MS_S3(buddy);
+		f->ptype[MS_T_OFFLINE] = MS_S3(offline);
+		f->ptype[MS_T_TABLE] = MS_S3(table);
+		f->ptype[MS_T_GUARD] = MS_S3(guard);
+		f->ptype[MS_T_HUGETLB] = MS_S3(hugetlb);
+		f->ptype[MS_T_SLAB] = MS_S3(slab);
+		f->ptype[MS_T_ZSMALLOC] = MS_S3(zsmalloc);
+		f->ptype[MS_T_UNACCEPTED] = MS_S3(unaccepted);
+		f->ptype[MS_T_LARGE_KMALLOC] = MS_S3(large_kmalloc);
+	} else if (bpf_core_enum_value_exists(enum pagetype___s2, PG_buddy___s2)) {
+		f->type_scheme = MS_PT_INVERTED_ENUM;
+		f->pt_base = bpf_core_enum_value_exists(enum pagetype___s2, PAGE_TYPE_BASE___s2) ?
+			(__u32)bpf_core_enum_value(enum pagetype___s2, PAGE_TYPE_BASE___s2) : 0x80000000u;
+		f->ptype[MS_T_BUDDY] = MS_S2(buddy);
+		f->ptype[MS_T_OFFLINE] = MS_S2(offline);
+		f->ptype[MS_T_TABLE] = MS_S2(table);
+		f->ptype[MS_T_GUARD] = MS_S2(guard);
+		f->ptype[MS_T_HUGETLB] = MS_S2(hugetlb);
+		f->ptype[MS_T_SLAB] = MS_S2(slab);
+		f->ptype[MS_T_ZSMALLOC] = MS_S2(zsmalloc);
+		f->ptype[MS_T_UNACCEPTED] = MS_S2(unaccepted);
+	} else {
+		f->type_scheme = MS_PT_INVERTED_BITS;
+		f->pt_base = 0xf0000000u;
+		f->ptype[MS_T_BUDDY] = 0x80;
+		f->ptype[MS_T_OFFLINE] = 0x100;
+		f->ptype[MS_T_TABLE] = 0x200;
+		f->ptype[MS_T_GUARD] = 0x400;
+		/* the hugetlb type exists only where neither the dtor nor PG_hugetlb does */
+		if (!f->has_dtor && f->pg_hugetlb == MS_NO_BIT)
+			f->ptype[MS_T_HUGETLB] = 0x800;
+		/* the slab type exists only where PG_slab does not (v6.10) */
+		if (f->pg_slab == MS_NO_BIT)
+			f->ptype[MS_T_SLAB] = 0x1000;
+	}
+	return missing;
+}
+
+#endif /* MEMSTAT_CORE_FIXES_BPF_H */

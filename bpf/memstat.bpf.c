@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The memstat walker. Programs, all run on demand from user space (no attachment to kernel
+ * events, nothing written to kernel memory):
+ *   detect        SEC("syscall"): fill `feat` from BTF (core_fixes.bpf.h).
+ *   find_folio    SEC("syscall"): the folio cached at index 0 of the memfd `memfd_fd` of the
+ *                 calling process, for locating vmemmap (kernel-pages.md 6.2, method 1).
+ *   collect_exec  SEC("iter/task_vma"): every address_space mapped VM_EXEC by some process.
+ *   walk          SEC("syscall"): classify pfns [walk_start, walk_end), 64 struct pages per
+ *                 bpf_probe_read_kernel, and add them to the per-sub-class counters.
+ */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "core_fixes.bpf.h"
+#include "classify.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+
+
+#define TMPFS_MAGIC	0x01021994
+#define BDEVFS_MAGIC	0x62646576
+
+/* set by user space before a run (through the memory-mapped .bss) */
+struct ms_features feat;
+__u32 generation;		/* walk number: invalidates the caches of the previous walk */
+__u32 dump;			/* record runs of equal sub-class in runs[] */
+__u64 walk_start, walk_end;	/* pfn range of one walk call */
+int memfd_fd;
+
+/* results */
+__u32 missing;			/* MS_MISSING_* from detect */
+__u64 folio;			/* from find_folio */
+__s32 folio_err;
+__u64 counts[MS_COUNTS];
+__u64 holes;			/* pages whose struct page could not be read */
+__u64 reads;			/* bulk reads issued */
+__u64 exec_vmas;		/* VM_EXEC file mappings seen by collect_exec */
+__u64 cache_misses;		/* mapping facts read from the kernel */
+__u32 nruns;
+struct ms_run runs[MS_MAX_RUNS];
+
+/* walker state carried between calls and batches */
+__u64 cursor;			/* next pfn to classify; pages below it are counted */
+__u32 carry_sub;		/* sub-class of a folio counted past the previous range's end */
+__u64 last_mapping;
+__u32 last_facts;
+
+/* 64 struct pages of the current batch, plus a head and its page[1] for tail resolution */
+__u64 buf[MS_BATCH_PAGES * MS_PAGE_WORDS];
+__u64 hbuf[2 * MS_PAGE_WORDS];
+
+/* address_space -> generation of the walk in which a VM_EXEC mapping of it was seen */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u32);
+} exec_set SEC(".maps");
+
+/* address_space -> facts (exec, bdev, tmpfs), read once per mapping per walk */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct ms_mapping_facts);
+} mapping_cache SEC(".maps");
+
+SEC("syscall")
+int detect(void *ctx)
+{
+	missing = ms_detect_features(&feat);
+	return 0;
+}
+
+SEC("syscall")
+int find_folio(void *ctx)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *file = NULL;
+	struct address_space *as;
+	__u64 e = 0;
+	int i;
+
+	folio = 0;
+	folio_err = -2;		/* ENOENT */
+	if (!fdt || memfd_fd < 0 || (unsigned int)memfd_fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[memfd_fd & 0xffff]) || !file)
+		return 0;
+	as = BPF_CORE_READ(file, f_mapping);
+	if (!as)
+		return 0;
+	e = (__u64)BPF_CORE_READ(as, i_pages.xa_head);
+	/* an internal node is (node | 2); descend slot 0 (include/linux/xarray.h) */
+	for (i = 0; i < 8; i++) {
+		struct xa_node *node;
+
+		if ((e & 3) != 2 || e <= 4096)
+			break;
+		node = (struct xa_node *)(e - 2);
+		e = (__u64)BPF_CORE_READ(node, slots[0]);
+	}
+	if (!e || (e & 3)) {
+		folio_err = -11;	/* EAGAIN: swapped out, shadow or still a node */
+		return 0;
+	}
+	folio = e;
+	folio_err = 0;
+	return 0;
+}
+
+SEC("iter/task_vma")
+int collect_exec(struct bpf_iter__task_vma *ctx)
+{
+	struct vm_area_struct *vma = ctx->vma;
+	struct file *file;
+	__u64 mapping;
+
+	if (!vma || !(BPF_CORE_READ(vma, vm_flags) & MS_VM_EXEC))
+		return 0;
+	file = BPF_CORE_READ(vma, vm_file);
+	if (!file)
+		return 0;
+	mapping = (__u64)BPF_CORE_READ(file, f_mapping);
+	if (!mapping)
+		return 0;
+	bpf_map_update_elem(&exec_set, &mapping, &generation, BPF_ANY);
+	exec_vmas++;
+	return 0;
+}
+
+/* The facts of a file mapping: the previous page's, the cache's, or read from the kernel. */
+static __u32 facts_of(__u64 mapping)
+{
+	struct ms_mapping_facts *v, nv = {};
+	struct address_space *as = (struct address_space *)mapping;
+	__u32 *gen;
+	__u64 magic;
+
+	if (mapping == last_mapping)
+		return last_facts;
+	v = bpf_map_lookup_elem(&mapping_cache, &mapping);
+	if (v && v->generation == generation) {
+		nv.flags = v->flags;
+	} else {
+		cache_misses++;
+		magic = BPF_CORE_READ(as, host, i_sb, s_magic);
+		if (magic == BDEVFS_MAGIC)
+			nv.flags |= MS_MAP_BDEV;
+		else if (magic == TMPFS_MAGIC)
+			nv.flags |= MS_MAP_SHMEM;
+		gen = bpf_map_lookup_elem(&exec_set, &mapping);
+		if (gen && *gen == generation)
+			nv.flags |= MS_MAP_EXEC;
+		nv.generation = generation;
+		bpf_map_update_elem(&mapping_cache, &mapping, &nv, BPF_ANY);
+	}
+	last_mapping = mapping;
+	last_facts = nv.flags;
+	return nv.flags;
+}
+
+/* Count n pages from pfn as sub, clamped to this call's range, and move the cursor past them. */
+static void count(__u64 pfn, __u32 sub, __u64 n)
+{
+	__u64 c = n;
+	__u32 i;
+
+	if (pfn + c > walk_end) {
+		c = walk_end - pfn;
+		carry_sub = sub;
+	}
+	counts[sub & (MS_COUNTS - 1)] += c;
+	cursor = pfn + n;
+	if (!dump)
+		return;
+	i = nruns;
+	if (i > 0 && i <= MS_MAX_RUNS && runs[(i - 1) & (MS_MAX_RUNS - 1)].sub == sub &&
+	    runs[(i - 1) & (MS_MAX_RUNS - 1)].pfn + runs[(i - 1) & (MS_MAX_RUNS - 1)].npages == pfn) {
+		runs[(i - 1) & (MS_MAX_RUNS - 1)].npages += c;
+		return;
+	}
+	if (i >= MS_MAX_RUNS)
+		return;		/* user space sees nruns == MS_MAX_RUNS and narrows the range */
+	runs[i & (MS_MAX_RUNS - 1)].pfn = pfn;
+	runs[i & (MS_MAX_RUNS - 1)].npages = c;
+	runs[i & (MS_MAX_RUNS - 1)].sub = sub;
+	nruns = i + 1;
+}
+
+static __u32 refine(__u32 sub, const __u64 *h)
+{
+	__u64 m = ms_file_mapping(sub, h);
+
+	return m ? ms_refine_file(sub, facts_of(m)) : sub;
+}
+
+/*
+ * A tail met before its head (the walk started inside the folio, or the head changed under
+ * us): read the head and its page[1] and count the rest of the folio with the head's class.
+ */
+static void visit_tail(__u64 pfn, __u64 head_pfn)
+{
+	__u32 sub, n;
+
+	if (bpf_probe_read_kernel(hbuf, sizeof(hbuf),
+				  (void *)(feat.vmemmap_base + head_pfn * 64))) {
+		holes++;
+		cursor = pfn + 1;
+		return;
+	}
+	if (!ms_flag(hbuf[MS_W_FLAGS], feat.pg_head) || (hbuf[MS_W_HEAD] & 1)) {
+		count(pfn, MS_KERNEL_UNSTABLE, 1);
+		return;
+	}
+	sub = ms_classify_head(&feat, head_pfn, hbuf, &hbuf[MS_PAGE_WORDS], &n);
+	if (head_pfn + n <= pfn) {
+		count(pfn, MS_KERNEL_UNSTABLE, 1);
+		return;
+	}
+	count(pfn, refine(sub, hbuf), head_pfn + n - pfn);
+}
+
+/* Classify the page at pfn, the j-th of the batch in buf. A global function: verified once. */
+__noinline int visit(__u64 pfn, __u32 j)
+{
+	const __u64 *p = &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
+	const __u64 *p1 = (j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 ? p + MS_PAGE_WORDS : 0;
+	__u64 head_pfn = 0;
+	__u32 sub, n;
+	int tail;
+
+	if (ms_page_uninit(p)) {
+		count(pfn, MS_FREE_UNINIT, 1);
+		return 0;
+	}
+	tail = ms_tail_head(&feat, pfn, p, p1, &head_pfn);
+	if (tail > 0) {
+		visit_tail(pfn, head_pfn);
+		return 0;
+	}
+	if (tail < 0) {
+		count(pfn, MS_KERNEL_UNSTABLE, 1);
+		return 0;
+	}
+	sub = ms_classify_head(&feat, pfn, p, p1, &n);
+	count(pfn, refine(sub, p), n);
+	return 0;
+}
+
+/* One batch: read 64 struct pages (4 KiB) at once, classify from the copy. */
+static long walk_batch(__u64 idx, void *ctx)
+{
+	__u64 cur = cursor, base, j;
+
+	if (cur >= walk_end)
+		return 1;
+	base = cur & ~(__u64)(MS_BATCH_PAGES - 1);
+	reads++;
+	if (bpf_probe_read_kernel(buf, sizeof(buf), (void *)(feat.vmemmap_base + base * 64))) {
+		/* an unmapped piece of vmemmap: a hole, never a crash */
+		__u64 stop = base + MS_BATCH_PAGES < walk_end ? base + MS_BATCH_PAGES : walk_end;
+
+		holes += stop - cur;
+		cursor = stop;
+		return 0;
+	}
+	/*
+	 * A whole batch of never-initialised struct pages (millions on a kernel with lazy
+	 * deferred init) in one verdict, without a call per page: the test of ms_page_uninit(),
+	 * branch-free, so the verifier sees one path.
+	 */
+	if (!dump && cur == base && base + MS_BATCH_PAGES <= walk_end) {
+		__u64 acc = 0;
+
+		for (j = 0; j < MS_BATCH_PAGES * MS_PAGE_WORDS; j += MS_PAGE_WORDS)
+			acc |= buf[j + MS_W_FLAGS] | buf[j + MS_W_HEAD] | buf[j + MS_W_TYPE];
+		if (!acc) {
+			counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
+			cursor = base + MS_BATCH_PAGES;
+			return 0;
+		}
+	}
+	for (j = 0; j < MS_BATCH_PAGES; j++) {
+		if (base + j < cursor)
+			continue;
+		if (base + j >= walk_end || cursor >= base + MS_BATCH_PAGES)
+			break;
+		visit(base + j, j);
+	}
+	return 0;
+}
+
+
+/* pages of a folio counted at its head may reach into this range: count them here */
+static __always_inline void walk_begin(void)
+{
+	if (cursor > walk_start) {
+		__u64 stop = cursor < walk_end ? cursor : walk_end;
+
+		counts[carry_sub & (MS_COUNTS - 1)] += stop - walk_start;
+		if (dump && nruns < MS_MAX_RUNS) {
+			runs[nruns & (MS_MAX_RUNS - 1)].pfn = walk_start;
+			runs[nruns & (MS_MAX_RUNS - 1)].npages = stop - walk_start;
+			runs[nruns & (MS_MAX_RUNS - 1)].sub = carry_sub;
+			nruns++;
+		}
+	} else {
+		cursor = walk_start;
+	}
+}
+
+/* at most 2^23 batches per call; user space passes one memory section at a time */
+#define MS_LOOPS (MS_SECTION_PAGES / MS_BATCH_PAGES + 2)
+
+SEC("syscall")
+int walk(void *ctx)
+{
+	walk_begin();
+	bpf_loop(MS_LOOPS, walk_batch, NULL, 0);
+	return 0;
+}
+

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Types shared by the BPF walker, user space, the tests and (later) the kernel module.
+ * Plain fixed-width types and constants only: this header is included by BPF C, by C and
+ * C++ user space and by kernel C, so it may not depend on any of their headers.
+ */
+#ifndef MEMSTAT_H
+#define MEMSTAT_H
+
+#include <linux/types.h>
+
+/* Top-level classes: the rows of the summary. They partition every walked page. */
+enum ms_class {
+	MS_C_KERNEL = 0,
+	MS_C_ANON,
+	MS_C_SHMEM,
+	MS_C_EXEC,
+	MS_C_PAGE_CACHE,
+	MS_C_HUGETLB,
+	MS_C_FREE,
+	MS_C_UNKNOWN,		/* kpageflags backend only: pages with no flags to go by */
+	MS_NR_CLASSES,
+};
+
+/*
+ * Sub-classes: what the classifier returns. Each belongs to exactly one class
+ * (ms_sub_class[] in classify.h); counters are kept per sub-class and summed per class.
+ */
+enum ms_sub {
+	MS_KERNEL_SLAB = 0,	/* slab pages (heads and tails) */
+	MS_KERNEL_LARGE_KMALLOC,/* kmalloc_large pages that carry PGTY_large_kmalloc (6.17+) */
+	MS_KERNEL_PAGETABLE,	/* page-table-typed pages */
+	MS_KERNEL_RESERVED,	/* PG_reserved: kernel image, memblock, zero page; not in MemTotal */
+	MS_KERNEL_ZSMALLOC,	/* zsmalloc / z3fold (non-LRU movable, zram and zswap) */
+	MS_KERNEL_OFFLINE,	/* PageOffline: balloon, virtio-mem unplugged */
+	MS_KERNEL_GUARD,	/* debug_pagealloc guard pages */
+	MS_KERNEL_OTHER,	/* untyped, unowned, referenced: vmalloc, stacks, percpu, drivers */
+	MS_KERNEL_UNSTABLE,	/* a tail whose head changed while it was read */
+	MS_ANON,		/* anonymous */
+	MS_ANON_SWAPCACHE,	/* anonymous and in the swap cache */
+	MS_ANON_KSM,		/* KSM-merged */
+	MS_SHMEM,		/* shmem, tmpfs, memfd, SysV shm, MAP_SHARED|MAP_ANONYMOUS */
+	MS_EXEC,		/* file pages of a mapping that some process maps VM_EXEC */
+	MS_FILE,		/* other page cache */
+	MS_FILE_BUFFERS,	/* page cache of block devices (meminfo Buffers) */
+	MS_FILE_SWAPCACHE,	/* swap cache pages no longer owned by anon or shmem */
+	MS_HUGETLB,		/* hugetlb folios in use */
+	MS_HUGETLB_FREE,	/* hugetlb folios in the free pool (refcount 0) */
+	MS_FREE_BUDDY,		/* free blocks in the buddy allocator (MemFree) */
+	MS_FREE_PCP,		/* free pages on per-cpu lists or in transit (not in MemFree) */
+	MS_FREE_UNINIT,		/* struct page never initialised (deferred init) */
+	MS_FREE_UNACCEPTED,	/* unaccepted memory of confidential guests (in MemFree) */
+	MS_UNKNOWN,		/* kpageflags backend only: no flags (other kernel, pcp or uninit) */
+	MS_NR_SUBS,
+};
+
+/* How the kernel encodes page types in the u32 at struct page offset 48 (see core_fixes.bpf.h). */
+enum ms_type_scheme {
+	MS_PT_INVERTED_BITS = 1,	/* <= 6.10: base 0xf0000000, a type clears its bit */
+	MS_PT_INVERTED_ENUM = 2,	/* 6.11: base 0x80000000, enum pagetype */
+	MS_PT_UPPER_BYTE = 3,		/* >= 6.12: type = value >> 24, 0xf0..0xfe */
+};
+
+/* Page types, independent of the encoding. */
+enum ms_ptype {
+	MS_T_NONE = 0,
+	MS_T_BUDDY,
+	MS_T_OFFLINE,
+	MS_T_TABLE,
+	MS_T_GUARD,
+	MS_T_HUGETLB,
+	MS_T_SLAB,
+	MS_T_ZSMALLOC,
+	MS_T_UNACCEPTED,
+	MS_T_LARGE_KMALLOC,
+	MS_T_UNKNOWN,		/* typed, but with a type this build does not know */
+	MS_NR_PTYPES,
+};
+
+#define MS_NO_BIT 0xff		/* a page flag the running kernel does not have */
+
+/*
+ * What the classifier needs to know about the running kernel. Filled once per load by the
+ * detect program from BTF (CO-RE, bpf/core_fixes.bpf.h), by the kernel module from its
+ * headers, or by the unit tests for a synthetic layout family.
+ */
+struct ms_features {
+	__u32 page_size;	/* sizeof(struct page): the vmemmap stride; only 64 is supported */
+	__u8 type_scheme;	/* enum ms_type_scheme */
+	__u8 has_dtor;		/* <= 6.5: compound_dtor / compound_order bytes in page[1] */
+	__u8 hugetlb_dtor;	/* value of HUGETLB_PAGE_DTOR when has_dtor */
+	__u8 movable_flag;	/* >= 6.17: movable_ops is a page flag, not mapping & 3 == 2 */
+	/* page-flag bit numbers (enum pageflags), MS_NO_BIT when absent */
+	__u8 pg_head;
+	__u8 pg_reserved;
+	__u8 pg_swapbacked;
+	__u8 pg_swapcache;	/* PG_owner_priv_1 */
+	__u8 pg_slab;		/* <= 6.9 */
+	__u8 pg_hugetlb;	/* in page[1].flags: 6.6.0-6.6.29, 6.7, 6.8.0-6.8.8 */
+	__u8 pg_movable_ops;	/* >= 6.17 */
+	__u8 pg_lru;
+	__u8 max_buddy_order;	/* MAX_PAGE_ORDER (inclusive) */
+	__u8 _pad[3];
+	/*
+	 * Page-type values: for MS_PT_INVERTED_* the bit that is cleared, for MS_PT_UPPER_BYTE
+	 * the type byte. 0 = this kernel has no such type.
+	 */
+	__u32 ptype[MS_NR_PTYPES];
+	__u32 pt_base;		/* 0xf0000000 (bits) or PAGE_TYPE_BASE (6.11 enum) */
+	__u64 vmemmap_base;	/* virtual address of the struct page of pfn 0 */
+};
+
+/* A run of pfns with one sub-class, for the per-page dump (tests, allpages). */
+struct ms_run {
+	__u64 pfn;
+	__u32 npages;
+	__u8 sub;		/* enum ms_sub */
+	__u8 _pad[3];
+};
+
+/* Per-mapping facts kept in the LRU cache (value), keyed by the address_space pointer. */
+#define MS_MAP_EXEC	0x1	/* some process maps it VM_EXEC */
+#define MS_MAP_BDEV	0x2	/* a block device's page cache */
+#define MS_MAP_SHMEM	0x4	/* on tmpfs (s_magic TMPFS_MAGIC) */
+struct ms_mapping_facts {
+	__u32 flags;
+	__u32 generation;	/* the walk generation the facts were read in */
+};
+
+/* Reasons the detect program refuses a kernel (a bit each; user space names them). */
+#define MS_MISSING_PAGE_SIZE	0x01	/* sizeof(struct page) != 64 */
+#define MS_MISSING_OFFSETS	0x02	/* struct page field offsets differ from classify.h's */
+#define MS_MISSING_PAGEFLAGS	0x04	/* enum pageflags lacks PG_head/PG_reserved/... */
+#define MS_MISSING_HEAD		0x08	/* neither compound_head nor compound_info */
+
+#define MS_BATCH_PAGES	64	/* struct pages read per bpf_probe_read_kernel: 4 KiB */
+#define MS_MAX_RUNS	32768	/* runs recorded per walker call when dumping */
+#define MS_SECTION_PAGES 32768	/* x86_64 SECTION_SIZE_BITS 27: 128 MiB */
+#define MS_COUNTS	32	/* counters array size: MS_NR_SUBS rounded up to a power of 2 */
+
+#endif /* MEMSTAT_H */

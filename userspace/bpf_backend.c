@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The BPF backend: load the walker (build/memstat.skel.h, embedded in the binary), detect the
+ * kernel's layout, locate vmemmap, collect the exec mappings and walk present memory one
+ * memory section per bpf_prog_test_run.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "memstat_int.h"
+#include "memstat.skel.h"
+
+struct ms_bpf {
+	struct memstat_bpf *skel;
+	__u32 generation;
+};
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("MEMSTAT_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (getenv("MEMSTAT_DEBUG") && atoi(getenv("MEMSTAT_DEBUG")) > 1)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static int run_prog(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+
+	return err ? -errno : (int)opts.retval;
+}
+
+/* pfn of the page mapped at addr, from /proc/self/pagemap (0 when unknown). */
+static __u64 pagemap_pfn(int pm, const void *addr)
+{
+	__u64 e = 0;
+	off_t off = (off_t)((uintptr_t)addr / (uintptr_t)sysconf(_SC_PAGESIZE)) * 8;
+
+	if (pread(pm, &e, sizeof(e), off) != sizeof(e))
+		return 0;
+	if (!(e & (1ULL << 63)))	/* not present */
+		return 0;
+	return e & ((1ULL << 55) - 1);
+}
+
+/*
+ * vmemmap_base without symbols (kernel-pages.md 6.2 method 1): the struct page of a memfd's only
+ * page, found through the fd table and the page cache xarray, minus its pfn times 64. Every
+ * KASLR region base is 1 GiB aligned (arch/x86/mm/kaslr.c), which rejects a race with migration.
+ */
+static int find_vmemmap(struct ms_bpf *b, char *why, size_t whylen)
+{
+	struct memstat_bpf *s = b->skel;
+	long psz = sysconf(_SC_PAGESIZE);
+	int fd = -1, pm = -1, tries, ret = MS_EXIT_FAIL;
+	char *p = MAP_FAILED;
+
+	fd = memfd_create("memstat-vmemmap-probe", MFD_CLOEXEC);
+	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pm < 0 || ftruncate(fd, psz)) {
+		snprintf(why, whylen, "failed to set up the vmemmap probe: %s", strerror(errno));
+		goto out;
+	}
+	p = mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		snprintf(why, whylen, "failed to map the vmemmap probe: %s", strerror(errno));
+		goto out;
+	}
+	for (tries = 0; tries < 8; tries++) {
+		__u64 pfn, pfn2, base;
+
+		p[0] = (char)tries;
+		mlock(p, psz);
+		pfn = pagemap_pfn(pm, p);
+		if (!pfn) {
+			snprintf(why, whylen, "failed to read page frame numbers from "
+				 "/proc/self/pagemap: missing CAP_SYS_ADMIN");
+			ret = MS_EXIT_PERM;
+			goto out;
+		}
+		s->bss->memfd_fd = fd;
+		if (run_prog(s->progs.find_folio) < 0 || s->bss->folio_err)
+			continue;
+		pfn2 = pagemap_pfn(pm, p);
+		base = s->bss->folio - pfn * 64;
+		if (pfn2 != pfn || (base & ((1ULL << 30) - 1)) || base < 0xff00000000000000ULL)
+			continue;
+		s->bss->feat.vmemmap_base = base;
+		ret = MS_EXIT_OK;
+		goto out;
+	}
+	snprintf(why, whylen, "failed to locate vmemmap: the probe page's struct page was not "
+		 "found at a 1 GiB aligned base");
+out:
+	if (p != MAP_FAILED)
+		munmap(p, psz);
+	if (fd >= 0)
+		close(fd);
+	if (pm >= 0)
+		close(pm);
+	return ret;
+}
+
+static void describe_missing(__u32 m, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "unsupported kernel layout: %s%s%s%s",
+		 m & MS_MISSING_PAGE_SIZE ? "sizeof(struct page) is not 64; " : "",
+		 m & MS_MISSING_OFFSETS ? "struct page offsets of mapping/private/_refcount/"
+					  "page_type/compound_head differ; " : "",
+		 m & MS_MISSING_PAGEFLAGS ? "enum pageflags lacks PG_head, PG_reserved, "
+					    "PG_swapbacked or PG_owner_priv_1; " : "",
+		 m & MS_MISSING_HEAD ? "struct page has neither compound_head nor "
+				       "compound_info; " : "");
+	/* drop the trailing "; " */
+	size_t n = strlen(why);
+	if (n >= 2 && why[n - 2] == ';')
+		why[n - 2] = '\0';
+}
+
+int ms_bpf_open(struct ms_bpf **out, char *why, size_t whylen)
+{
+	struct ms_bpf *b;
+	int err, ret = MS_EXIT_FAIL;
+
+	*out = NULL;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, whylen, "kernel lacks BTF (/sys/kernel/btf/vmlinux: %s)",
+			 strerror(errno));
+		return MS_EXIT_UNSUPPORTED;
+	}
+	libbpf_set_print(quiet_print);
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		snprintf(why, whylen, "out of memory");
+		return MS_EXIT_FAIL;
+	}
+	b->skel = memstat_bpf__open();
+	if (!b->skel) {
+		snprintf(why, whylen, "failed to open the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	err = memstat_bpf__load(b->skel);
+	if (err) {
+		err = -err;
+		if (err == EPERM || err == EACCES) {
+			snprintf(why, whylen, "failed to load BPF programs: %s (missing CAP_BPF "
+				 "and CAP_PERFMON, or the kernel is locked down)", strerror(err));
+			ret = MS_EXIT_PERM;
+		} else {
+			snprintf(why, whylen, "failed to load BPF programs: %s (set MEMSTAT_DEBUG=2 "
+				 "for the verifier log)", strerror(err));
+		}
+		goto fail;
+	}
+	err = run_prog(b->skel->progs.detect);
+	if (err < 0) {
+		snprintf(why, whylen, "failed to run the BPF layout detection: %s", strerror(-err));
+		ret = -err == EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
+		goto fail;
+	}
+	if (b->skel->bss->missing) {
+		describe_missing(b->skel->bss->missing, why, whylen);
+		ret = MS_EXIT_UNSUPPORTED;
+		goto fail;
+	}
+	ret = find_vmemmap(b, why, whylen);
+	if (ret)
+		goto fail;
+	*out = b;
+	return MS_EXIT_OK;
+fail:
+	ms_bpf_free(b);
+	return ret;
+}
+
+const struct ms_features *ms_bpf_features(const struct ms_bpf *b)
+{
+	return &b->skel->bss->feat;
+}
+
+/* Run the task_vma iterator once: every VM_EXEC file mapping enters exec_set. */
+static int collect_exec(struct ms_bpf *b)
+{
+	struct bpf_link *link;
+	char buf[256];
+	int fd;
+	ssize_t n;
+
+	link = bpf_program__attach_iter(b->skel->progs.collect_exec, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		int err = -errno;
+
+		bpf_link__destroy(link);
+		return err;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	bpf_link__destroy(link);
+	return n < 0 ? -errno : 0;
+}
+
+static int emit_runs(struct memstat_bpf *s, ms_run_fn fn, void *arg)
+{
+	__u32 i, n = s->bss->nruns;
+	int err;
+
+	for (i = 0; i < n && i < MS_MAX_RUNS; i++) {
+		err = fn(arg, s->bss->runs[i].pfn, s->bss->runs[i].npages,
+			 (enum ms_sub)s->bss->runs[i].sub);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
+		ms_run_fn fn, void *arg)
+{
+	struct memstat_bpf *s = b->skel;
+	__u64 prev_end = 0;
+	double t0;
+	size_t i;
+	int err, j;
+
+	memset(res, 0, sizeof(*res));
+	res->backend = "bpf";
+	res->exec_known = true;
+	res->uninit_known = true;
+
+	s->bss->generation = ++b->generation;
+	s->bss->exec_vmas = 0;
+	err = collect_exec(b);
+	if (err) {
+		ms_err("failed to collect exec mappings with iter/task_vma: %s", strerror(-err));
+		return MS_EXIT_FAIL;
+	}
+
+	t0 = ms_now_ms();
+	memset(s->bss->counts, 0, sizeof(s->bss->counts));
+	s->bss->holes = 0;
+	s->bss->reads = 0;
+	s->bss->cache_misses = 0;
+	s->bss->last_mapping = 0;
+	s->bss->cursor = 0;
+	s->bss->dump = fn != NULL;
+	for (i = 0; i < ranges->n; i++) {
+		__u64 start = ranges->r[i].start, end = ranges->r[i].end, step = MS_SECTION_PAGES;
+
+		if (start != prev_end)
+			s->bss->cursor = start;	/* not contiguous: nothing carries over */
+		while (start < end) {
+			__u64 stop = (start + step) & ~(step - 1);
+
+			if (stop > end || stop <= start)
+				stop = end;
+			s->bss->walk_start = start;
+			s->bss->walk_end = stop;
+			s->bss->nruns = 0;
+			err = run_prog(s->progs.walk);
+			if (err < 0) {
+				ms_err("failed to run the page walk at pfn %#llx: %s",
+				       (unsigned long long)start, strerror(-err));
+				return MS_EXIT_FAIL;
+			}
+			if (fn) {
+				err = emit_runs(s, fn, arg);
+				if (err)
+					return err;
+			}
+			start = stop;
+		}
+		prev_end = end;
+	}
+	res->walk_ms = ms_now_ms() - t0;
+	for (j = 0; j < MS_NR_SUBS; j++) {
+		res->sub[j] = s->bss->counts[j];
+		res->total += res->sub[j];
+	}
+	res->holes = s->bss->holes;
+	res->reads = s->bss->reads;
+	res->exec_mappings = s->bss->exec_vmas;
+	res->mapping_lookups = s->bss->cache_misses;
+	return MS_EXIT_OK;
+}
+
+void ms_bpf_free(struct ms_bpf *b)
+{
+	if (!b)
+		return;
+	memstat_bpf__destroy(b->skel);
+	free(b);
+}

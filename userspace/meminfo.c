@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* /proc/meminfo, and how the walk's classes reconcile with it (kernel-pages.md section 4). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memstat_int.h"
+
+int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+#define F(n, m) { n, offsetof(struct ms_meminfo, m) }
+		F("MemTotal", mem_total), F("MemFree", mem_free), F("Buffers", buffers),
+		F("Cached", cached), F("SwapCached", swap_cached), F("AnonPages", anon_pages),
+		F("Shmem", shmem), F("Slab", slab), F("PageTables", page_tables),
+		F("Hugetlb", hugetlb), F("HugePages_Total", hugepages_total),
+		F("Hugepagesize", hugepagesize), F("Unaccepted", unaccepted),
+		F("VmallocUsed", vmalloc_used), F("Percpu", percpu),
+		F("KernelStack", kernel_stack), F("Zswap", zswap),
+#undef F
+	};
+	char line[256];
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		*(long long *)((char *)mi + fields[i].off) = -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (!strcmp(line, fields[i].name))
+				*(long long *)((char *)mi + fields[i].off) = strtoll(colon + 1, NULL, 10);
+	}
+	fclose(f);
+	if (mi->hugetlb < 0 && mi->hugepages_total >= 0 && mi->hugepagesize > 0)
+		mi->hugetlb = mi->hugepages_total * mi->hugepagesize;
+	return mi->mem_total > 0 ? 0 : -EINVAL;
+}
+
+static void row(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
+		long long kb, long page_kb, long long total_pages)
+{
+	struct ms_recon_row *r = &rc->row[rc->n++];
+
+	r->name = name;
+	r->field = field;
+	r->walk = walk;
+	r->meminfo = kb < 0 ? -1 : kb / page_kb;
+	r->diff = r->meminfo < 0 ? 0 : (long long)walk - r->meminfo;
+	r->diff_pct = total_pages > 0 ? 100.0 * (double)r->diff / (double)total_pages : 0;
+	r->ok = r->meminfo >= 0 && (r->diff < 0 ? -r->diff_pct : r->diff_pct) <= MS_RECON_TOLERANCE_PCT;
+	if (!r->ok)
+		rc->all_ok = false;
+}
+
+static long long sum_kb(long long a, long long b)
+{
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long page_kb,
+		  struct ms_recon *rc)
+{
+	const __u64 *s = r->sub;
+	long long tot = mi->mem_total / page_kb;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->all_ok = true;
+	/* MemTotal = totalram_pages(): present pages minus PG_reserved ones */
+	row(rc, "Total - reserved", "MemTotal", r->total - s[MS_KERNEL_RESERVED], mi->mem_total,
+	    page_kb, tot);
+	/* NR_FREE_PAGES: buddy blocks, unaccepted blocks and (lazy init) uninitialised pages;
+	 * pages on per-cpu lists are not in it */
+	row(rc, "Free (buddy, uninitialised, unaccepted)", "MemFree",
+	    s[MS_FREE_BUDDY] + s[MS_FREE_UNINIT] + s[MS_FREE_UNACCEPTED], mi->mem_free, page_kb, tot);
+	/* NR_ANON_MAPPED */
+	row(rc, "Anon", "AnonPages", s[MS_ANON] + s[MS_ANON_SWAPCACHE] + s[MS_ANON_KSM],
+	    mi->anon_pages, page_kb, tot);
+	row(rc, "Shmem", "Shmem", s[MS_SHMEM], mi->shmem, page_kb, tot);
+	/* NR_FILE_PAGES = Cached + Buffers + SwapCached: all page cache and swap cache */
+	row(rc, "Page cache + Exec + Shmem + swap cache", "Cached+Buffers+SwapCached",
+	    s[MS_FILE] + s[MS_EXEC] + s[MS_FILE_BUFFERS] + s[MS_FILE_SWAPCACHE] + s[MS_SHMEM] +
+	    s[MS_ANON_SWAPCACHE],
+	    sum_kb(sum_kb(mi->cached, mi->buffers), mi->swap_cached), page_kb, tot);
+	/* NR_SLAB_*_B: slab pages and kmalloc_large pages */
+	row(rc, "Kernel slab + large kmalloc", "Slab",
+	    s[MS_KERNEL_SLAB] + s[MS_KERNEL_LARGE_KMALLOC], mi->slab, page_kb, tot);
+	row(rc, "Kernel page tables", "PageTables", s[MS_KERNEL_PAGETABLE], mi->page_tables,
+	    page_kb, tot);
+	row(rc, "Hugetlb", "Hugetlb", s[MS_HUGETLB] + s[MS_HUGETLB_FREE],
+	    mi->hugetlb < 0 ? 0 : mi->hugetlb, page_kb, tot);
+}

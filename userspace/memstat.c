@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * memstat: where every page of physical memory went, in the layout of Solaris ::memstat.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "memstat_int.h"
+
+#ifndef MEMSTAT_VERSION
+#define MEMSTAT_VERSION "0.1"
+#endif
+
+static const char usage_text[] =
+	"Usage: memstat [OPTIONS]\n"
+	"Classify every page of physical memory and print where it went.\n"
+	"\n"
+	"  -v, --verbose          add sub-rows (slab, page tables, buddy, per-cpu, ...)\n"
+	"  -j, --json             print one JSON object instead of the table\n"
+	"  -r, --reconcile        compare the walk with /proc/meminfo (exit 3 on mismatch)\n"
+	"  -b, --backend NAME     auto (default), bpf or kpageflags\n"
+	"      --runs             print runs of pages with one class: pfn, pages, class, sub-class\n"
+	"      --features         print what was detected about the running kernel\n"
+	"  -V, --version          print the version\n"
+	"  -h, --help             print this help\n"
+	"\n"
+	"Exit codes: 0 ok, 1 failure, 2 usage, 3 reconcile mismatch, 4 missing privilege,\n"
+	"5 unsupported kernel layout.\n";
+
+enum backend_choice { BACKEND_AUTO, BACKEND_BPF, BACKEND_KPF };
+
+struct opts {
+	bool verbose, json, reconcile, runs, features;
+	enum backend_choice backend;
+};
+
+static bool json_errors;
+
+static void fail_json(const char *msg)
+{
+	if (!json_errors)
+		return;
+	fputs("{\"error\":", stdout);
+	ms_json_string(stdout, msg);
+	fputs("}\n", stdout);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("memstat: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'memstat --help' for more information.\n", stderr);
+	return MS_EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	enum { OPT_RUNS = 0x100, OPT_FEATURES };
+	static const struct option longopts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "reconcile", no_argument, NULL, 'r' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "runs", no_argument, NULL, OPT_RUNS },
+		{ "features", no_argument, NULL, OPT_FEATURES },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":vjrb:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'r':
+			o->reconcile = true;
+			break;
+		case 'b':
+			if (!strcmp(optarg, "auto"))
+				o->backend = BACKEND_AUTO;
+			else if (!strcmp(optarg, "bpf"))
+				o->backend = BACKEND_BPF;
+			else if (!strcmp(optarg, "kpageflags"))
+				o->backend = BACKEND_KPF;
+			else
+				return usage_error("unknown backend '%s' (expected auto, bpf or "
+						   "kpageflags)", optarg);
+			break;
+		case OPT_RUNS:
+			o->runs = true;
+			break;
+		case OPT_FEATURES:
+			o->features = true;
+			break;
+		case 'V':
+			printf("memstat %s\n", MEMSTAT_VERSION);
+			exit(MS_EXIT_OK);
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(MS_EXIT_OK);
+		case ':':
+			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->runs && (o->json || o->reconcile || o->features))
+		return usage_error("%s", "--runs cannot be combined with --json, --reconcile or "
+				   "--features");
+	if (o->features && (o->json || o->reconcile || o->backend == BACKEND_KPF))
+		return usage_error("%s", "--features cannot be combined with --json, --reconcile "
+				   "or --backend kpageflags");
+	return 0;
+}
+
+/* Which of the capabilities memstat needs does this process lack? NULL: none. */
+static const char *missing_capability(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() ? "CAP_SYS_ADMIN" : NULL;
+	if (!(data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)))
+		return "CAP_SYS_ADMIN";
+	return NULL;
+}
+
+static int print_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
+{
+	(void)arg;
+	if (printf("%#llx %llu %s %s\n", (unsigned long long)pfn, (unsigned long long)npages,
+		   ms_classes[ms_subs[sub].cls].key, ms_subs[sub].key) < 0)
+		return -1;
+	return 0;
+}
+
+static void print_features(const struct ms_features *f)
+{
+	static const char *schemes[] = { "?", "inverted bits (<= 6.10)", "inverted enum (6.11)",
+					 "upper byte (>= 6.12)" };
+	static const char *types[MS_NR_PTYPES] = { "none", "buddy", "offline", "table", "guard",
+						   "hugetlb", "slab", "zsmalloc", "unaccepted",
+						   "large_kmalloc", "unknown" };
+	int i;
+
+	printf("struct page size:    %u\n", f->page_size);
+	printf("page type encoding:  %s\n", schemes[f->type_scheme < 4 ? f->type_scheme : 0]);
+	printf("page types:         ");
+	for (i = MS_T_BUDDY; i < MS_T_UNKNOWN; i++)
+		if (f->ptype[i])
+			printf(" %s=%#x", types[i], f->ptype[i]);
+	printf("\n");
+#define PGB(name, v) printf("%-21s%s\n", name ":", (v) == MS_NO_BIT ? "absent" : \
+			    (snprintf(bit, sizeof(bit), "bit %u", (v)), bit))
+	{
+		char bit[16];
+
+		PGB("PG_head", f->pg_head);
+		PGB("PG_reserved", f->pg_reserved);
+		PGB("PG_swapbacked", f->pg_swapbacked);
+		PGB("PG_owner_priv_1", f->pg_swapcache);
+		PGB("PG_lru", f->pg_lru);
+		PGB("PG_slab", f->pg_slab);
+		PGB("PG_hugetlb", f->pg_hugetlb);
+		PGB("PG_movable_ops", f->pg_movable_ops);
+	}
+#undef PGB
+	printf("folio order in:      %s\n", f->has_dtor ? "page[1].compound_order (<= 6.5)" :
+	       "page[1].flags & 0xff (>= 6.6)");
+	printf("hugetlb marker:      %s\n", f->has_dtor ? "compound_dtor" :
+	       f->pg_hugetlb != MS_NO_BIT ? "PG_hugetlb in page[1]" : "page type");
+	printf("movable_ops marker:  %s\n", f->movable_flag ? "page flag (>= 6.17)" :
+	       "mapping & 3 == 2 (<= 6.16)");
+	/* vmemmap_base is a kernel address (it reveals KASLR): printed only in --features */
+	printf("vmemmap base:        %#llx\n", (unsigned long long)f->vmemmap_base);
+}
+
+int main(int argc, char **argv)
+{
+	double t0 = ms_now_ms();
+	struct ms_report_opts ro = {};
+	struct ms_ranges ranges = {};
+	struct ms_result res = {};
+	struct ms_meminfo mi = {};
+	struct ms_recon rc = {};
+	struct ms_bpf *bpf = NULL;
+	struct utsname uts;
+	char why[512] = "", fallback[600] = "";
+	const char *cap;
+	struct opts o;
+	int ret, err;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret;
+	json_errors = o.json;
+	uname(&uts);
+	ro.kernel = uts.release;
+	ro.verbose = o.verbose;
+
+	cap = missing_capability();
+	if (cap) {
+		snprintf(why, sizeof(why), "missing capability %s (needed to read page frame "
+			 "numbers and /proc/kpageflags); run as root", cap);
+		ms_err("%s", why);
+		fail_json(why);
+		return MS_EXIT_PERM;
+	}
+	err = ms_ranges_from_iomem("/proc/iomem", &ranges);
+	if (err) {
+		snprintf(why, sizeof(why), "failed to read present memory from /proc/iomem: %s",
+			 strerror(-err));
+		ms_err("%s", why);
+		fail_json(why);
+		return err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
+	}
+
+	if (o.backend != BACKEND_KPF) {
+		ret = ms_bpf_open(&bpf, why, sizeof(why));
+		if (ret && o.backend == BACKEND_BPF) {
+			ms_err("%s", why);
+			fail_json(why);
+			goto out;
+		}
+		if (ret) {
+			snprintf(fallback, sizeof(fallback), "bpf backend unavailable: %s", why);
+			ms_err("%s; falling back to /proc/kpageflags", fallback);
+			ro.fallback_reason = fallback;
+		}
+	}
+	if (o.features) {
+		if (!bpf) {
+			ret = ret ? ret : MS_EXIT_FAIL;
+			goto out;
+		}
+		print_features(ms_bpf_features(bpf));
+		ret = MS_EXIT_OK;
+		goto out;
+	}
+	if (bpf)
+		ret = ms_bpf_walk(bpf, &ranges, &res, o.runs ? print_run : NULL, NULL);
+	else {
+		why[0] = '\0';
+		ret = ms_kpf_walk("/proc/kpageflags", &ranges, &res, o.runs ? print_run : NULL,
+				  NULL, why, sizeof(why));
+		if (ret) {
+			ms_err("%s", why);
+			fail_json(why);
+		}
+	}
+	if (ret)
+		goto out;
+	if (o.runs) {
+		ret = fflush(stdout) ? MS_EXIT_FAIL : MS_EXIT_OK;
+		goto out;
+	}
+	ro.elapsed_ms = ms_now_ms() - t0;
+	if (o.reconcile) {
+		err = ms_meminfo_read("/proc/meminfo", &mi);
+		if (err) {
+			snprintf(why, sizeof(why), "failed to read /proc/meminfo: %s", strerror(-err));
+			ms_err("%s", why);
+			fail_json(why);
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+		ms_reconcile(&res, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
+	}
+	if (o.json) {
+		ms_print_json(stdout, &res, &ro, o.reconcile ? &rc : NULL);
+	} else {
+		ms_print_summary(stdout, &res, &ro);
+		if (o.reconcile) {
+			fputc('\n', stdout);
+			ms_print_reconcile(stdout, &rc, &mi, &res);
+		}
+	}
+	if (fflush(stdout)) {
+		ms_err("failed to write output: %s", strerror(errno));
+		ret = MS_EXIT_FAIL;
+		goto out;
+	}
+	ret = o.reconcile && !rc.all_ok ? MS_EXIT_MISMATCH : MS_EXIT_OK;
+out:
+	ms_bpf_free(bpf);
+	ms_ranges_free(&ranges);
+	return ret;
+}

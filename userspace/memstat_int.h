@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Internal interfaces of the memstat command. */
+#ifndef MEMSTAT_INT_H
+#define MEMSTAT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "memstat.h"
+
+/* Exit codes (documented in README.md). */
+enum {
+	MS_EXIT_OK = 0,
+	MS_EXIT_FAIL = 1,	/* a run-time failure: reading the kernel's data failed */
+	MS_EXIT_USAGE = 2,	/* bad command line */
+	MS_EXIT_MISMATCH = 3,	/* --reconcile: a reconcilable row is off by more than 0.5% */
+	MS_EXIT_PERM = 4,	/* a required privilege is missing */
+	MS_EXIT_UNSUPPORTED = 5,/* the kernel's layout is not one memstat knows */
+};
+
+/* One row of the summary: a sub-class, its class and its names. */
+struct ms_sub_info {
+	enum ms_class cls;
+	const char *key;	/* JSON key under "detail" */
+	const char *label;	/* -v sub-row label */
+};
+extern const struct ms_sub_info ms_subs[MS_NR_SUBS];
+
+struct ms_class_info {
+	const char *key;	/* JSON key under "pages" */
+	const char *label;	/* summary row */
+};
+extern const struct ms_class_info ms_classes[MS_NR_CLASSES];
+
+/* Present physical memory as pfn ranges [start, end). */
+struct ms_range {
+	__u64 start, end;
+};
+struct ms_ranges {
+	struct ms_range *r;
+	size_t n;
+	__u64 pages;
+};
+int ms_ranges_from_iomem(const char *path, struct ms_ranges *out);
+void ms_ranges_free(struct ms_ranges *r);
+
+/* The result of one walk. */
+struct ms_result {
+	const char *backend;		/* "bpf" or "kpageflags" */
+	__u64 sub[MS_NR_SUBS];
+	__u64 total;			/* pages classified (= sum of sub[]) */
+	__u64 holes;			/* present pages whose struct page could not be read */
+	bool exec_known;		/* false: the backend cannot tell exec from page cache */
+	bool uninit_known;		/* false: the backend cannot see uninitialised pages */
+	__u64 exec_mappings;		/* VM_EXEC file mappings seen (bpf) */
+	__u64 mapping_lookups;		/* mapping facts read from the kernel (bpf) */
+	__u64 reads;			/* bulk reads of struct pages (bpf) or preads (kpageflags) */
+	double walk_ms;			/* the page walk alone */
+};
+
+__u64 ms_class_pages(const struct ms_result *r, enum ms_class c);
+
+/* Called with runs of equal sub-class, in pfn order, when a caller asks for them. */
+typedef int (*ms_run_fn)(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub);
+
+/* BPF backend. */
+struct ms_bpf;
+/* Returns an MS_EXIT_* code; on failure *why says what failed, in one line. */
+int ms_bpf_open(struct ms_bpf **out, char *why, size_t whylen);
+int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
+		ms_run_fn fn, void *arg);
+const struct ms_features *ms_bpf_features(const struct ms_bpf *b);
+void ms_bpf_free(struct ms_bpf *b);
+
+/* /proc/kpageflags backend. */
+int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
+		ms_run_fn fn, void *arg, char *why, size_t whylen);
+/* Classify one /proc/kpageflags word; prev is the sub-class of the last head (for tails). */
+enum ms_sub ms_kpf_classify(__u64 kpf, enum ms_sub prev_head);
+
+/* /proc/meminfo, in kB; -1 when a field is absent. */
+struct ms_meminfo {
+	long long mem_total, mem_free, buffers, cached, swap_cached, anon_pages, shmem, slab,
+		page_tables, hugetlb, hugepages_total, hugepagesize, unaccepted, vmalloc_used,
+		percpu, kernel_stack, zswap;
+};
+int ms_meminfo_read(const char *path, struct ms_meminfo *mi);
+
+/* Reconciliation of the walk with /proc/meminfo. */
+struct ms_recon_row {
+	const char *name;	/* what the walk counted */
+	const char *field;	/* the meminfo counter(s) it should match */
+	__u64 walk;		/* pages */
+	long long meminfo;	/* pages, -1 when the counter is absent */
+	long long diff;		/* walk - meminfo, pages */
+	double diff_pct;	/* of MemTotal */
+	bool ok;		/* |diff| <= 0.5% of MemTotal */
+};
+#define MS_RECON_MAX 8
+#define MS_RECON_TOLERANCE_PCT 0.5
+struct ms_recon {
+	struct ms_recon_row row[MS_RECON_MAX];
+	int n;
+	bool all_ok;
+};
+void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long page_kb,
+		  struct ms_recon *out);
+
+/* Output. */
+struct ms_report_opts {
+	bool verbose;
+	bool reconcile;
+	double elapsed_ms;	/* process start to end of walk */
+	const char *kernel;	/* uname -r */
+	const char *fallback_reason;	/* why the bpf backend was not used, or NULL */
+};
+void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o);
+void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_meminfo *mi,
+			const struct ms_result *r);
+void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
+		   const struct ms_recon *rc);
+void ms_json_string(FILE *out, const char *s);
+
+/* Errors: "memstat: " + message, one line, on stderr. */
+void ms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double ms_now_ms(void);
+
+#endif /* MEMSTAT_INT_H */

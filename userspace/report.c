@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The Solaris ::memstat table, its -v sub-rows, the reconciliation table and JSON. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memstat_int.h"
+
+static double mb(__u64 pages)
+{
+	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+static void line(FILE *out, const char *label, __u64 pages, __u64 total, bool pct)
+{
+	fprintf(out, "%-24s %16llu  %16.0f", label, (unsigned long long)pages, mb(pages));
+	if (pct)
+		fprintf(out, "  %3.0f%%", total ? 100.0 * (double)pages / (double)total : 0.0);
+	fputc('\n', out);
+}
+
+static void subrows(FILE *out, const struct ms_result *r, enum ms_class c, __u64 total,
+		    const int *only, int nonly)
+{
+	char label[64];
+	int i, k;
+
+	for (i = 0; i < MS_NR_SUBS; i++) {
+		if (ms_subs[i].cls != c)
+			continue;
+		if (only) {
+			for (k = 0; k < nonly && only[k] != i; k++)
+				;
+			if (k == nonly)
+				continue;
+		}
+		snprintf(label, sizeof(label), "  %s", ms_subs[i].label);
+		line(out, label, r->sub[i], total, true);
+	}
+}
+
+void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o)
+{
+	static const int freelist[] = { MS_FREE_BUDDY, MS_FREE_PCP, MS_FREE_UNACCEPTED };
+	__u64 t = r->total, uninit = r->sub[MS_FREE_UNINIT];
+	int c;
+
+	fprintf(out, "%-24s %16s  %16s  %4s\n", "Page Summary", "Pages", "MB", "%Tot");
+	fprintf(out, "%-24s %16s  %16s  %4s\n", "------------", "----------------",
+		"----------------", "----");
+	for (c = 0; c < MS_NR_CLASSES; c++) {
+		__u64 n = ms_class_pages(r, (enum ms_class)c);
+
+		if (c == MS_C_HUGETLB && n == 0)
+			continue;
+		if (c == MS_C_UNKNOWN && n == 0)
+			continue;
+		if (c == MS_C_EXEC && !r->exec_known) {
+			fprintf(out, "%-24s %16s  %16s  %4s\n", "Exec and libs", "n/a", "n/a", "");
+			continue;
+		}
+		if (c == MS_C_FREE) {
+			line(out, "Free (freelist)", n - uninit, t, true);
+			if (o->verbose)
+				subrows(out, r, MS_C_FREE, t, freelist, 3);
+			if (uninit)
+				line(out, "Free (uninitialised)", uninit, t, true);
+			continue;
+		}
+		line(out, ms_classes[c].label, n, t, true);
+		if (o->verbose && c != MS_C_SHMEM && c != MS_C_EXEC)
+			subrows(out, r, (enum ms_class)c, t, NULL, 0);
+	}
+	line(out, "Total", t, t, false);
+	if (r->holes)
+		fprintf(out, "(%llu present pages could not be read and are not in Total)\n",
+			(unsigned long long)r->holes);
+	if (!r->exec_known)
+		fprintf(out, "(backend %s: exec and libs are counted in Page cache; "
+			"pages with no flags are Unidentified)\n", r->backend);
+}
+
+void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_meminfo *mi,
+			const struct ms_result *r)
+{
+	int i;
+
+	fprintf(out, "%-40s %12s %12s %10s %8s  %-26s %s\n", "Walk class", "Walk pages",
+		"Meminfo pages", "Diff", "%MemTot", "meminfo field", "");
+	for (i = 0; i < rc->n; i++) {
+		const struct ms_recon_row *w = &rc->row[i];
+
+		if (w->meminfo < 0) {
+			fprintf(out, "%-40s %12llu %12s %10s %8s  %-26s %s\n", w->name,
+				(unsigned long long)w->walk, "-", "-", "-", w->field, "ABSENT");
+			continue;
+		}
+		fprintf(out, "%-40s %12llu %12lld %+10lld %+7.3f%%  %-26s %s\n", w->name,
+			(unsigned long long)w->walk, w->meminfo, w->diff, w->diff_pct, w->field,
+			w->ok ? "ok" : "MISMATCH");
+	}
+	fprintf(out, "\nTolerance: %.1f%% of MemTotal. Not reconcilable, and why:\n",
+		MS_RECON_TOLERANCE_PCT);
+	fprintf(out, "  %-36s %10llu  no struct page marks them; VmallocUsed %lld kB + "
+		"Percpu %lld kB cover part\n", "Kernel other",
+		(unsigned long long)r->sub[MS_KERNEL_OTHER], mi->vmalloc_used, mi->percpu);
+	fprintf(out, "  %-36s %10llu  in no counter: NR_FREE_PAGES drops when pages move "
+		"to per-cpu lists\n", "Free per-cpu lists",
+		(unsigned long long)r->sub[MS_FREE_PCP]);
+	fprintf(out, "  %-36s %10llu  outside MemTotal (the row Total - reserved uses them)\n",
+		"Kernel reserved", (unsigned long long)r->sub[MS_KERNEL_RESERVED]);
+	fprintf(out, "  %-36s %10llu  zram pages are in no counter; zswap's are in Zswap\n",
+		"Kernel zsmalloc", (unsigned long long)r->sub[MS_KERNEL_ZSMALLOC]);
+	if (r->exec_known)
+		fprintf(out, "  %-36s %10llu  a split of the page cache that no counter makes\n",
+			"Exec and libs", (unsigned long long)r->sub[MS_EXEC]);
+	if (r->sub[MS_UNKNOWN])
+		fprintf(out, "  %-36s %10llu  kpageflags shows no flags: other kernel, per-cpu "
+			"or uninitialised\n", "Unidentified",
+			(unsigned long long)r->sub[MS_UNKNOWN]);
+}
+
+void ms_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
+		   const struct ms_recon *rc)
+{
+	int c, i;
+
+	fputs("{\"backend\":", out);
+	ms_json_string(out, r->backend);
+	fputs(",\"kernel\":", out);
+	ms_json_string(out, o->kernel);
+	if (o->fallback_reason) {
+		fputs(",\"fallback_reason\":", out);
+		ms_json_string(out, o->fallback_reason);
+	}
+	fprintf(out, ",\"page_size\":%ld,\"pages\":{", sysconf(_SC_PAGESIZE));
+	for (c = 0; c < MS_NR_CLASSES; c++)
+		fprintf(out, "\"%s\":%llu,", ms_classes[c].key,
+			(unsigned long long)ms_class_pages(r, (enum ms_class)c));
+	fprintf(out, "\"total\":%llu},\"detail\":{", (unsigned long long)r->total);
+	for (i = 0; i < MS_NR_SUBS; i++)
+		fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
+			(unsigned long long)r->sub[i]);
+	fprintf(out, "},\"exec_known\":%s,\"uninit_known\":%s,\"holes\":%llu,"
+		"\"exec_mappings\":%llu,\"mapping_lookups\":%llu,\"reads\":%llu,"
+		"\"walk_ms\":%.3f,\"elapsed_ms\":%.3f",
+		r->exec_known ? "true" : "false", r->uninit_known ? "true" : "false",
+		(unsigned long long)r->holes, (unsigned long long)r->exec_mappings,
+		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads, r->walk_ms,
+		o->elapsed_ms);
+	if (rc) {
+		fprintf(out, ",\"reconcile\":{\"tolerance_pct\":%.1f,\"ok\":%s,\"rows\":[",
+			MS_RECON_TOLERANCE_PCT, rc->all_ok ? "true" : "false");
+		for (i = 0; i < rc->n; i++) {
+			const struct ms_recon_row *w = &rc->row[i];
+
+			fputs(i ? ",{\"name\":" : "{\"name\":", out);
+			ms_json_string(out, w->name);
+			fputs(",\"meminfo_field\":", out);
+			ms_json_string(out, w->field);
+			if (w->meminfo < 0)
+				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_pages\":null,"
+					"\"diff_pages\":null,\"diff_pct\":null,\"ok\":false}",
+					(unsigned long long)w->walk);
+			else
+				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_pages\":%lld,"
+					"\"diff_pages\":%lld,\"diff_pct\":%.4f,\"ok\":%s}",
+					(unsigned long long)w->walk, w->meminfo, w->diff, w->diff_pct,
+					w->ok ? "true" : "false");
+		}
+		fputs("]}", out);
+	}
+	fputs("}\n", out);
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Names of the classes and sub-classes, errors, time. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "memstat_int.h"
+
+const struct ms_class_info ms_classes[MS_NR_CLASSES] = {
+	[MS_C_KERNEL] = { "kernel", "Kernel" },
+	[MS_C_ANON] = { "anon", "Anon" },
+	[MS_C_SHMEM] = { "shmem", "Shmem" },
+	[MS_C_EXEC] = { "exec", "Exec and libs" },
+	[MS_C_PAGE_CACHE] = { "page_cache", "Page cache" },
+	[MS_C_HUGETLB] = { "hugetlb", "Hugetlb" },
+	[MS_C_FREE] = { "free", "Free" },
+	[MS_C_UNKNOWN] = { "unknown", "Unidentified" },
+};
+
+const struct ms_sub_info ms_subs[MS_NR_SUBS] = {
+	[MS_KERNEL_SLAB] = { MS_C_KERNEL, "kernel_slab", "slab" },
+	[MS_KERNEL_LARGE_KMALLOC] = { MS_C_KERNEL, "kernel_large_kmalloc", "large kmalloc" },
+	[MS_KERNEL_PAGETABLE] = { MS_C_KERNEL, "kernel_pagetables", "page tables" },
+	[MS_KERNEL_RESERVED] = { MS_C_KERNEL, "kernel_reserved", "reserved" },
+	[MS_KERNEL_ZSMALLOC] = { MS_C_KERNEL, "kernel_zsmalloc", "zsmalloc" },
+	[MS_KERNEL_OFFLINE] = { MS_C_KERNEL, "kernel_offline", "offline/balloon" },
+	[MS_KERNEL_GUARD] = { MS_C_KERNEL, "kernel_guard", "guard" },
+	[MS_KERNEL_OTHER] = { MS_C_KERNEL, "kernel_other", "other (vmalloc, stacks, drivers)" },
+	[MS_KERNEL_UNSTABLE] = { MS_C_KERNEL, "kernel_unstable", "changed while read" },
+	[MS_ANON] = { MS_C_ANON, "anon_private", "private" },
+	[MS_ANON_SWAPCACHE] = { MS_C_ANON, "anon_swapcache", "in swap cache" },
+	[MS_ANON_KSM] = { MS_C_ANON, "anon_ksm", "KSM" },
+	[MS_SHMEM] = { MS_C_SHMEM, "shmem", "shmem" },
+	[MS_EXEC] = { MS_C_EXEC, "exec", "exec" },
+	[MS_FILE] = { MS_C_PAGE_CACHE, "page_cache_file", "files" },
+	[MS_FILE_BUFFERS] = { MS_C_PAGE_CACHE, "page_cache_buffers", "block devices" },
+	[MS_FILE_SWAPCACHE] = { MS_C_PAGE_CACHE, "page_cache_swapcache", "swap cache" },
+	[MS_HUGETLB] = { MS_C_HUGETLB, "hugetlb_used", "in use" },
+	[MS_HUGETLB_FREE] = { MS_C_HUGETLB, "hugetlb_free", "free pool" },
+	[MS_FREE_BUDDY] = { MS_C_FREE, "free_buddy", "buddy" },
+	[MS_FREE_PCP] = { MS_C_FREE, "free_pcp", "per-cpu lists" },
+	[MS_FREE_UNINIT] = { MS_C_FREE, "free_uninit", "uninitialised" },
+	[MS_FREE_UNACCEPTED] = { MS_C_FREE, "free_unaccepted", "unaccepted" },
+	[MS_UNKNOWN] = { MS_C_UNKNOWN, "unknown", "no flags" },
+};
+
+__u64 ms_class_pages(const struct ms_result *r, enum ms_class c)
+{
+	__u64 n = 0;
+	int i;
+
+	for (i = 0; i < MS_NR_SUBS; i++)
+		if (ms_subs[i].cls == c)
+			n += r->sub[i];
+	return n;
+}
+
+void ms_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("memstat: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+double ms_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
