@@ -29,7 +29,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all run test unit integration bench clean
+.PHONY: all run test unit integration cli bench clean
 
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -83,11 +83,25 @@ unit: $(BUILD)/unit_tests
 integration: $(BUILD)/memstat $(BUILD)/integration_tests
 	MEMSTAT=$(BUILD)/memstat $(BUILD)/integration_tests
 
-test: unit integration
-	bash tests/cli_test.sh $(BUILD)/memstat
+$(BUILD)/nobpf: tests/tools/nobpf.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
 
-bench: $(BUILD)/memstat
-	bash tools/bench.sh $(BUILD)/memstat
+cli: $(BUILD)/memstat $(BUILD)/nobpf
+	bash tests/cli_test.sh $(BUILD)/memstat $(BUILD)/nobpf
+
+test: unit integration cli
+
+$(BUILD)/bench: $(BUILD)/bench.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/bench.o: tools/bench.c $(BUILD)/memstat.skel.h | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+bench: $(BUILD)/memstat $(BUILD)/bench
+	$(BUILD)/bench $(BUILD)/memstat
 
 clean:
 	rm -rf $(BUILD)

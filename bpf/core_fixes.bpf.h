@@ -74,6 +74,15 @@ struct vm_area_struct {
 
 #define MS_VM_EXEC 0x4UL
 
+/*
+ * A read window for bpf_rdonly_cast() (memstat.bpf.c batch_uninit()): x86_64 struct pt_regs
+ * (arch/x86/include/asm/ptrace.h) starts with 21 unsigned longs (r15 ... ss) in every kernel,
+ * so loads at offsets 0..56 through it are plain scalar loads of the memory it points to.
+ */
+struct pt_regs {
+	unsigned long r15;
+} __attribute__((preserve_access_index));
+
 /* The context of SEC("iter/task_vma") (kernel/bpf/task_iter.c, v5.12+). */
 struct bpf_iter_meta;
 struct bpf_iter__task_vma {

@@ -24,6 +24,7 @@
 struct ms_bpf {
 	struct memstat_bpf *skel;
 	__u32 generation;
+	bool cast;		/* walk_cast loaded (the kernel has bpf_rdonly_cast) */
 };
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -147,12 +148,20 @@ int ms_bpf_open(struct ms_bpf **out, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return MS_EXIT_FAIL;
 	}
-	b->skel = memstat_bpf__open();
-	if (!b->skel) {
-		snprintf(why, whylen, "failed to open the BPF object: %s", strerror(errno));
-		goto fail;
+	/* first with walk_cast; a kernel without bpf_rdonly_cast (6.1) rejects it: retry without */
+	for (b->cast = true;; b->cast = false) {
+		b->skel = memstat_bpf__open();
+		if (!b->skel) {
+			snprintf(why, whylen, "failed to open the BPF object: %s", strerror(errno));
+			goto fail;
+		}
+		bpf_program__set_autoload(b->skel->progs.walk_cast, b->cast);
+		err = memstat_bpf__load(b->skel);
+		if (!err || !b->cast)
+			break;
+		memstat_bpf__destroy(b->skel);
+		b->skel = NULL;
 	}
-	err = memstat_bpf__load(b->skel);
 	if (err) {
 		err = -err;
 		if (err == EPERM || err == EACCES) {
@@ -189,6 +198,11 @@ fail:
 const struct ms_features *ms_bpf_features(const struct ms_bpf *b)
 {
 	return &b->skel->bss->feat;
+}
+
+bool ms_bpf_has_cast(const struct ms_bpf *b)
+{
+	return b->cast;
 }
 
 /* Run the task_vma iterator once: every VM_EXEC file mapping enters exec_set. */
@@ -273,7 +287,7 @@ int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 			s->bss->walk_start = start;
 			s->bss->walk_end = stop;
 			s->bss->nruns = 0;
-			err = run_prog(s->progs.walk);
+			err = run_prog(b->cast ? s->progs.walk_cast : s->progs.walk);
 			if (err < 0) {
 				ms_err("failed to run the page walk at pfn %#llx: %s",
 				       (unsigned long long)start, strerror(-err));

@@ -152,8 +152,9 @@ static int print_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
 	return 0;
 }
 
-static void print_features(const struct ms_features *f)
+static void print_features(const struct ms_bpf *b)
 {
+	const struct ms_features *f = ms_bpf_features(b);
 	static const char *schemes[] = { "?", "inverted bits (<= 6.10)", "inverted enum (6.11)",
 					 "upper byte (>= 6.12)" };
 	static const char *types[MS_NR_PTYPES] = { "none", "buddy", "offline", "table", "guard",
@@ -189,8 +190,10 @@ static void print_features(const struct ms_features *f)
 	       f->pg_hugetlb != MS_NO_BIT ? "PG_hugetlb in page[1]" : "page type");
 	printf("movable_ops marker:  %s\n", f->movable_flag ? "page flag (>= 6.17)" :
 	       "mapping & 3 == 2 (<= 6.16)");
-	/* vmemmap_base is a kernel address (it reveals KASLR): printed only in --features */
-	printf("vmemmap base:        %#llx\n", (unsigned long long)f->vmemmap_base);
+	printf("uninitialised test:  %s\n", ms_bpf_has_cast(b) ?
+	       "3 words per page via bpf_rdonly_cast (>= 6.2)" : "64-byte copies");
+	/* the address itself would reveal the KASLR offset: say only that it was found */
+	printf("vmemmap base:        %s\n", f->vmemmap_base ? "located (1 GiB aligned)" : "unknown");
 }
 
 int main(int argc, char **argv)
@@ -251,7 +254,7 @@ int main(int argc, char **argv)
 			ret = ret ? ret : MS_EXIT_FAIL;
 			goto out;
 		}
-		print_features(ms_bpf_features(bpf));
+		print_features(bpf);
 		ret = MS_EXIT_OK;
 		goto out;
 	}

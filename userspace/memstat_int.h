@@ -70,6 +70,8 @@ int ms_bpf_open(struct ms_bpf **out, char *why, size_t whylen);
 int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_run_fn fn, void *arg);
 const struct ms_features *ms_bpf_features(const struct ms_bpf *b);
+/* true when the walker tests uninitialised batches with bpf_rdonly_cast (v6.2+) */
+bool ms_bpf_has_cast(const struct ms_bpf *b);
 void ms_bpf_free(struct ms_bpf *b);
 
 /* /proc/kpageflags backend. */

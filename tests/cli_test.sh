@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The command line as a user meets it: options, bad input, privileges, the fallback backend.
+# Usage: tests/cli_test.sh BUILD/memstat BUILD/nobpf   (as root)
+set -u
+memstat=$1
+nobpf=$2
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2"; }
+
+# run NAME EXPECTED_EXIT CMD...: stdout in $tmp/out, stderr in $tmp/err
+run() {
+	local name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local got=$?
+	if [ "$got" -eq "$want" ]; then ok "$name (exit $got)"; else
+		bad "$name: exit $got, expected $want" "$(cat "$tmp/err")"; fi
+}
+one_line_err() {	# NAME PATTERN: stderr is exactly the error line (+ optional hint)
+	local lines
+	lines=$(grep -vc "^Try 'memstat --help'" "$tmp/err")
+	if [ "$lines" -eq 1 ] && grep -q -- "$2" "$tmp/err"; then ok "$1: one clear line"
+	else bad "$1: stderr not one line matching '$2'" "$(cat "$tmp/err")"; fi
+}
+
+# ---- usage errors: exit 2, one line naming the problem, a hint ----
+run "unknown option" 2 "$memstat" --bogus
+one_line_err "unknown option" "unknown option '--bogus'"
+grep -q "Try 'memstat --help'" "$tmp/err" && ok "usage error gives a hint" || bad "no hint"
+run "malformed argument" 2 "$memstat" 12x
+one_line_err "malformed argument" "12x"
+run "missing option argument" 2 "$memstat" --backend
+one_line_err "missing option argument" "needs an argument"
+run "unknown backend" 2 "$memstat" --backend magic
+one_line_err "unknown backend" "unknown backend 'magic'"
+run "conflicting options" 2 "$memstat" --runs --json
+one_line_err "conflicting options" "cannot be combined"
+[ ! -s "$tmp/out" ] && ok "usage error prints nothing on stdout" || bad "stdout not empty"
+
+run "help" 0 "$memstat" --help
+grep -q "Exit codes" "$tmp/out" && ok "help documents exit codes" || bad "help lacks exit codes"
+run "version" 0 "$memstat" --version
+
+# ---- privileges: exit 4, the missing capability named ----
+run "unprivileged user" 4 setpriv --reuid=65534 --regid=65534 --clear-groups "$memstat"
+one_line_err "unprivileged user" "missing capability CAP_SYS_ADMIN"
+run "root without CAP_SYS_ADMIN" 4 setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin "$memstat"
+one_line_err "root without CAP_SYS_ADMIN" "CAP_SYS_ADMIN"
+run "unprivileged --json" 4 setpriv --reuid=65534 --regid=65534 --clear-groups "$memstat" --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "CAP_SYS_ADMIN" in d["error"]' \
+	"$tmp/out" && ok "--json error is a JSON object" || bad "--json error not JSON" "$(cat "$tmp/out")"
+
+# ---- the fallback: BPF refused -> say why, use /proc/kpageflags ----
+run "bpf refused: fallback" 0 "$nobpf" "$memstat"
+grep -q "bpf backend unavailable: .*falling back to /proc/kpageflags" "$tmp/err" &&
+	ok "fallback says why" || bad "fallback reason missing" "$(cat "$tmp/err")"
+grep -Eq "^Exec and libs +n/a" "$tmp/out" && ok "fallback marks exec n/a" ||
+	bad "fallback exec row" "$(cat "$tmp/out")"
+run "bpf refused: --backend bpf fails" 4 "$nobpf" "$memstat" --backend bpf
+one_line_err "bpf refused: --backend bpf" "failed to load BPF programs"
+run "kpageflags --json" 0 "$memstat" --backend kpageflags --json
+python3 - "$tmp/out" <<'PY' && ok "kpageflags JSON: classes sum to total, exec unknown" || bad "kpageflags JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["pages"]
+assert d["backend"] == "kpageflags" and d["exec_known"] is False
+assert sum(v for k, v in p.items() if k != "total") == p["total"], p
+assert sum(d["detail"].values()) == p["total"]
+PY
+
+# ---- privacy: no kernel address in any default output ----
+for args in "" "-v" "--json" "--reconcile" "--features"; do
+	"$memstat" $args >"$tmp/out" 2>&1
+	if grep -Eqi "0x?ffff[0-9a-f]{12}|ff[0-9a-f]{14}" "$tmp/out"; then
+		bad "kernel address printed by 'memstat $args'" "$(grep -Ei 'ffff' "$tmp/out")"
+	else ok "no kernel address in 'memstat $args'"; fi
+done
+
+# ---- output goes nowhere: a full disk is an error, not silence ----
+if [ -w /dev/full ]; then
+	"$memstat" --json >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "failed to write output" "$tmp/err" && ok "stdout on a full disk: exit 1" ||
+		bad "stdout on a full disk: exit $rc" "$(cat "$tmp/err")"
+fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

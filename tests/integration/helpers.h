@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Helpers for the integration tests: run the memstat binary, parse its JSON, own test memory.
+#ifndef MEMSTAT_TEST_HELPERS_H
+#define MEMSTAT_TEST_HELPERS_H
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace mstest {
+
+using json = nlohmann::json;
+
+struct RunResult {
+	int status = -1;	// exit code
+	std::string out;	// stdout
+};
+
+inline std::string memstat_path()
+{
+	const char *p = getenv("MEMSTAT");
+	return p ? p : "build/memstat";
+}
+
+// Run memstat with args (no shell), capturing stdout; stderr goes to the test's stderr.
+inline RunResult run_memstat(const std::vector<std::string> &args)
+{
+	RunResult r;
+	int pipefd[2];
+
+	if (pipe(pipefd))
+		return r;
+	pid_t pid = fork();
+	if (pid == 0) {
+		std::vector<char *> argv;
+		std::string path = memstat_path();
+
+		dup2(pipefd[1], 1);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		argv.push_back(const_cast<char *>(path.c_str()));
+		for (auto &a : args)
+			argv.push_back(const_cast<char *>(a.c_str()));
+		argv.push_back(nullptr);
+		execv(path.c_str(), argv.data());
+		_exit(127);
+	}
+	close(pipefd[1]);
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(pipefd[0], buf, sizeof(buf))) > 0)
+		r.out.append(buf, n);
+	close(pipefd[0]);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return r;
+}
+
+// One --json walk; fails the test when memstat fails or prints something that is not JSON.
+inline json walk(const std::vector<std::string> &extra = {})
+{
+	std::vector<std::string> args = { "--json" };
+	args.insert(args.end(), extra.begin(), extra.end());
+	RunResult r = run_memstat(args);
+	EXPECT_TRUE(r.status == 0 || r.status == 3) << "memstat exited " << r.status;
+	try {
+		return json::parse(r.out);
+	} catch (const std::exception &e) {
+		ADD_FAILURE() << "memstat --json printed invalid JSON: " << e.what() << "\n" << r.out;
+		return json::object();
+	}
+}
+
+inline long long pages(const json &j, const char *cls)
+{
+	return j["pages"][cls].get<long long>();
+}
+
+inline long long detail(const json &j, const char *sub)
+{
+	return j["detail"][sub].get<long long>();
+}
+
+inline long page_size()
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+inline std::string read_file(const std::string &path)
+{
+	std::ifstream f(path);
+	std::stringstream ss;
+	ss << f.rdbuf();
+	return ss.str();
+}
+
+// Write a sysctl-style file and restore the old value when the guard goes away.
+class SysfsGuard {
+public:
+	SysfsGuard(const std::string &path) : path_(path), old_(read_file(path)) {}
+	~SysfsGuard() { write(old_); }
+	bool write(const std::string &v)
+	{
+		std::ofstream f(path_);
+		f << v;
+		f.flush();
+		return f.good();
+	}
+	const std::string &old() const { return old_; }
+
+private:
+	std::string path_, old_;
+};
+
+// An anonymous or file mapping, unmapped when it goes away.
+class Mapping {
+public:
+	Mapping(void *p, size_t len) : p_(p), len_(len) {}
+	~Mapping()
+	{
+		if (p_ != MAP_FAILED && p_)
+			munmap(p_, len_);
+	}
+	char *data() const { return static_cast<char *>(p_); }
+	bool ok() const { return p_ != MAP_FAILED && p_; }
+	size_t len() const { return len_; }
+
+private:
+	void *p_;
+	size_t len_;
+};
+
+// A file in a directory on a disk file system, removed when it goes away.
+class TempFile {
+public:
+	explicit TempFile(const std::string &dir)
+	{
+		path_ = dir + "/memstat-test-XXXXXX";
+		fd_ = mkstemp(&path_[0]);
+	}
+	~TempFile()
+	{
+		if (fd_ >= 0)
+			close(fd_);
+		unlink(path_.c_str());
+	}
+	int fd() const { return fd_; }
+	const std::string &path() const { return path_; }
+
+	// Fill with len bytes of non-zero data and write it back to disk.
+	bool fill(size_t len)
+	{
+		std::vector<char> chunk(1 << 20, 'm');
+		for (size_t done = 0; done < len; done += chunk.size())
+			if (::write(fd_, chunk.data(), chunk.size()) != (ssize_t)chunk.size())
+				return false;
+		return fsync(fd_) == 0;
+	}
+	// Drop the file's clean pages from the page cache.
+	void drop_cache() { posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); }
+
+private:
+	std::string path_;
+	int fd_ = -1;
+};
+
+// Touch every page of a range so that it is resident (reads are enough for file pages).
+inline unsigned long touch_read(const char *p, size_t len)
+{
+	unsigned long sum = 0;
+	for (size_t i = 0; i < len; i += page_size())
+		sum += *(volatile const char *)(p + i);
+	return sum;
+}
+
+inline void touch_write(char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i += page_size())
+		p[i] = 1;
+}
+
+} // namespace mstest
+
+#endif

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Integration tests: the real binary, real BPF, this machine's kernel. Run as root.
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "helpers.h"
+
+extern "C" {
+#include "memstat_int.h"
+}
+
+using namespace mstest;
+
+namespace {
+
+const long kMiB = 1 << 20;
+
+long long iomem_ram_pages()
+{
+	struct ms_ranges r;
+	EXPECT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
+	long long n = r.pages;
+	ms_ranges_free(&r);
+	return n;
+}
+
+// The seven classes plus "unknown" add up to total, and total covers present memory.
+TEST(Summary, ClassesSumToTotalAndCoverPresentMemory)
+{
+	json j = walk();
+	ASSERT_EQ(j["backend"], "bpf");
+	long long sum = 0;
+	for (const char *c : { "kernel", "anon", "shmem", "exec", "page_cache", "hugetlb", "free",
+			       "unknown" })
+		sum += pages(j, c);
+	EXPECT_EQ(sum, pages(j, "total"));
+	long long detail_sum = 0;
+	for (auto &kv : j["detail"].items())
+		detail_sum += kv.value().get<long long>();
+	EXPECT_EQ(detail_sum, pages(j, "total"));
+	EXPECT_EQ(pages(j, "unknown"), 0) << "the bpf backend identifies every page";
+	EXPECT_EQ(pages(j, "total") + j["holes"].get<long long>(), iomem_ram_pages());
+	EXPECT_EQ(j["page_size"], page_size());
+}
+
+// Every reconcilable row agrees with /proc/meminfo within 0.5% of MemTotal.
+TEST(Reconcile, EveryRowWithinHalfPercentOfMemTotal)
+{
+	RunResult r = run_memstat({ "--json", "--reconcile" });
+	json j = json::parse(r.out);
+	std::string rows;
+	for (auto &row : j["reconcile"]["rows"])
+		rows += row.dump() + "\n";
+	EXPECT_EQ(r.status, 0) << rows;
+	ASSERT_GE(j["reconcile"]["rows"].size(), 8u);
+	for (auto &row : j["reconcile"]["rows"]) {
+		EXPECT_TRUE(row["ok"].get<bool>()) << row.dump();
+		EXPECT_LE(std::abs(row["diff_pct"].get<double>()), 0.5) << row.dump();
+	}
+}
+
+// The human table has the Solaris layout and its rows add up to Total.
+TEST(Summary, TableRowsAddUpToTotal)
+{
+	RunResult r = run_memstat({});
+	ASSERT_EQ(r.status, 0);
+	std::istringstream in(r.out);
+	std::string line;
+	std::getline(in, line);
+	EXPECT_EQ(line.rfind("Page Summary", 0), 0u) << line;
+	EXPECT_NE(line.find("Pages"), std::string::npos);
+	EXPECT_NE(line.find("%Tot"), std::string::npos);
+	std::getline(in, line);
+	EXPECT_EQ(line.rfind("------------", 0), 0u);
+	long long sum = 0, total = -1;
+	std::set<std::string> labels;
+	while (std::getline(in, line)) {
+		if (line.empty() || line[0] == '(')
+			continue;
+		std::string label = line.substr(0, 24);
+		label.erase(label.find_last_not_of(' ') + 1);
+		long long n = std::stoll(line.substr(24, 17));
+		if (label == "Total")
+			total = n;
+		else
+			sum += n;
+		labels.insert(label);
+	}
+	EXPECT_EQ(sum, total);
+	for (const char *l : { "Kernel", "Anon", "Shmem", "Exec and libs", "Page cache",
+			       "Free (freelist)" })
+		EXPECT_TRUE(labels.count(l)) << "missing row " << l;
+}
+
+// 512 MiB of touched anonymous memory shows up as Anon (within 2%).
+TEST(Classes, AnonymousAllocationIsAnon)
+{
+	const size_t len = 512 * kMiB;
+	long long want = len / page_size();
+	json a = walk();
+	Mapping m(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len);
+	ASSERT_TRUE(m.ok());
+	touch_write(m.data(), len);
+	json b = walk();
+	long long grew = pages(b, "anon") - pages(a, "anon");
+	EXPECT_NEAR(grew, want, want * 0.02) << "anon grew by " << grew << " pages";
+}
+
+std::string find_large_library()
+{
+	static const char *patterns[] = { "/usr/lib/llvm-*/lib/libLLVM-*.so*",
+					  "/usr/lib/*/libLLVM-*.so*",
+					  "/usr/lib/*/libclang-cpp.so*" };
+	std::string best;
+	off_t best_size = 0;
+	for (const char *pat : patterns) {
+		glob_t g;
+		if (glob(pat, 0, nullptr, &g) == 0) {
+			for (size_t i = 0; i < g.gl_pathc; i++) {
+				struct stat st;
+				if (stat(g.gl_pathv[i], &st) == 0 && st.st_size > best_size) {
+					best = g.gl_pathv[i];
+					best_size = st.st_size;
+				}
+			}
+			globfree(&g);
+		}
+	}
+	return best;
+}
+
+// Mapping a large shared library executable moves its cached pages to "Exec and libs".
+TEST(Classes, ExecutableMappingIsExecAndLibs)
+{
+	std::string lib = find_large_library();
+	if (lib.empty())
+		GTEST_SKIP() << "no large shared library (libLLVM, installed with clang) found";
+	int fd = open(lib.c_str(), O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	struct stat st;
+	ASSERT_EQ(fstat(fd, &st), 0);
+	size_t len = st.st_size & ~(page_size() - 1);
+	long long want = len / page_size();
+	ASSERT_GT(want, 8192) << lib << " is too small to measure";
+
+	// bring the whole file into the page cache first, so that only the mapping changes
+	{
+		Mapping r(mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, 0), len);
+		ASSERT_TRUE(r.ok());
+		touch_read(r.data(), len);
+	}
+	json a = walk();
+	Mapping m(mmap(nullptr, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0), len);
+	close(fd);
+	ASSERT_TRUE(m.ok());
+	touch_read(m.data(), len);
+	json b = walk();
+	long long grew = pages(b, "exec") - pages(a, "exec");
+	long long cache_fell = pages(a, "page_cache") - pages(b, "page_cache");
+	EXPECT_NEAR(grew, want, want * 0.02) << lib << ": exec grew by " << grew;
+	EXPECT_NEAR(cache_fell, want, want * 0.02) << lib << ": page cache fell by " << cache_fell;
+}
+
+// Reading a file brings its pages into Page cache.
+TEST(Classes, ReadFileIsPageCache)
+{
+	const size_t len = 256 * kMiB;
+	long long want = len / page_size();
+	TempFile f("/var/tmp");
+	ASSERT_GE(f.fd(), 0);
+	ASSERT_TRUE(f.fill(len));
+	f.drop_cache();
+	json a = walk();
+	std::vector<char> buf(kMiB);
+	ASSERT_EQ(lseek(f.fd(), 0, SEEK_SET), 0);
+	size_t got = 0;
+	ssize_t n;
+	while ((n = read(f.fd(), buf.data(), buf.size())) > 0)
+		got += n;
+	ASSERT_EQ(got, len);
+	json b = walk();
+	long long grew = pages(b, "page_cache") - pages(a, "page_cache");
+	EXPECT_NEAR(grew, want, want * 0.02) << "page cache grew by " << grew;
+	EXPECT_LE(std::abs(pages(b, "exec") - pages(a, "exec")), want * 0.01)
+		<< "a file nobody maps executable is not exec";
+}
+
+// memfd and tmpfs pages are Shmem.
+TEST(Classes, MemfdAndTmpfsAreShmem)
+{
+	const size_t len = 256 * kMiB;
+	long long want = len / page_size();
+	json a = walk();
+	int fd = memfd_create("memstat-test", MFD_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, len), 0);
+	Mapping m(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), len);
+	close(fd);
+	ASSERT_TRUE(m.ok());
+	touch_write(m.data(), len);
+	json b = walk();
+	EXPECT_NEAR(pages(b, "shmem") - pages(a, "shmem"), want, want * 0.02);
+
+	TempFile t("/dev/shm");
+	ASSERT_GE(t.fd(), 0);
+	ASSERT_TRUE(t.fill(len));
+	json c = walk();
+	EXPECT_NEAR(pages(c, "shmem") - pages(b, "shmem"), want, want * 0.02);
+}
+
+long long meminfo_kb(const char *field)
+{
+	struct ms_meminfo mi;
+	EXPECT_EQ(ms_meminfo_read("/proc/meminfo", &mi), 0);
+	if (!strcmp(field, "HugePages_Total"))
+		return mi.hugepages_total;
+	if (!strcmp(field, "Hugepagesize"))
+		return mi.hugepagesize;
+	return -1;
+}
+
+// A hugetlb pool shows up as Hugetlb, the free pool and the pages in use apart.
+TEST(Classes, HugetlbPoolIsHugetlb)
+{
+	const char *knob = "/proc/sys/vm/nr_hugepages";
+	SysfsGuard guard(knob);
+	long old = std::stol(guard.old());
+	long long hp_pages = meminfo_kb("Hugepagesize") * 1024 / page_size();
+	ASSERT_TRUE(guard.write(std::to_string(old + 64)));
+	long long total = meminfo_kb("HugePages_Total");
+	if (total < old + 64)
+		GTEST_SKIP() << "the kernel could not allocate 64 more huge pages (got "
+			     << total - old << ")";
+	json a = walk();
+	EXPECT_EQ(pages(a, "hugetlb"), total * hp_pages);
+
+	const size_t len = 8 * hp_pages * page_size();
+	Mapping m(mmap(nullptr, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0), len);
+	ASSERT_TRUE(m.ok()) << strerror(errno);
+	touch_write(m.data(), len);
+	json b = walk();
+	EXPECT_EQ(pages(b, "hugetlb"), total * hp_pages);
+	EXPECT_EQ(detail(b, "hugetlb_used") - detail(a, "hugetlb_used"), 8 * hp_pages);
+	EXPECT_EQ(detail(a, "hugetlb_free") - detail(b, "hugetlb_free"), 8 * hp_pages);
+}
+
+// ---- per-page cross-check against /proc/kpageflags ----
+
+enum Kpf {
+	KPF_LRU = 5, KPF_SLAB = 7, KPF_BUDDY = 10, KPF_ANON = 12, KPF_SWAPBACKED = 14,
+	KPF_COMPOUND_HEAD = 15, KPF_COMPOUND_TAIL = 16, KPF_HUGE = 17, KPF_NOPAGE = 20,
+	KPF_KSM = 21, KPF_OFFLINE = 23, KPF_PGTABLE = 26, KPF_RESERVED = 32,
+};
+
+bool bit(uint64_t k, int b)
+{
+	return (k >> b) & 1;
+}
+
+// Which sub-classes the walk may give a page with these kpageflags; empty: not checked.
+std::set<int> allowed(uint64_t k)
+{
+	if (bit(k, KPF_NOPAGE))
+		return {};
+	if (bit(k, KPF_BUDDY))
+		return { MS_FREE_BUDDY };
+	if (bit(k, KPF_HUGE))
+		return { MS_HUGETLB, MS_HUGETLB_FREE };
+	if (bit(k, KPF_SLAB))
+		return { MS_KERNEL_SLAB };
+	if (bit(k, KPF_PGTABLE))
+		return { MS_KERNEL_PAGETABLE };
+	if (bit(k, KPF_OFFLINE))
+		return { MS_KERNEL_OFFLINE };
+	if (bit(k, KPF_RESERVED))
+		return { MS_KERNEL_RESERVED };
+	if (bit(k, KPF_ANON))
+		return bit(k, KPF_KSM) ? std::set<int>{ MS_ANON_KSM } :
+					 std::set<int>{ MS_ANON, MS_ANON_SWAPCACHE };
+	if (bit(k, KPF_LRU))
+		return bit(k, KPF_SWAPBACKED) ? std::set<int>{ MS_SHMEM } :
+			std::set<int>{ MS_FILE, MS_EXEC, MS_FILE_BUFFERS };
+	if (k == 0)	// kpageflags sees nothing: unowned kernel, per-cpu free, uninitialised
+		return { MS_FREE_UNINIT, MS_FREE_PCP, MS_KERNEL_OTHER, MS_KERNEL_RESERVED };
+	return {};
+}
+
+void read_kpageflags(const struct ms_ranges &r, std::vector<uint64_t> &k)
+{
+	int fd = open("/proc/kpageflags", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	for (size_t i = 0; i < r.n; i++) {
+		uint64_t s = r.r[i].start, e = r.r[i].end;
+		ssize_t n = pread(fd, &k[s], (e - s) * 8, s * 8);
+		EXPECT_EQ(n, (ssize_t)((e - s) * 8));
+	}
+	close(fd);
+}
+
+struct RunSink {
+	std::vector<uint8_t> *cls;
+	uint64_t sub[MS_NR_SUBS];
+	uint64_t overlaps;
+};
+
+extern "C" int collect_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
+{
+	RunSink *s = static_cast<RunSink *>(arg);
+	for (uint64_t p = pfn; p < pfn + npages && p < s->cls->size(); p++) {
+		if ((*s->cls)[p] != 0xff)
+			s->overlaps++;
+		(*s->cls)[p] = sub;
+	}
+	s->sub[sub] += npages;
+	return 0;
+}
+
+// The walk runs in this process, with every buffer touched before the first kpageflags read,
+// so that the only pages changing between the two reads are other processes' and the kernel's.
+TEST(CrossCheck, PerPageClassesAgreeWithKpageflags)
+{
+	struct ms_ranges r;
+	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
+	uint64_t max_pfn = r.r[r.n - 1].end;
+	struct ms_bpf *b = nullptr;
+	char why[512];
+	ASSERT_EQ(ms_bpf_open(&b, why, sizeof(why)), 0) << why;
+
+	std::vector<uint64_t> before(max_pfn, 1), after(max_pfn, 1);
+	std::vector<uint8_t> cls(max_pfn, 0xff);
+	RunSink sink = { &cls, {}, 0 };
+	struct ms_result res;
+
+	read_kpageflags(r, before);
+	ASSERT_EQ(ms_bpf_walk(b, &r, &res, collect_run, &sink), 0);
+	read_kpageflags(r, after);
+	ms_bpf_free(b);
+
+	// the runs are the walk: every present page once, and the same totals as its counters
+	uint64_t covered = 0;
+	for (int i = 0; i < MS_NR_SUBS; i++) {
+		EXPECT_EQ(sink.sub[i], res.sub[i]) << ms_subs[i].key;
+		covered += sink.sub[i];
+	}
+	EXPECT_EQ(sink.overlaps, 0u);
+	EXPECT_EQ((long long)covered, (long long)r.pages);
+
+	uint64_t checked = 0, stable = 0, bad = 0;
+	std::map<std::pair<uint64_t, int>, uint64_t> samples;
+	for (size_t i = 0; i < r.n; i++) {
+		for (uint64_t p = r.r[i].start; p < r.r[i].end; p++) {
+			if (before[p] != after[p])
+				continue;
+			stable++;
+			std::set<int> ok = allowed(before[p]);
+			if (ok.empty())
+				continue;
+			checked++;
+			if (!ok.count(cls[p])) {
+				bad++;
+				auto key = std::make_pair(before[p], (int)cls[p]);
+				if (!samples.count(key))
+					samples[key] = p;
+			}
+		}
+	}
+	std::string why_bad;
+	for (auto &kv : samples)
+		why_bad += "kpf " + std::to_string(kv.first.first) + " walk " +
+			   (kv.first.second < MS_NR_SUBS ? ms_subs[kv.first.second].key : "none") +
+			   " e.g. pfn " + std::to_string(kv.second) + "\n";
+	EXPECT_GT(checked, stable * 9 / 10) << "most stable pages have a checkable class";
+	EXPECT_EQ(bad, 0u) << bad << " of " << checked << " stable pages disagree:\n" << why_bad;
+	ms_ranges_free(&r);
+}
+
+} // namespace

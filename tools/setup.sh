@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# On a fresh Debian 12 machine, as root: install whatever memstat needs that is missing, then
+# run `make "$@"` in the repository. The README's two commands are
+#     bash tools/setup.sh run      (build and print the summary)
+#     bash tools/setup.sh test     (build and run every test)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+packages=(
+	# build
+	make gcc g++ clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev pkg-config
+	# tests
+	libgtest-dev nlohmann-json3-dev python3 util-linux
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup: run as root (it installs Debian packages and memstat reads kernel memory)" >&2
+	exit 4
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+exec make -C "$root" "$@"
