@@ -90,7 +90,9 @@ $(BUILD)/nobpf: tests/tools/nobpf.c | $(BUILD)
 cli: $(BUILD)/memstat $(BUILD)/nobpf
 	bash tests/cli_test.sh $(BUILD)/memstat $(BUILD)/nobpf
 
-test: unit integration cli
+# every suite, then one "N passed, N failed" line
+test: $(BUILD)/memstat $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests
+	bash tests/run.sh $(BUILD)
 
 $(BUILD)/bench: $(BUILD)/bench.o $(LIB_OBJS)
 	$(call msg,LINK,$@)

@@ -230,14 +230,38 @@ static int collect_exec(struct ms_bpf *b)
 	return n < 0 ? -errno : 0;
 }
 
-static int emit_runs(struct memstat_bpf *s, ms_run_fn fn, void *arg)
+/* Runs of one sub-class, merged across walker calls before they reach the caller. */
+struct run_merger {
+	ms_run_fn fn;
+	void *arg;
+	__u64 pfn, npages;
+	enum ms_sub sub;
+};
+
+static int merge_run(struct run_merger *m, __u64 pfn, __u64 npages, enum ms_sub sub)
+{
+	int err = 0;
+
+	if (m->npages && m->sub == sub && m->pfn + m->npages == pfn) {
+		m->npages += npages;
+		return 0;
+	}
+	if (m->npages)
+		err = m->fn(m->arg, m->pfn, m->npages, m->sub);
+	m->pfn = pfn;
+	m->npages = npages;
+	m->sub = sub;
+	return err;
+}
+
+static int emit_runs(struct memstat_bpf *s, struct run_merger *m)
 {
 	__u32 i, n = s->bss->nruns;
 	int err;
 
 	for (i = 0; i < n && i < MS_MAX_RUNS; i++) {
-		err = fn(arg, s->bss->runs[i].pfn, s->bss->runs[i].npages,
-			 (enum ms_sub)s->bss->runs[i].sub);
+		err = merge_run(m, s->bss->runs[i].pfn, s->bss->runs[i].npages,
+				(enum ms_sub)s->bss->runs[i].sub);
 		if (err)
 			return err;
 	}
@@ -248,6 +272,7 @@ int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 		ms_run_fn fn, void *arg)
 {
 	struct memstat_bpf *s = b->skel;
+	struct run_merger merger = { fn, arg, 0, 0, MS_NR_SUBS };
 	__u64 prev_end = 0;
 	double t0;
 	size_t i;
@@ -294,14 +319,16 @@ int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 				return MS_EXIT_FAIL;
 			}
 			if (fn) {
-				err = emit_runs(s, fn, arg);
+				err = emit_runs(s, &merger);
 				if (err)
-					return err;
+					return MS_EXIT_FAIL;
 			}
 			start = stop;
 		}
 		prev_end = end;
 	}
+	if (fn && merger.npages && fn(arg, merger.pfn, merger.npages, merger.sub))
+		return MS_EXIT_FAIL;
 	res->walk_ms = ms_now_ms() - t0;
 	for (j = 0; j < MS_NR_SUBS; j++) {
 		res->sub[j] = s->bss->counts[j];

@@ -85,17 +85,17 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 {
 	int i;
 
-	fprintf(out, "%-40s %12s %12s %10s %8s  %-26s %s\n", "Walk class", "Walk pages",
-		"Meminfo pages", "Diff", "%MemTot", "meminfo field", "");
+	fprintf(out, "%-40s %12s %13s %10s %8s  %-26s %s\n", "Walk class", "Walk pages",
+		"Meminfo pages", "Diff", "%MemTot", "Meminfo field", "Status");
 	for (i = 0; i < rc->n; i++) {
 		const struct ms_recon_row *w = &rc->row[i];
 
 		if (w->meminfo < 0) {
-			fprintf(out, "%-40s %12llu %12s %10s %8s  %-26s %s\n", w->name,
+			fprintf(out, "%-40s %12llu %13s %10s %8s  %-26s %s\n", w->name,
 				(unsigned long long)w->walk, "-", "-", "-", w->field, "ABSENT");
 			continue;
 		}
-		fprintf(out, "%-40s %12llu %12lld %+10lld %+7.3f%%  %-26s %s\n", w->name,
+		fprintf(out, "%-40s %12llu %13lld %+10lld %+7.3f%%  %-26s %s\n", w->name,
 			(unsigned long long)w->walk, w->meminfo, w->diff, w->diff_pct, w->field,
 			w->ok ? "ok" : "MISMATCH");
 	}
@@ -141,7 +141,7 @@ void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_
 {
 	int c, i;
 
-	fputs("{\"backend\":", out);
+	fputs("{\"format_version\":1,\"backend\":", out);
 	ms_json_string(out, r->backend);
 	fputs(",\"kernel\":", out);
 	ms_json_string(out, o->kernel);

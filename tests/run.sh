@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Run every test suite, keep going past a failing one, end with one "N passed, N failed" line.
+# Usage: tests/run.sh BUILD_DIR
+set -u
+build=$1
+passed=0
+failed=0
+failed_suites=()
+
+gtest() {	# NAME BINARY: count from gtest's JSON report
+	local name=$1 bin=$2 report="$build/$1.json"
+	echo "=== $name"
+	rm -f "$report"
+	MEMSTAT="$build/memstat" "$bin" --gtest_output="json:$report"
+	local rc=$?
+	if [ -f "$report" ]; then
+		read -r t f < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["tests"], d["failures"] + d.get("errors", 0))' "$report")
+		passed=$((passed + t - f))
+		failed=$((failed + f))
+	fi
+	if [ $rc -ne 0 ]; then
+		failed_suites+=("$name")
+		[ -f "$report" ] || failed=$((failed + 1))
+	fi
+}
+
+gtest unit "$build/unit_tests"
+gtest integration "$build/integration_tests"
+
+echo "=== cli"
+out=$(bash tests/cli_test.sh "$build/memstat" "$build/nobpf")
+rc=$?
+echo "$out"
+line=$(tail -n 1 <<<"$out")
+if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+	passed=$((passed + BASH_REMATCH[1]))
+	failed=$((failed + BASH_REMATCH[2]))
+else
+	failed=$((failed + 1))
+fi
+[ $rc -eq 0 ] || failed_suites+=(cli)
+
+echo
+[ ${#failed_suites[@]} -eq 0 ] || echo "failing suites: ${failed_suites[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ ${#failed_suites[@]} -eq 0 ]
