@@ -17,7 +17,7 @@ CXXFLAGS  += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CPPFLAGS  += -Ibpf -Iuserspace -I$(BUILD) -MMD -MP
 BPFFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
              $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH)) -Ibpf
-LDLIBS    := -Wl,-Bstatic -lbpf -lelf -lz -lzstd
+LDLIBS    := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -lm
 LDFLAGS   += -static
 
 ifeq ($(V),1)

@@ -3,8 +3,11 @@
  * memstat: where every page of physical memory went, in the layout of Solaris ::memstat.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +23,10 @@
 #endif
 
 static const char usage_text[] =
-	"Usage: memstat [OPTIONS]\n"
+	"Usage: memstat [OPTIONS] [INTERVAL [COUNT]]\n"
 	"Classify every page of physical memory and print where it went.\n"
+	"With INTERVAL (seconds, fractions allowed), take a sample every INTERVAL seconds,\n"
+	"COUNT times or until interrupted.\n"
 	"\n"
 	"  -v, --verbose          add sub-rows (slab, page tables, buddy, per-cpu, ...)\n"
 	"  -j, --json             print one JSON object instead of the table\n"
@@ -29,6 +34,9 @@ static const char usage_text[] =
 	"  -b, --backend NAME     auto (default), bpf or kpageflags\n"
 	"      --runs             print runs of pages with one class: pfn, pages, class, sub-class\n"
 	"      --features         print what was detected about the running kernel\n"
+	"  -o, --output FILE      append samples to FILE (prom: replace FILE atomically)\n"
+	"  -f, --format FMT       csv (default with -o), jsonl or prom\n"
+	"      --fsync            make each sample durable before the next\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -38,8 +46,11 @@ static const char usage_text[] =
 enum backend_choice { BACKEND_AUTO, BACKEND_BPF, BACKEND_KPF };
 
 struct opts {
-	bool verbose, json, reconcile, runs, features;
+	bool verbose, json, reconcile, runs, features, fsync, sampling;
 	enum backend_choice backend;
+	const char *output;
+	int format;		/* -1: not given, else enum ms_format */
+	struct ms_sample_opts so;
 };
 
 static bool json_errors;
@@ -61,9 +72,38 @@ static int usage_error(const char *fmt, const char *arg)
 	return MS_EXIT_USAGE;
 }
 
+static int parse_interval(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v) || v <= 0)
+		return usage_error("invalid interval '%s': expected a number of seconds above 0, "
+				   "e.g. 1 or 0.5", arg);
+	if (v < 0.01)
+		return usage_error("interval '%s' is too short: the least is 0.01 s", arg);
+	*out = v;
+	return 0;
+}
+
+static int parse_count(const char *arg, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || v <= 0)
+		return usage_error("invalid count '%s': expected a whole number above 0", arg);
+	*out = v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_RUNS = 0x100, OPT_FEATURES };
+	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
@@ -71,15 +111,32 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "runs", no_argument, NULL, OPT_RUNS },
 		{ "features", no_argument, NULL, OPT_FEATURES },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "fsync", no_argument, NULL, OPT_FSYNC },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, err;
 
 	memset(o, 0, sizeof(*o));
+	o->format = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":vjrb:Vh", longopts, NULL)) != -1) {
+	/* "memstat -1" or "-0.5" is a negative interval, not a cluster of options */
+	for (c = 1; c < argc && strcmp(argv[c], "--"); c++) {
+		const char *a = argv[c];
+
+		if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "-b") ||
+		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend")) {
+			c++;	/* the next word is this option's argument */
+			continue;
+		}
+		if (a[0] == '-' && (isdigit((unsigned char)a[1]) || a[1] == '.'))
+			return usage_error("invalid interval or count '%s': expected a number "
+					   "above 0", a);
+	}
+	while ((c = getopt_long(argc, argv, ":vjrb:o:f:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			o->verbose = true;
@@ -101,11 +158,30 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return usage_error("unknown backend '%s' (expected auto, bpf or "
 						   "kpageflags)", optarg);
 			break;
+		case 'o':
+			if (!*optarg)
+				return usage_error("%s", "--output needs a file name");
+			o->output = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "csv"))
+				o->format = MS_FMT_CSV;
+			else if (!strcmp(optarg, "jsonl"))
+				o->format = MS_FMT_JSONL;
+			else if (!strcmp(optarg, "prom"))
+				o->format = MS_FMT_PROM;
+			else
+				return usage_error("unknown format '%s' (expected csv, jsonl or prom)",
+						   optarg);
+			break;
 		case OPT_RUNS:
 			o->runs = true;
 			break;
 		case OPT_FEATURES:
 			o->features = true;
+			break;
+		case OPT_FSYNC:
+			o->fsync = true;
 			break;
 		case 'V':
 			printf("memstat %s\n", MEMSTAT_VERSION);
@@ -119,14 +195,41 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (optind < argc) {
+		err = parse_interval(argv[optind++], &o->so.interval);
+		if (err)
+			return err;
+		o->sampling = true;
+	}
+	if (optind < argc) {
+		err = parse_count(argv[optind++], &o->so.count);
+		if (err)
+			return err;
+	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (o->runs && (o->json || o->reconcile || o->features))
-		return usage_error("%s", "--runs cannot be combined with --json, --reconcile or "
-				   "--features");
-	if (o->features && (o->json || o->reconcile || o->backend == BACKEND_KPF))
-		return usage_error("%s", "--features cannot be combined with --json, --reconcile "
-				   "or --backend kpageflags");
+	if (o->output || o->format >= 0)
+		o->sampling = true;
+	if (o->sampling && !o->so.interval && !o->so.count)
+		o->so.count = 1;	/* -o/--format without an interval: one sample */
+	if (o->runs && (o->json || o->reconcile || o->features || o->sampling))
+		return usage_error("%s", "--runs cannot be combined with --json, --reconcile, "
+				   "--features, an interval or an output format");
+	if (o->features && (o->json || o->reconcile || o->sampling || o->backend == BACKEND_KPF))
+		return usage_error("%s", "--features cannot be combined with --json, --reconcile, "
+				   "an interval, an output format or --backend kpageflags");
+	if (o->sampling && o->reconcile)
+		return usage_error("%s", "--reconcile is for one summary; it cannot be combined "
+				   "with an interval or an output format");
+	if (o->sampling && o->json) {
+		if (o->format >= 0 && o->format != MS_FMT_JSONL)
+			return usage_error("%s", "--json conflicts with --format csv/prom");
+		o->format = MS_FMT_JSONL;
+	}
+	if (o->fsync && !o->output)
+		return usage_error("%s", "--fsync needs --output FILE");
+	if (o->format < 0)
+		o->format = o->output ? MS_FMT_CSV : MS_FMT_ROWS;
 	return 0;
 }
 
@@ -196,6 +299,27 @@ static void print_features(const struct ms_bpf *b)
 	printf("vmemmap base:        %s\n", f->vmemmap_base ? "located (1 GiB aligned)" : "unknown");
 }
 
+/* One walk with whichever backend this run uses: the sampler calls it once per sample. */
+struct walker {
+	struct ms_bpf *bpf;
+	const struct ms_ranges *ranges;
+	ms_run_fn fn;
+};
+
+static int walk_once(void *arg, struct ms_result *res)
+{
+	struct walker *w = arg;
+	char why[512] = "";
+	int ret;
+
+	if (w->bpf)
+		return ms_bpf_walk(w->bpf, w->ranges, res, w->fn, NULL);
+	ret = ms_kpf_walk("/proc/kpageflags", w->ranges, res, w->fn, NULL, why, sizeof(why));
+	if (ret)
+		ms_err("%s", why);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	double t0 = ms_now_ms();
@@ -205,6 +329,7 @@ int main(int argc, char **argv)
 	struct ms_meminfo mi = {};
 	struct ms_recon rc = {};
 	struct ms_bpf *bpf = NULL;
+	struct walker walker;
 	struct utsname uts;
 	char why[512] = "", fallback[600] = "";
 	const char *cap;
@@ -214,6 +339,8 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret;
+	/* a reader that goes away (memstat ... | head) is a normal end: see EPIPE below */
+	signal(SIGPIPE, SIG_IGN);
 	json_errors = o.json;
 	uname(&uts);
 	ro.kernel = uts.release;
@@ -258,19 +385,28 @@ int main(int argc, char **argv)
 		ret = MS_EXIT_OK;
 		goto out;
 	}
-	if (bpf)
-		ret = ms_bpf_walk(bpf, &ranges, &res, o.runs ? print_run : NULL, NULL);
-	else {
-		why[0] = '\0';
-		ret = ms_kpf_walk("/proc/kpageflags", &ranges, &res, o.runs ? print_run : NULL,
-				  NULL, why, sizeof(why));
-		if (ret) {
+	walker.bpf = bpf;
+	walker.ranges = &ranges;
+	walker.fn = o.runs ? print_run : NULL;
+	if (o.sampling) {
+		struct ms_sink sink = { .fmt = (enum ms_format)o.format, .path = o.output,
+					.fsync = o.fsync };
+
+		if (ms_sink_open(&sink, why, sizeof(why))) {
 			ms_err("%s", why);
 			fail_json(why);
+			ret = MS_EXIT_USAGE;
+			goto out;
 		}
-	}
-	if (ret)
+		ret = ms_sample_loop(&o.so, &sink, walk_once, &walker, &ro);
+		ms_sink_close(&sink);
 		goto out;
+	}
+	ret = walk_once(&walker, &res);
+	if (ret) {
+		fail_json("the page walk failed");
+		goto out;
+	}
 	if (o.runs) {
 		ret = fflush(stdout) ? MS_EXIT_FAIL : MS_EXIT_OK;
 		goto out;
@@ -297,8 +433,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (fflush(stdout)) {
-		ms_err("failed to write output: %s", strerror(errno));
-		ret = MS_EXIT_FAIL;
+		ret = errno == EPIPE ? MS_EXIT_OK : MS_EXIT_FAIL;
+		if (ret)
+			ms_err("failed to write output: %s", strerror(errno));
 		goto out;
 	}
 	ret = o.reconcile && !rc.all_ok ? MS_EXIT_MISMATCH : MS_EXIT_OK;

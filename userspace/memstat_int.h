@@ -121,6 +121,46 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 			const struct ms_result *r);
 void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
 		   const struct ms_recon *rc);
+/* The --json object; with a timestamp (iso, ts) for JSON lines. */
+struct timespec;
+void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
+		    const struct ms_recon *rc, const char *iso, const struct timespec *ts);
+
+/* Sample records (output.c). */
+void ms_iso8601(const struct timespec *ts, char *buf, size_t len);
+void ms_csv_header(FILE *out);
+void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r);
+void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
+		  const struct ms_report_opts *o);
+void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r);
+void ms_row_header(FILE *out);
+void ms_row(FILE *out, const struct timespec *ts, const struct ms_result *r);
+
+/* Periodic sampling (sample.c). */
+enum ms_format { MS_FMT_ROWS, MS_FMT_CSV, MS_FMT_JSONL, MS_FMT_PROM };
+struct ms_sink {
+	enum ms_format fmt;
+	const char *path;	/* NULL: stdout */
+	bool fsync;
+	/* state */
+	int fd;
+	bool tty;
+	int term_rows;
+	long rows;
+};
+int ms_sink_open(struct ms_sink *s, char *why, size_t whylen);
+int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_result *r,
+		  const struct ms_report_opts *o);
+void ms_sink_close(struct ms_sink *s);
+
+struct ms_sample_opts {
+	double interval;	/* seconds */
+	long count;		/* samples to take; 0: until interrupted */
+};
+typedef int (*ms_walk_fn)(void *arg, struct ms_result *res);
+int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_walk_fn walk,
+		   void *walk_arg, const struct ms_report_opts *ro);
+bool ms_stop_requested(void);
 void ms_json_string(FILE *out, const char *s);
 
 /* Errors: "memstat: " + message, one line, on stderr. */

@@ -2,6 +2,7 @@
 /* The Solaris ::memstat table, its -v sub-rows, the reconciliation table and JSON. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "memstat_int.h"
@@ -139,9 +140,21 @@ void ms_json_string(FILE *out, const char *s)
 void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
 		   const struct ms_recon *rc)
 {
+	ms_json_object(out, r, o, rc, NULL, NULL);
+}
+
+void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
+		    const struct ms_recon *rc, const char *iso, const struct timespec *ts)
+{
 	int c, i;
 
-	fputs("{\"format_version\":1,\"backend\":", out);
+	fputs("{\"format_version\":1,", out);
+	if (iso && ts) {
+		fputs("\"timestamp\":", out);
+		ms_json_string(out, iso);
+		fprintf(out, ",\"epoch\":%lld.%03ld,", (long long)ts->tv_sec, ts->tv_nsec / 1000000);
+	}
+	fputs("\"backend\":", out);
 	ms_json_string(out, r->backend);
 	fputs(",\"kernel\":", out);
 	ms_json_string(out, o->kernel);

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Synthetic kernels and struct pages for the classifier tests (classify_test.cc).
+//
+// A Family is one kernel layout: the struct ms_features that ms_detect_features()
+// (bpf/core_fixes.bpf.h) fills from that kernel's BTF, plus what the tests know about the kernel
+// from shared/docs/kernel-pages.md (which marker it uses for hugetlb, slab, zsmalloc ...), so a
+// test builds pages the way that kernel writes them and not the way the classifier reads them.
+// A Memmap holds struct pages by pfn; walk() classifies a pfn range the way the BPF walker
+// (visit() and visit_tail() in bpf/memstat.bpf.c) does.
+#ifndef MEMSTAT_TEST_LAYOUTS_H
+#define MEMSTAT_TEST_LAYOUTS_H
+
+#include <cassert>
+#include <cstdio>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "classify.h"
+
+namespace mstest {
+
+using u8 = __u8;
+using u32 = __u32;
+using u64 = __u64;
+
+// x86_64 vmemmap_base defaults (arch/x86/include/asm/pgtable_64_types.h, kernel-pages.md 6.1)
+constexpr u64 kVmemmap4 = 0xffffea0000000000ULL;	// 4-level paging
+constexpr u64 kVmemmap5 = 0xffd4000000000000ULL;	// 5-level paging
+
+constexpr u64 kUpperFlags = 0x0017fff800000000ULL;	// node/zone/cpupid bits seen on 6.18
+constexpr u64 kListPoison1 = 0xdead000000000100ULL;	// LIST_POISON1
+constexpr u64 kListPoison2 = 0xdead000000000122ULL;	// LIST_POISON2
+
+// ---- what ms_detect_features() reads from BTF, and what it makes of it ----
+
+enum class Scheme { kBits, kEnum, kByte };	// kernel-pages.md 1.4: S1, S2, S3
+
+struct Btf {
+	u8 pg_head, pg_reserved, pg_swapbacked, pg_owner_priv_1, pg_lru;
+	u8 pg_slab = MS_NO_BIT;		// enum pageflags PG_slab (<= 6.9)
+	u8 pg_hugetlb = MS_NO_BIT;	// PG_hugetlb (6.6.0-6.6.29)
+	u8 pg_movable_ops = MS_NO_BIT;	// PG_movable_ops (6.17+)
+	bool compound_dtor = false;	// struct page has compound_dtor (<= 6.5)
+	int hugetlb_page_dtor = -1;	// enum compound_dtor_id HUGETLB_PAGE_DTOR, -1: absent
+	Scheme scheme = Scheme::kBits;
+	bool pgty_large_kmalloc = false;	// PGTY_large_kmalloc (6.17+)
+	u64 vmemmap_base = kVmemmap4;
+};
+
+// ms_detect_features() of bpf/core_fixes.bpf.h, step by step, on a kernel described by b.
+inline ms_features detect(const Btf &b)
+{
+	ms_features f = {};
+
+	f.page_size = 64;
+	f.pg_head = b.pg_head;
+	f.pg_reserved = b.pg_reserved;
+	f.pg_swapbacked = b.pg_swapbacked;
+	f.pg_swapcache = b.pg_owner_priv_1;
+	f.pg_lru = b.pg_lru;
+	f.pg_slab = b.pg_slab;
+	f.pg_hugetlb = b.pg_hugetlb;
+	f.pg_movable_ops = b.pg_movable_ops;
+	f.movable_flag = b.pg_movable_ops != MS_NO_BIT;
+	f.has_dtor = b.compound_dtor;
+	f.hugetlb_dtor = b.hugetlb_page_dtor >= 0 ? (u8)b.hugetlb_page_dtor : 2;
+	f.max_buddy_order = 10;
+
+	switch (b.scheme) {
+	case Scheme::kByte:	// enum pagetype, PGTY_* (6.12+)
+		f.type_scheme = MS_PT_UPPER_BYTE;
+		f.pt_base = 0;
+		f.ptype[MS_T_BUDDY] = 0xf0;
+		f.ptype[MS_T_OFFLINE] = 0xf1;
+		f.ptype[MS_T_TABLE] = 0xf2;
+		f.ptype[MS_T_GUARD] = 0xf3;
+		f.ptype[MS_T_HUGETLB] = 0xf4;
+		f.ptype[MS_T_SLAB] = 0xf5;
+		f.ptype[MS_T_ZSMALLOC] = 0xf6;
+		f.ptype[MS_T_UNACCEPTED] = 0xf7;
+		f.ptype[MS_T_LARGE_KMALLOC] = b.pgty_large_kmalloc ? 0xf8 : 0;
+		break;
+	case Scheme::kEnum:	// 6.11 enum pagetype, inverted (no PG_unaccepted in 1.4's list)
+		f.type_scheme = MS_PT_INVERTED_ENUM;
+		f.pt_base = 0x80000000u;
+		f.ptype[MS_T_BUDDY] = 0x40000000;
+		f.ptype[MS_T_OFFLINE] = 0x20000000;
+		f.ptype[MS_T_TABLE] = 0x10000000;
+		f.ptype[MS_T_GUARD] = 0x08000000;
+		f.ptype[MS_T_HUGETLB] = 0x04000000;
+		f.ptype[MS_T_SLAB] = 0x02000000;
+		f.ptype[MS_T_ZSMALLOC] = 0x01000000;
+		break;
+	case Scheme::kBits:	// <= 6.10 macros, not in BTF
+		f.type_scheme = MS_PT_INVERTED_BITS;
+		f.pt_base = 0xf0000000u;
+		f.ptype[MS_T_BUDDY] = 0x80;
+		f.ptype[MS_T_OFFLINE] = 0x100;
+		f.ptype[MS_T_TABLE] = 0x200;
+		f.ptype[MS_T_GUARD] = 0x400;
+		if (!f.has_dtor && f.pg_hugetlb == MS_NO_BIT)
+			f.ptype[MS_T_HUGETLB] = 0x800;
+		if (f.pg_slab == MS_NO_BIT)
+			f.ptype[MS_T_SLAB] = 0x1000;
+		break;
+	}
+	f.vmemmap_base = b.vmemmap_base;
+	return f;
+}
+
+// ---- the layout families ----
+
+enum class HugetlbMark {
+	kDtor,		// page[1].compound_dtor == HUGETLB_PAGE_DTOR (<= 6.5)
+	kPage1Flag,	// PG_hugetlb in page[1].flags (6.6.0-6.6.29, 6.7, 6.8.0-6.8.8)
+	kType,		// a page type on the head (6.6.30+, 6.9+)
+};
+
+enum class ZsmallocMark {
+	kMovableMapping,	// untyped, mapping = &zsmalloc_mops | 2, page_type = raw offset (<= 6.10)
+	kTypeAndMapping,	// PGTY_zsmalloc + mapping | 2 (6.12-6.16)
+	kTypeAndFlag,		// PGTY_zsmalloc + PG_movable_ops, mapping 0 (6.17+)
+};
+
+struct Family {
+	const char *name;		// test-name suffix
+	ms_features f;
+	HugetlbMark hugetlb;
+	ZsmallocMark zsmalloc;
+	bool slab_flag;			// PG_slab rather than a slab page type
+	bool unaccepted;		// has the unaccepted page type
+	bool large_kmalloc;		// has the large_kmalloc page type
+	bool fake_heads;		// HVO fake heads exist (6.1-6.18)
+	bool info_mask;			// tails hold the 7.x compound_info mask
+	u8 pg_active;			// for tests that set PG_active
+	u8 pg_workingset;		// = PG_large_rmappable in page[1] (6.6+)
+};
+
+inline void PrintTo(const Family &fam, std::ostream *os)
+{
+	*os << fam.name;
+}
+
+// Bit numbers: kernel-pages.md table 1.3.
+inline Family family_6_1()
+{
+	Btf b = {};
+	b.pg_head = 16, b.pg_reserved = 12, b.pg_swapbacked = 19, b.pg_owner_priv_1 = 10;
+	b.pg_lru = 4, b.pg_slab = 9;
+	b.compound_dtor = true, b.hugetlb_page_dtor = 2;
+	b.vmemmap_base = kVmemmap4;
+	return {"v6_1", detect(b), HugetlbMark::kDtor, ZsmallocMark::kMovableMapping,
+		true, false, false, true, false, 5, 6};
+}
+
+inline Family family_6_6_0()
+{
+	Btf b = {};
+	b.pg_head = 6, b.pg_reserved = 14, b.pg_swapbacked = 19, b.pg_owner_priv_1 = 12;
+	b.pg_lru = 5, b.pg_slab = 11, b.pg_hugetlb = 8;	// PG_hugetlb = PG_active
+	b.vmemmap_base = kVmemmap5;
+	return {"v6_6_0", detect(b), HugetlbMark::kPage1Flag, ZsmallocMark::kMovableMapping,
+		true, false, false, true, false, 8, 9};
+}
+
+inline Family family_6_6_30()
+{
+	Btf b = {};
+	b.pg_head = 6, b.pg_reserved = 14, b.pg_swapbacked = 19, b.pg_owner_priv_1 = 12;
+	b.pg_lru = 5, b.pg_slab = 11;
+	b.vmemmap_base = kVmemmap4;
+	return {"v6_6_30", detect(b), HugetlbMark::kType, ZsmallocMark::kMovableMapping,
+		true, false, false, true, false, 8, 9};
+}
+
+inline Family family_6_12()
+{
+	Btf b = {};
+	b.pg_head = 6, b.pg_reserved = 13, b.pg_swapbacked = 17, b.pg_owner_priv_1 = 10;
+	b.pg_lru = 5;
+	b.scheme = Scheme::kByte;
+	b.vmemmap_base = kVmemmap5;
+	return {"v6_12", detect(b), HugetlbMark::kType, ZsmallocMark::kTypeAndMapping,
+		false, true, false, true, false, 8, 9};
+}
+
+inline Family family_6_18()
+{
+	Btf b = {};
+	b.pg_head = 6, b.pg_reserved = 13, b.pg_swapbacked = 17, b.pg_owner_priv_1 = 10;
+	b.pg_lru = 5, b.pg_movable_ops = 3;
+	b.scheme = Scheme::kByte, b.pgty_large_kmalloc = true;
+	b.vmemmap_base = kVmemmap4;	// the base measured on the 6.18 machine (section 9)
+	return {"v6_18", detect(b), HugetlbMark::kType, ZsmallocMark::kTypeAndFlag,
+		false, true, true, true, false, 8, 9};
+}
+
+inline Family family_7_x()
+{
+	Family fam = family_6_18();
+
+	fam.name = "v7_x";
+	fam.f.vmemmap_base = kVmemmap5;
+	fam.fake_heads = false;
+	fam.info_mask = true;
+	return fam;
+}
+
+inline std::vector<Family> all_families()
+{
+	return {family_6_1(), family_6_6_0(), family_6_6_30(), family_6_12(), family_6_18(),
+		family_7_x()};
+}
+
+// ---- names, for readable failures ----
+
+inline std::string sub_name(u32 sub)
+{
+	switch (sub) {
+	case MS_KERNEL_SLAB: return "KERNEL_SLAB";
+	case MS_KERNEL_LARGE_KMALLOC: return "KERNEL_LARGE_KMALLOC";
+	case MS_KERNEL_PAGETABLE: return "KERNEL_PAGETABLE";
+	case MS_KERNEL_RESERVED: return "KERNEL_RESERVED";
+	case MS_KERNEL_ZSMALLOC: return "KERNEL_ZSMALLOC";
+	case MS_KERNEL_OFFLINE: return "KERNEL_OFFLINE";
+	case MS_KERNEL_GUARD: return "KERNEL_GUARD";
+	case MS_KERNEL_OTHER: return "KERNEL_OTHER";
+	case MS_KERNEL_UNSTABLE: return "KERNEL_UNSTABLE";
+	case MS_ANON: return "ANON";
+	case MS_ANON_SWAPCACHE: return "ANON_SWAPCACHE";
+	case MS_ANON_KSM: return "ANON_KSM";
+	case MS_SHMEM: return "SHMEM";
+	case MS_EXEC: return "EXEC";
+	case MS_FILE: return "FILE";
+	case MS_FILE_BUFFERS: return "FILE_BUFFERS";
+	case MS_FILE_SWAPCACHE: return "FILE_SWAPCACHE";
+	case MS_HUGETLB: return "HUGETLB";
+	case MS_HUGETLB_FREE: return "HUGETLB_FREE";
+	case MS_FREE_BUDDY: return "FREE_BUDDY";
+	case MS_FREE_PCP: return "FREE_PCP";
+	case MS_FREE_UNINIT: return "FREE_UNINIT";
+	case MS_FREE_UNACCEPTED: return "FREE_UNACCEPTED";
+	case MS_UNKNOWN: return "UNKNOWN";
+	default: return "sub#" + std::to_string(sub);
+	}
+}
+
+inline std::string ptype_name(u32 t)
+{
+	switch (t) {
+	case MS_T_NONE: return "NONE";
+	case MS_T_BUDDY: return "BUDDY";
+	case MS_T_OFFLINE: return "OFFLINE";
+	case MS_T_TABLE: return "TABLE";
+	case MS_T_GUARD: return "GUARD";
+	case MS_T_HUGETLB: return "HUGETLB";
+	case MS_T_SLAB: return "SLAB";
+	case MS_T_ZSMALLOC: return "ZSMALLOC";
+	case MS_T_UNACCEPTED: return "UNACCEPTED";
+	case MS_T_LARGE_KMALLOC: return "LARGE_KMALLOC";
+	case MS_T_UNKNOWN: return "UNKNOWN";
+	default: return "ptype#" + std::to_string(t);
+	}
+}
+
+// ---- struct pages ----
+
+inline u64 vaddr(const ms_features &f, u64 pfn)
+{
+	return f.vmemmap_base + pfn * 64;
+}
+
+struct Page {
+	u64 w[MS_PAGE_WORDS] = {};
+
+	// An order-0 page as __init_single_page() leaves it, plus one reference: allocated,
+	// untyped, unmapped, no owner.
+	static Page fresh()
+	{
+		Page p;
+
+		p.w[MS_W_FLAGS] = kUpperFlags;
+		return p.mapcount(-1).refcount(1);
+	}
+
+	static Page raw(u64 w0, u64 w1, u64 w2, u64 w3, u64 w4, u64 w5, u64 w6, u64 w7)
+	{
+		Page p;
+
+		p.w[0] = w0, p.w[1] = w1, p.w[2] = w2, p.w[3] = w3;
+		p.w[4] = w4, p.w[5] = w5, p.w[6] = w6, p.w[7] = w7;
+		return p;
+	}
+
+	Page &flag(u8 bit)
+	{
+		assert(bit < 64);
+		w[MS_W_FLAGS] |= 1ULL << bit;
+		return *this;
+	}
+	Page &word1(u64 v) { w[MS_W_HEAD] = v; return *this; }
+	Page &mapping(u64 m) { w[MS_W_MAPPING] = m; return *this; }
+	Page &priv(u64 v) { w[MS_W_PRIVATE] = v; return *this; }
+	Page &page_type(u32 pt)
+	{
+		w[MS_W_TYPE] = (w[MS_W_TYPE] & 0xffffffff00000000ULL) | pt;
+		return *this;
+	}
+	Page &mapcount(int32_t c) { return page_type((u32)c); }
+	Page &refcount(int32_t r)
+	{
+		w[MS_W_TYPE] = (w[MS_W_TYPE] & 0xffffffffULL) | ((u64)(u32)r << 32);
+		return *this;
+	}
+	const u64 *data() const { return w; }
+};
+
+// The page_type word of type t as family fam's kernel writes it (__SetPage##uname).
+inline u32 type_word(const Family &fam, u32 t)
+{
+	u32 v = fam.f.ptype[t];
+
+	assert(v && "this kernel has no such page type");
+	if (fam.f.type_scheme == MS_PT_UPPER_BYTE)
+		return v << 24;
+	return 0xffffffffu & ~v;	// S1 and S2 clear the type's bit of _mapcount == -1
+}
+
+// The compound_head / compound_info word of a tail of the folio of 2^order pages at head_pfn.
+inline u64 tail_word(const Family &fam, u64 head_pfn, unsigned order)
+{
+	if (fam.info_mask)	// GENMASK(63, order + 6) | 1
+		return (~0ULL << (order + 6)) | 1;
+	return vaddr(fam.f, head_pfn) | 1;
+}
+
+// Write the folio order into page[1] the way fam's kernel does (kernel-pages.md 1.2).
+inline void set_order(const Family &fam, Page &p1, unsigned order)
+{
+	if (fam.f.has_dtor)	// page[1].compound_order, the byte at head + 81
+		p1.w[2] = (p1.w[2] & ~0xff00ULL) | ((u64)order << 8);
+	else			// page[1].flags & 0xff
+		p1.w[MS_W_FLAGS] = (p1.w[MS_W_FLAGS] & ~0xffULL) | order;
+}
+
+// 6.1: page[1].compound_dtor, the byte at head + 80.
+inline void set_dtor(Page &p1, u8 dtor)
+{
+	p1.w[2] = (p1.w[2] & ~0xffULL) | dtor;
+}
+
+// Pages by pfn; a pfn never set is a vmemmap hole.
+struct Memmap {
+	Family fam;
+	std::map<u64, Page> pages;
+
+	explicit Memmap(const Family &family) : fam(family) {}
+
+	Page &operator[](u64 pfn) { return pages[pfn]; }
+	const Page *find(u64 pfn) const
+	{
+		auto it = pages.find(pfn);
+
+		return it == pages.end() ? nullptr : &it->second;
+	}
+	void fill(u64 start, u64 end, const Page &p)
+	{
+		for (u64 pfn = start; pfn < end; pfn++)
+			pages[pfn] = p;
+	}
+
+	// A compound folio of 2^order pages: head (PG_head), page[1] (order, tail word) and tails
+	// (tail word, TAIL_MAPPING, refcount 0). Returns the head to be given its owner's marks.
+	Page &folio(u64 head_pfn, unsigned order)
+	{
+		Page &h = pages[head_pfn] = Page::fresh().flag(fam.f.pg_head);
+
+		for (u64 i = 1; i < (1ULL << order); i++) {
+			Page t = Page::fresh().refcount(0).word1(tail_word(fam, head_pfn, order));
+
+			t.mapping(0xdead000000000400ULL);	// TAIL_MAPPING
+			if (i == 1) {
+				t.mapping(0);
+				set_order(fam, t, order);
+				if (fam.f.has_dtor)
+					set_dtor(t, 1);		// COMPOUND_PAGE_DTOR
+			}
+			pages[head_pfn + i] = t;
+		}
+		return h;
+	}
+	Page &page1(u64 head_pfn) { return pages.at(head_pfn + 1); }
+};
+
+// ---- the walker ----
+
+constexpr u32 kHole = 0xff;
+
+// visit() / visit_tail() of bpf/memstat.bpf.c over a Memmap: the sub-class counted for every pfn
+// of [start, end). facts maps a file mapping to its MS_MAP_* flags (facts_of()).
+inline std::vector<u32> walk(const Memmap &mm, u64 start, u64 end,
+			     const std::map<u64, u32> &facts = {})
+{
+	const ms_features &f = mm.fam.f;
+	std::vector<u32> out(end - start, kHole);
+	u64 cursor = start;
+
+	auto count = [&](u64 pfn, u32 sub, u64 n) {
+		for (u64 i = pfn; i < pfn + n && i < end; i++)
+			out[i - start] = sub;
+		cursor = pfn + n;
+	};
+	auto refine = [&](u32 sub, const u64 *h) {
+		u64 m = ms_file_mapping(sub, h);
+		auto it = facts.find(m);
+
+		return m ? ms_refine_file(sub, it == facts.end() ? 0 : it->second) : sub;
+	};
+	while (cursor < end) {
+		u64 pfn = cursor, head_pfn = 0;
+		const Page *pg = mm.find(pfn);
+		const Page *pg1 = pfn % MS_BATCH_PAGES != MS_BATCH_PAGES - 1 ? mm.find(pfn + 1) : 0;
+		u32 sub, n;
+		int tail;
+
+		if (!pg) {
+			cursor = pfn + 1;
+			continue;
+		}
+		if (ms_page_uninit(pg->data())) {
+			count(pfn, MS_FREE_UNINIT, 1);
+			continue;
+		}
+		tail = ms_tail_head(&f, pfn, pg->data(), pg1 ? pg1->data() : 0, &head_pfn);
+		if (tail < 0) {
+			count(pfn, MS_KERNEL_UNSTABLE, 1);
+			continue;
+		}
+		if (tail > 0) {		/* visit_tail() */
+			const Page *h = mm.find(head_pfn), *h1 = mm.find(head_pfn + 1);
+
+			if (!h || !h1) {
+				cursor = pfn + 1;
+				continue;
+			}
+			if (!ms_flag(h->w[MS_W_FLAGS], f.pg_head) || (h->w[MS_W_HEAD] & 1)) {
+				count(pfn, MS_KERNEL_UNSTABLE, 1);
+				continue;
+			}
+			sub = ms_classify_head(&f, head_pfn, h->data(), h1->data(), &n);
+			if (head_pfn + n <= pfn) {
+				count(pfn, MS_KERNEL_UNSTABLE, 1);
+				continue;
+			}
+			count(pfn, refine(sub, h->data()), head_pfn + n - pfn);
+			continue;
+		}
+		sub = ms_classify_head(&f, pfn, pg->data(), pg1 ? pg1->data() : 0, &n);
+		count(pfn, refine(sub, pg->data()), n);
+	}
+	return out;
+}
+
+// walk() as runs: "0x1000+8 FREE_BUDDY, 0x1008+1 KERNEL_OTHER" (holes print as HOLE).
+inline std::string walk_runs(const Memmap &mm, u64 start, u64 end,
+			     const std::map<u64, u32> &facts = {})
+{
+	std::vector<u32> subs = walk(mm, start, end, facts);
+	std::string s;
+	char buf[64];
+
+	for (size_t i = 0; i < subs.size();) {
+		size_t j = i;
+
+		while (j < subs.size() && subs[j] == subs[i])
+			j++;
+		snprintf(buf, sizeof(buf), "%s0x%llx+%zu ", s.empty() ? "" : ", ",
+			 (unsigned long long)(start + i), j - i);
+		s += buf;
+		s += subs[i] == kHole ? "HOLE" : sub_name(subs[i]);
+		i = j;
+	}
+	return s;
+}
+
+}	// namespace mstest
+
+#endif	/* MEMSTAT_TEST_LAYOUTS_H */

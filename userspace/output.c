@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Sample records for logs: CSV, JSON lines, Prometheus text exposition, and the compact
+ * terminal row. Each function appends whole lines to a memory stream, so that a sample
+ * reaches its file in one write(2).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memstat_int.h"
+
+static const enum ms_class row_classes[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
+					     MS_C_PAGE_CACHE, MS_C_FREE };
+static const char *row_names[] = { "kernel", "anon", "shmem", "exec", "cache", "free" };
+#define NROW (sizeof(row_classes) / sizeof(row_classes[0]))
+
+void ms_iso8601(const struct timespec *ts, char *buf, size_t len)
+{
+	struct tm tm;
+
+	gmtime_r(&ts->tv_sec, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 ts->tv_nsec / 1000000);
+}
+
+/* RFC 4180: quote a field that holds a comma, a quote or a line break. */
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void ms_csv_header(FILE *out)
+{
+	int c, i;
+
+	fputs("timestamp,epoch,backend", out);
+	for (c = 0; c < MS_NR_CLASSES; c++)
+		fprintf(out, ",%s", ms_classes[c].key);
+	fputs(",total", out);
+	for (i = 0; i < MS_NR_SUBS; i++)
+		fprintf(out, ",%s", ms_subs[i].key);
+	fputs(",holes,walk_ms\n", out);
+}
+
+void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r)
+{
+	char iso[40];
+	int c, i;
+
+	ms_iso8601(ts, iso, sizeof(iso));
+	csv_field(out, iso);
+	fprintf(out, ",%lld.%03ld,", (long long)ts->tv_sec, ts->tv_nsec / 1000000);
+	csv_field(out, r->backend);
+	for (c = 0; c < MS_NR_CLASSES; c++)
+		fprintf(out, ",%llu", (unsigned long long)ms_class_pages(r, (enum ms_class)c));
+	fprintf(out, ",%llu", (unsigned long long)r->total);
+	for (i = 0; i < MS_NR_SUBS; i++)
+		fprintf(out, ",%llu", (unsigned long long)r->sub[i]);
+	fprintf(out, ",%llu,%.3f\n", (unsigned long long)r->holes, r->walk_ms);
+}
+
+void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
+		  const struct ms_report_opts *o)
+{
+	char iso[40];
+
+	ms_iso8601(ts, iso, sizeof(iso));
+	ms_json_object(out, r, o, NULL, iso, ts);
+}
+
+void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
+{
+	int c, i;
+
+	fputs("# HELP memstat_pages Physical pages by class, from a walk of every struct page.\n"
+	      "# TYPE memstat_pages gauge\n", out);
+	for (c = 0; c < MS_NR_CLASSES; c++) {
+		if (c == MS_C_EXEC && !r->exec_known)
+			continue;	/* absent, not 0: the backend cannot tell */
+		fprintf(out, "memstat_pages{class=\"%s\"} %llu\n", ms_classes[c].key,
+			(unsigned long long)ms_class_pages(r, (enum ms_class)c));
+	}
+	fprintf(out, "memstat_pages{class=\"total\"} %llu\n", (unsigned long long)r->total);
+	fputs("# HELP memstat_subclass_pages Physical pages by sub-class.\n"
+	      "# TYPE memstat_subclass_pages gauge\n", out);
+	for (i = 0; i < MS_NR_SUBS; i++) {
+		if (i == MS_EXEC && !r->exec_known)
+			continue;
+		fprintf(out, "memstat_subclass_pages{class=\"%s\",subclass=\"%s\"} %llu\n",
+			ms_classes[ms_subs[i].cls].key, ms_subs[i].key,
+			(unsigned long long)r->sub[i]);
+	}
+	fprintf(out, "# HELP memstat_page_size_bytes Bytes per page.\n"
+		"# TYPE memstat_page_size_bytes gauge\n"
+		"memstat_page_size_bytes %ld\n", sysconf(_SC_PAGESIZE));
+	fprintf(out, "# HELP memstat_holes_pages Present pages whose struct page could not be read.\n"
+		"# TYPE memstat_holes_pages gauge\n"
+		"memstat_holes_pages %llu\n", (unsigned long long)r->holes);
+	fprintf(out, "# HELP memstat_walk_seconds Duration of the page walk.\n"
+		"# TYPE memstat_walk_seconds gauge\n"
+		"memstat_walk_seconds %.6f\n", r->walk_ms / 1000.0);
+	fprintf(out, "# HELP memstat_sample_timestamp_seconds When the sample was taken.\n"
+		"# TYPE memstat_sample_timestamp_seconds gauge\n"
+		"memstat_sample_timestamp_seconds %lld.%03ld\n", (long long)ts->tv_sec,
+		ts->tv_nsec / 1000000);
+	fprintf(out, "# HELP memstat_info The backend that classified the pages.\n"
+		"# TYPE memstat_info gauge\n"
+		"memstat_info{backend=\"%s\"} 1\n", r->backend);
+}
+
+void ms_row_header(FILE *out)
+{
+	size_t i;
+
+	fputs("        ", out);
+	for (i = 0; i < NROW; i++) {
+		char g[16];
+		int n = (int)strlen(row_names[i]), left = (11 - n) / 2, right = 11 - n - left;
+
+		snprintf(g, sizeof(g), "%.*s%s%.*s", left, "-----", row_names[i], right, "-----");
+		fprintf(out, " %s", g);
+	}
+	fputs("\n    time", out);
+	for (i = 0; i < NROW; i++)
+		fputs("      MB   %", out);
+	fputc('\n', out);
+}
+
+void ms_row(FILE *out, const struct timespec *ts, const struct ms_result *r)
+{
+	double mb = (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+	struct tm tm;
+	size_t i;
+
+	localtime_r(&ts->tv_sec, &tm);
+	fprintf(out, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	for (i = 0; i < NROW; i++) {
+		__u64 n = ms_class_pages(r, row_classes[i]);
+
+		if (row_classes[i] == MS_C_EXEC && !r->exec_known) {
+			fputs("       -   -", out);
+			continue;
+		}
+		fprintf(out, " %7.0f %3.0f", (double)n * mb,
+			r->total ? 100.0 * (double)n / (double)r->total : 0.0);
+	}
+	fputc('\n', out);
+}

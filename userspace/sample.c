@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Periodic sampling: `memstat [interval [count]]`, to the terminal or a log file.
+ *
+ * Files are never truncated or written through a symlink. A sample reaches a file in one
+ * write(2) of whole lines, so a crash loses at most the last line, never tears one. The
+ * Prometheus file is written to a temporary file in the same directory and renamed over the
+ * target, so a scraper never sees half a file. Samples keep a fixed cadence (deadlines are
+ * start + k * interval on CLOCK_MONOTONIC); a walk longer than the interval is reported and the
+ * missed ticks are skipped, not stacked. SIGINT/SIGTERM finish the sample in progress and exit
+ * 0; SIGHUP reopens the log (logrotate).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memstat_int.h"
+
+static volatile sig_atomic_t stop_requested, reopen_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	reopen_requested = 1;
+}
+
+bool ms_stop_requested(void)
+{
+	return stop_requested;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The first line of an existing CSV log, to compare with our header. */
+static int first_line(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+	char *nl;
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	nl = strchr(buf, '\n');
+	if (nl)
+		nl[1] = '\0';
+	return 0;
+}
+
+static char *csv_header_string(void)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
+
+	if (!m)
+		return NULL;
+	ms_csv_header(m);
+	fclose(m);
+	return s;
+}
+
+/* Open (or create) the log for appending; CSV: write the header unless the file has it. */
+static int open_append(struct ms_sink *s, char *why, size_t whylen)
+{
+	struct stat st;
+	char *hdr;
+	int fd;
+
+	fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == ELOOP)
+			snprintf(why, whylen, "refusing to write %s: it is a symbolic link", s->path);
+		else
+			snprintf(why, whylen, "failed to open %s: %s", s->path, strerror(err));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "refusing to write %s: not a regular file", s->path);
+		close(fd);
+		return -1;
+	}
+	if (s->fmt == MS_FMT_CSV) {
+		hdr = csv_header_string();
+		if (!hdr) {
+			snprintf(why, whylen, "out of memory");
+			close(fd);
+			return -1;
+		}
+		if (st.st_size > 0) {
+			char line[8192];
+			int rd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (rd < 0 || first_line(rd, line, sizeof(line)) || strcmp(line, hdr)) {
+				snprintf(why, whylen, "refusing to append to %s: its columns differ "
+					 "from this memstat's (write to a new file)", s->path);
+				if (rd >= 0)
+					close(rd);
+				free(hdr);
+				close(fd);
+				return -1;
+			}
+			close(rd);
+		} else if (write_all(fd, hdr, strlen(hdr))) {
+			snprintf(why, whylen, "failed to write %s: %s", s->path, strerror(errno));
+			free(hdr);
+			close(fd);
+			return -1;
+		}
+		free(hdr);
+	}
+	s->fd = fd;
+	return 0;
+}
+
+/* Prometheus textfile: the target may not be a symlink or a directory; its directory writable. */
+static int check_prom_target(struct ms_sink *s, char *why, size_t whylen)
+{
+	char tmpl[4096];
+	struct stat st;
+	int fd;
+
+	if (lstat(s->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "refusing to replace %s: %s", s->path,
+			 S_ISLNK(st.st_mode) ? "it is a symbolic link" : "not a regular file");
+		return -1;
+	}
+	if (snprintf(tmpl, sizeof(tmpl), "%s.tmp.XXXXXX", s->path) >= (int)sizeof(tmpl)) {
+		snprintf(why, whylen, "output path too long");
+		return -1;
+	}
+	fd = mkstemp(tmpl);
+	if (fd < 0) {
+		snprintf(why, whylen, "failed to create a file beside %s: %s", s->path,
+			 strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(tmpl);
+	return 0;
+}
+
+int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
+{
+	struct winsize ws;
+
+	s->fd = -1;
+	s->rows = 0;
+	s->tty = !s->path && isatty(STDOUT_FILENO);
+	s->term_rows = 24;
+	if (s->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 4)
+		s->term_rows = ws.ws_row;
+	if (!s->path) {
+		s->fd = STDOUT_FILENO;
+		if (s->fmt == MS_FMT_CSV) {
+			char *hdr = csv_header_string();
+			int err = hdr ? write_all(s->fd, hdr, strlen(hdr)) : -ENOMEM;
+
+			free(hdr);
+			if (err) {
+				snprintf(why, whylen, "failed to write output: %s", strerror(-err));
+				return -1;
+			}
+		}
+		return 0;
+	}
+	if (s->fmt == MS_FMT_PROM)
+		return check_prom_target(s, why, whylen);
+	return open_append(s, why, whylen);
+}
+
+static int write_prom(struct ms_sink *s, const char *buf, size_t len)
+{
+	char tmpl[4096];
+	int fd, err = 0;
+
+	snprintf(tmpl, sizeof(tmpl), "%s.tmp.XXXXXX", s->path);
+	fd = mkstemp(tmpl);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0644) || write_all(fd, buf, len) || (s->fsync && fsync(fd)))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmpl, s->path))
+		err = -errno;
+	if (err)
+		unlink(tmpl);
+	return err;
+}
+
+int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_result *r,
+		  const struct ms_report_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	switch (s->fmt) {
+	case MS_FMT_CSV:
+		ms_csv_row(m, ts, r);
+		break;
+	case MS_FMT_JSONL:
+		ms_jsonl_row(m, ts, r, o);
+		break;
+	case MS_FMT_PROM:
+		ms_prom(m, ts, r);
+		break;
+	case MS_FMT_ROWS:
+		if (s->rows == 0 || (s->tty && s->rows % (s->term_rows - 2) == 0))
+			ms_row_header(m);
+		ms_row(m, ts, r);
+		break;
+	}
+	s->rows++;
+	if (fclose(m)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (s->fmt == MS_FMT_PROM && s->path)
+		err = write_prom(s, buf, len);
+	else
+		err = write_all(s->fd, buf, len);
+	if (!err && s->fsync && s->path && s->fmt != MS_FMT_PROM && fsync(s->fd))
+		err = -errno;
+	free(buf);
+	return err;
+}
+
+void ms_sink_close(struct ms_sink *s)
+{
+	if (s->path && s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_walk_fn walk,
+		   void *walk_arg, const struct ms_report_opts *ro)
+{
+	struct sigaction sa = {};
+	char why[512];
+	double start, next;
+	long taken = 0, tick = 0;
+	int ret;
+
+	sa.sa_handler = on_stop;	/* no SA_RESTART: a signal ends the sleep at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
+
+	start = mono();
+	while (!stop_requested) {
+		struct ms_result res;
+		struct timespec now;
+		double t0 = mono(), took;
+
+		ret = walk(walk_arg, &res);
+		if (ret)
+			return ret;
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (reopen_requested && sink->path && sink->fmt != MS_FMT_PROM) {
+			reopen_requested = 0;
+			ms_sink_close(sink);
+			if (ms_sink_open(sink, why, sizeof(why))) {
+				ms_err("%s", why);
+				return MS_EXIT_FAIL;
+			}
+		}
+		ret = ms_sink_write(sink, &now, &res, ro);
+		if (ret) {
+			if (ret == -EPIPE)
+				return MS_EXIT_OK;	/* the reader went away: a normal end */
+			ms_err("failed to write %s: %s", sink->path ? sink->path : "output",
+			       strerror(-ret));
+			return MS_EXIT_FAIL;
+		}
+		taken++;
+		if (so->count && taken >= so->count)
+			break;
+		took = mono() - t0;
+		tick++;
+		next = start + (double)tick * so->interval;
+		if (mono() > next) {
+			long skip = (long)ceil((mono() - next) / so->interval);
+
+			ms_err("a sample took %.3f s, longer than the %g s interval: %ld sample%s "
+			       "skipped", took, so->interval, skip, skip == 1 ? "" : "s");
+			tick += skip;
+			next = start + (double)tick * so->interval;
+		}
+		while (!stop_requested) {
+			double left = next - mono();
+			struct timespec d;
+
+			if (left <= 0)
+				break;
+			d.tv_sec = (time_t)left;
+			d.tv_nsec = (long)((left - (double)d.tv_sec) * 1e9);
+			if (nanosleep(&d, NULL) == 0)
+				break;
+		}
+	}
+	return MS_EXIT_OK;
+}
