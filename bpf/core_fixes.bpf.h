@@ -34,10 +34,38 @@ struct xa_node {
 
 struct super_block {
 	unsigned long s_magic;
+	unsigned int s_dev;	/* dev_t */
 } __attribute__((preserve_access_index));
 
 struct inode {
 	struct super_block *i_sb;
+	unsigned long i_ino;
+} __attribute__((preserve_access_index));
+
+/*
+ * The cgroup of a page's memcg (allpages): page->memcg_data is a struct mem_cgroup * for user
+ * folios (6.1-6.18), or with bit 1 (MEMCG_DATA_KMEM) a struct obj_cgroup *; bit 0 marks a
+ * slab's object-extension vector (kernel-pages.md 1.6). kernfs_node.id is the cgroup id
+ * (u64 since 5.5). 7.x stores an obj_cgroup for user folios too; see memstat.bpf.c cgroup_of().
+ */
+struct kernfs_node {
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	struct kernfs_node *kn;
+} __attribute__((preserve_access_index));
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+} __attribute__((preserve_access_index));
+
+struct mem_cgroup {
+	struct cgroup_subsys_state css;
+} __attribute__((preserve_access_index));
+
+struct obj_cgroup {
+	struct mem_cgroup *memcg;
 } __attribute__((preserve_access_index));
 
 struct address_space {

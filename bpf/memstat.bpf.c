@@ -53,6 +53,26 @@ __u64 cursor;			/* next pfn to classify; pages below it are counted */
 __u32 carry_sub;		/* sub-class of a folio counted past the previous range's end */
 __u64 last_mapping;
 __u32 last_facts;
+__u64 last_ino;
+__u32 last_dev;
+
+/*
+ * allpages: with dump_pages set, every page gets a record in pagerecs (indexed by pfn -
+ * walk_start) and is counted as it is recorded. The folio or free block the walk is inside
+ * ("owner") gives tails and free-block interiors their verdict without classifying them again.
+ */
+__u32 dump_pages;
+__u64 own_start, own_end, own_index, own_ino, own_cgroup, own_flags;
+__u32 own_dev, own_sub, own_order, own_role_head;
+__u64 last_memcg_data, last_cgroup;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MS_SECTION_PAGES);	/* user space shrinks it to 1 unless dumping */
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct ms_page_rec);
+} pagerecs SEC(".maps");
 
 /* 64 struct pages of the current batch, plus a head and its page[1] for tail resolution */
 __u64 buf[MS_BATCH_PAGES * MS_PAGE_WORDS];
@@ -152,10 +172,12 @@ static __u32 facts_of(__u64 mapping)
 		return last_facts;
 	v = bpf_map_lookup_elem(&mapping_cache, &mapping);
 	if (v && v->generation == generation) {
-		nv.flags = v->flags;
+		nv = *v;
 	} else {
 		cache_misses++;
 		magic = BPF_CORE_READ(as, host, i_sb, s_magic);
+		nv.ino = BPF_CORE_READ(as, host, i_ino);
+		nv.dev = BPF_CORE_READ(as, host, i_sb, s_dev);
 		if (magic == BDEVFS_MAGIC)
 			nv.flags |= MS_MAP_BDEV;
 		else if (magic == TMPFS_MAGIC)
@@ -168,8 +190,91 @@ static __u32 facts_of(__u64 mapping)
 	}
 	last_mapping = mapping;
 	last_facts = nv.flags;
+	last_ino = nv.ino;
+	last_dev = nv.dev;
 	return nv.flags;
 }
+
+/* The cgroup id of a memcg_data word (0: none, or a slab's object vector). */
+static __u64 cgroup_of(__u64 md)
+{
+	struct mem_cgroup *mc;
+	__u64 ptr = md & ~3ULL;
+
+	if (!md || (md & 1))
+		return 0;
+	if (md == last_memcg_data)
+		return last_cgroup;
+	if (md & 2)	/* MEMCG_DATA_KMEM: an obj_cgroup */
+		mc = BPF_CORE_READ((struct obj_cgroup *)ptr, memcg);
+	else
+		mc = (struct mem_cgroup *)ptr;
+	last_cgroup = mc ? BPF_CORE_READ(mc, css.cgroup, kn, id) : 0;
+	last_memcg_data = md;
+	return last_cgroup;
+}
+
+/* allpages: the page at pfn (words p) belongs to the current owner; record and count it. */
+static void record(__u64 pfn, const __u64 *p)
+{
+	__u32 idx = (__u32)(pfn - walk_start) & (MS_SECTION_PAGES - 1);
+	struct ms_page_rec *r = bpf_map_lookup_elem(&pagerecs, &idx);
+	int i;
+
+	counts[own_sub & (MS_COUNTS - 1)]++;
+	cursor = pfn + 1;
+	if (!r)
+		return;
+	for (i = 0; i < MS_PAGE_WORDS; i++)
+		r->w[i] = p[i];
+	r->sub = own_sub;
+	r->order = own_order;
+	r->head_pfn = own_start;
+	r->head_flags = own_flags;
+	r->role = own_role_head == MS_ROLE_NONE ? MS_ROLE_NONE :
+		  pfn == own_start ? own_role_head : own_role_head + 1;
+	r->ino = own_ino;
+	r->dev = own_dev;
+	r->offset = own_ino ? own_index + (pfn - own_start) : 0;
+	r->cgroup = own_cgroup;
+	r->valid = 1;
+}
+
+/* allpages: pages [start, start + n) share the verdict sub of the head h. */
+static void own(__u64 start, __u32 n, __u32 sub, const __u64 *h)
+{
+	__u64 m = h[MS_W_MAPPING];
+	__u32 order = 0;
+
+	while (order < MS_MAX_FOLIO_ORDER && (1U << order) < n)
+		order++;
+	own_start = start;
+	own_end = start + n;
+	own_sub = sub;
+	own_order = order;
+	own_flags = h[MS_W_FLAGS];
+	if (sub == MS_FREE_BUDDY || sub == MS_FREE_UNACCEPTED)
+		own_role_head = MS_ROLE_FREE_HEAD;
+	else if (n > 1 || ms_flag(h[MS_W_FLAGS], feat.pg_head))
+		own_role_head = MS_ROLE_HEAD;
+	else
+		own_role_head = MS_ROLE_NONE;
+	own_ino = 0;
+	own_dev = 0;
+	own_index = 0;
+	own_cgroup = 0;
+	if (sub == MS_UNKNOWN || sub == MS_FREE_UNINIT || own_role_head == MS_ROLE_FREE_HEAD)
+		return;
+	if (m && !(m & 3) && (sub == MS_FILE || sub == MS_EXEC || sub == MS_FILE_BUFFERS ||
+			      sub == MS_SHMEM)) {
+		facts_of(m);
+		own_ino = last_ino;
+		own_dev = last_dev;
+		own_index = h[4];	/* index / __folio_index */
+	}
+	own_cgroup = cgroup_of(h[MS_W_MEMCG]);
+}
+
 
 /* Count n pages from pfn as sub, clamped to this call's range, and move the cursor past them. */
 static void count(__u64 pfn, __u32 sub, __u64 n)
@@ -199,6 +304,21 @@ static void count(__u64 pfn, __u32 sub, __u64 n)
 	nruns = i + 1;
 }
 
+/*
+ * The page at pfn (words p) gets verdict sub, shared by the n pages of the folio or free block
+ * that starts at start: the page itself, or for a tail the head read into hbuf. Counting mode
+ * counts them all and jumps past them; allpages records this page and remembers the owner.
+ */
+static void take(__u64 pfn, const __u64 *p, __u32 sub, __u64 start, __u32 n)
+{
+	if (!dump_pages) {
+		count(pfn, sub, start + n - pfn);
+		return;
+	}
+	own(start, n, sub, start == pfn ? p : hbuf);
+	record(pfn, p);
+}
+
 static __u32 refine(__u32 sub, const __u64 *h)
 {
 	__u64 m = ms_file_mapping(sub, h);
@@ -210,26 +330,22 @@ static __u32 refine(__u32 sub, const __u64 *h)
  * A tail met before its head (the walk started inside the folio, or the head changed under
  * us): read the head and its page[1] and count the rest of the folio with the head's class.
  */
-static void visit_tail(__u64 pfn, __u64 head_pfn)
+static void visit_tail(__u64 pfn, const __u64 *p, __u64 head_pfn)
 {
 	__u32 sub, n;
 
 	if (bpf_probe_read_kernel(hbuf, sizeof(hbuf),
-				  (void *)(feat.vmemmap_base + head_pfn * 64))) {
-		holes++;
-		cursor = pfn + 1;
-		return;
-	}
-	if (!ms_flag(hbuf[MS_W_FLAGS], feat.pg_head) || (hbuf[MS_W_HEAD] & 1)) {
-		count(pfn, MS_KERNEL_UNSTABLE, 1);
+				  (void *)(feat.vmemmap_base + head_pfn * 64)) ||
+	    !ms_flag(hbuf[MS_W_FLAGS], feat.pg_head) || (hbuf[MS_W_HEAD] & 1)) {
+		take(pfn, p, MS_KERNEL_UNSTABLE, pfn, 1);
 		return;
 	}
 	sub = ms_classify_head(&feat, head_pfn, hbuf, &hbuf[MS_PAGE_WORDS], &n);
 	if (head_pfn + n <= pfn) {
-		count(pfn, MS_KERNEL_UNSTABLE, 1);
+		take(pfn, p, MS_KERNEL_UNSTABLE, pfn, 1);
 		return;
 	}
-	count(pfn, refine(sub, hbuf), head_pfn + n - pfn);
+	take(pfn, p, refine(sub, hbuf), head_pfn, n);
 }
 
 /* Classify the page at pfn, the j-th of the batch in buf. A global function: verified once. */
@@ -241,21 +357,25 @@ __noinline int visit(__u64 pfn, __u32 j)
 	__u32 sub, n;
 	int tail;
 
+	if (dump_pages && pfn >= own_start && pfn < own_end) {
+		record(pfn, p);		/* a tail or free-block interior of the current owner */
+		return 0;
+	}
 	if (ms_page_uninit(p)) {
-		count(pfn, MS_FREE_UNINIT, 1);
+		take(pfn, p, MS_FREE_UNINIT, pfn, 1);
 		return 0;
 	}
 	tail = ms_tail_head(&feat, pfn, p, p1, &head_pfn);
 	if (tail > 0) {
-		visit_tail(pfn, head_pfn);
+		visit_tail(pfn, p, head_pfn);
 		return 0;
 	}
 	if (tail < 0) {
-		count(pfn, MS_KERNEL_UNSTABLE, 1);
+		take(pfn, p, MS_KERNEL_UNSTABLE, pfn, 1);
 		return 0;
 	}
 	sub = ms_classify_head(&feat, pfn, p, p1, &n);
-	count(pfn, refine(sub, p), n);
+	take(pfn, p, refine(sub, p), pfn, n);
 	return 0;
 }
 
@@ -273,6 +393,18 @@ static long walk_batch(__u64 idx, void *ctx)
 		__u64 stop = base + MS_BATCH_PAGES < walk_end ? base + MS_BATCH_PAGES : walk_end;
 
 		holes += stop - cur;
+		if (dump_pages) {
+			for (j = 0; j < MS_BATCH_PAGES; j++) {
+				__u32 idx = (__u32)(base + j - walk_start) & (MS_SECTION_PAGES - 1);
+				struct ms_page_rec *r;
+
+				if (base + j < cur || base + j >= stop)
+					continue;
+				r = bpf_map_lookup_elem(&pagerecs, &idx);
+				if (r)
+					r->valid = 0;
+			}
+		}
 		cursor = stop;
 		return 0;
 	}
@@ -281,7 +413,7 @@ static long walk_batch(__u64 idx, void *ctx)
 	 * deferred init) in one verdict, without a call per page: the test of ms_page_uninit(),
 	 * branch-free, so the verifier sees one path.
 	 */
-	if (!dump && cur == base && base + MS_BATCH_PAGES <= walk_end) {
+	if (!dump && !dump_pages && cur == base && base + MS_BATCH_PAGES <= walk_end) {
 		__u64 acc = 0;
 
 		for (j = 0; j < MS_BATCH_PAGES * MS_PAGE_WORDS; j += MS_PAGE_WORDS)
@@ -329,7 +461,8 @@ static long walk_batch_cast(__u64 idx, void *ctx)
 {
 	__u64 cur = cursor, base = cur & ~(__u64)(MS_BATCH_PAGES - 1);
 
-	if (cur < walk_end && !dump && cur == base && base + MS_BATCH_PAGES <= walk_end &&
+	if (cur < walk_end && !dump && !dump_pages && cur == base &&
+	    base + MS_BATCH_PAGES <= walk_end &&
 	    batch_uninit(base)) {
 		counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
 		cursor = base + MS_BATCH_PAGES;

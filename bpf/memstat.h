@@ -118,6 +118,28 @@ struct ms_run {
 	__u8 _pad[3];
 };
 
+/* One page of the allpages dump: the struct page as read, and what the walk derived. */
+enum ms_role {
+	MS_ROLE_NONE = 0,	/* an order-0 page */
+	MS_ROLE_HEAD,		/* head of a compound page (folio) */
+	MS_ROLE_TAIL,		/* tail of a compound page */
+	MS_ROLE_FREE_HEAD,	/* first page of a free buddy block */
+	MS_ROLE_FREE_TAIL,	/* interior page of a free buddy block */
+};
+struct ms_page_rec {
+	__u64 w[8];		/* the 64 bytes of struct page, as read */
+	__u64 ino;		/* file pages: inode number */
+	__u64 offset;		/* file pages: page offset in the file */
+	__u64 cgroup;		/* cgroup id of the page's memcg, 0 when none */
+	__u64 head_pfn;		/* first page of the folio or free block */
+	__u64 head_flags;	/* flags of that first page (a tail's own are mostly internal) */
+	__u32 dev;		/* file pages: s_dev of the file system (major << 20 | minor) */
+	__u8 sub;		/* enum ms_sub */
+	__u8 order;		/* of the folio or free block */
+	__u8 role;		/* enum ms_role */
+	__u8 valid;		/* 0: the struct page could not be read (a hole) */
+};
+
 /* Per-mapping facts kept in the LRU cache (value), keyed by the address_space pointer. */
 #define MS_MAP_EXEC	0x1	/* some process maps it VM_EXEC */
 #define MS_MAP_BDEV	0x2	/* a block device's page cache */
@@ -125,6 +147,9 @@ struct ms_run {
 struct ms_mapping_facts {
 	__u32 flags;
 	__u32 generation;	/* the walk generation the facts were read in */
+	__u64 ino;		/* host inode number */
+	__u32 dev;		/* host superblock s_dev */
+	__u32 _pad;
 };
 
 /* Reasons the detect program refuses a kernel (a bit each; user space names them). */

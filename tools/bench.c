@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: cannot read /proc/iomem (run as root)\n");
 		return 1;
 	}
-	if (ms_bpf_open(&b, why, sizeof(why))) {
+	if (ms_bpf_open(&b, 0, why, sizeof(why))) {
 		fprintf(stderr, "bench: %s\n", why);
 		return 1;
 	}

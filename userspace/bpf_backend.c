@@ -24,6 +24,8 @@
 struct ms_bpf {
 	struct memstat_bpf *skel;
 	__u32 generation;
+	const struct ms_page_rec *recs;	/* allpages: the pagerecs map, memory-mapped */
+	size_t recs_len;
 	bool cast;		/* walk_cast loaded (the kernel has bpf_rdonly_cast) */
 };
 
@@ -131,7 +133,7 @@ static void describe_missing(__u32 m, char *why, size_t whylen)
 		why[n - 2] = '\0';
 }
 
-int ms_bpf_open(struct ms_bpf **out, char *why, size_t whylen)
+int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whylen)
 {
 	struct ms_bpf *b;
 	int err, ret = MS_EXIT_FAIL;
@@ -156,6 +158,9 @@ int ms_bpf_open(struct ms_bpf **out, char *why, size_t whylen)
 			goto fail;
 		}
 		bpf_program__set_autoload(b->skel->progs.walk_cast, b->cast);
+		/* the per-page records cost 3.4 MiB of kernel memory: only for allpages */
+		if (!(flags & MS_BPF_ALLPAGES))
+			bpf_map__set_max_entries(b->skel->maps.pagerecs, 1);
 		err = memstat_bpf__load(b->skel);
 		if (!err || !b->cast)
 			break;
@@ -188,6 +193,19 @@ int ms_bpf_open(struct ms_bpf **out, char *why, size_t whylen)
 	ret = find_vmemmap(b, why, whylen);
 	if (ret)
 		goto fail;
+	if (flags & MS_BPF_ALLPAGES) {
+		void *m;
+
+		b->recs_len = (size_t)MS_SECTION_PAGES * sizeof(struct ms_page_rec);
+		m = mmap(NULL, b->recs_len, PROT_READ, MAP_SHARED,
+			 bpf_map__fd(b->skel->maps.pagerecs), 0);
+		if (m == MAP_FAILED) {
+			snprintf(why, whylen, "failed to map the page records: %s", strerror(errno));
+			ret = MS_EXIT_FAIL;
+			goto fail;
+		}
+		b->recs = m;
+	}
 	*out = b;
 	return MS_EXIT_OK;
 fail:
@@ -268,11 +286,15 @@ static int emit_runs(struct memstat_bpf *s, struct run_merger *m)
 	return 0;
 }
 
-int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
-		ms_run_fn fn, void *arg)
+/*
+ * Walk the ranges one section per program run. With run_fn, hand over runs of equal
+ * sub-class; with page_fn (allpages), have the walker record every page and hand over each.
+ */
+static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
+		       ms_run_fn run_fn, ms_page_fn page_fn, void *arg)
 {
 	struct memstat_bpf *s = b->skel;
-	struct run_merger merger = { fn, arg, 0, 0, MS_NR_SUBS };
+	struct run_merger merger = { run_fn, arg, 0, 0, MS_NR_SUBS };
 	__u64 prev_end = 0;
 	double t0;
 	size_t i;
@@ -282,6 +304,10 @@ int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 	res->backend = "bpf";
 	res->exec_known = true;
 	res->uninit_known = true;
+	if (page_fn && !b->recs) {
+		ms_err("internal: allpages needs ms_bpf_open(MS_BPF_ALLPAGES)");
+		return MS_EXIT_FAIL;
+	}
 
 	s->bss->generation = ++b->generation;
 	s->bss->exec_vmas = 0;
@@ -297,15 +323,20 @@ int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 	s->bss->reads = 0;
 	s->bss->cache_misses = 0;
 	s->bss->last_mapping = 0;
+	s->bss->last_memcg_data = 0;
 	s->bss->cursor = 0;
-	s->bss->dump = fn != NULL;
+	s->bss->own_end = 0;
+	s->bss->dump = run_fn != NULL;
+	s->bss->dump_pages = page_fn != NULL;
 	for (i = 0; i < ranges->n; i++) {
 		__u64 start = ranges->r[i].start, end = ranges->r[i].end, step = MS_SECTION_PAGES;
 
-		if (start != prev_end)
-			s->bss->cursor = start;	/* not contiguous: nothing carries over */
+		if (start != prev_end) {	/* not contiguous: nothing carries over */
+			s->bss->cursor = start;
+			s->bss->own_start = s->bss->own_end = 0;
+		}
 		while (start < end) {
-			__u64 stop = (start + step) & ~(step - 1);
+			__u64 stop = (start + step) & ~(step - 1), pfn;
 
 			if (stop > end || stop <= start)
 				stop = end;
@@ -318,16 +349,16 @@ int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 				       (unsigned long long)start, strerror(-err));
 				return MS_EXIT_FAIL;
 			}
-			if (fn) {
-				err = emit_runs(s, &merger);
-				if (err)
+			if (run_fn && emit_runs(s, &merger))
+				return MS_EXIT_FAIL;
+			for (pfn = start; page_fn && pfn < stop; pfn++)
+				if (page_fn(arg, pfn, &b->recs[pfn - start]))
 					return MS_EXIT_FAIL;
-			}
 			start = stop;
 		}
 		prev_end = end;
 	}
-	if (fn && merger.npages && fn(arg, merger.pfn, merger.npages, merger.sub))
+	if (run_fn && merger.npages && run_fn(arg, merger.pfn, merger.npages, merger.sub))
 		return MS_EXIT_FAIL;
 	res->walk_ms = ms_now_ms() - t0;
 	for (j = 0; j < MS_NR_SUBS; j++) {
@@ -341,10 +372,24 @@ int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 	return MS_EXIT_OK;
 }
 
+int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
+		ms_run_fn fn, void *arg)
+{
+	return walk_ranges(b, ranges, res, fn, NULL, arg);
+}
+
+int ms_bpf_dump(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
+		ms_page_fn fn, void *arg)
+{
+	return walk_ranges(b, ranges, res, NULL, fn, arg);
+}
+
 void ms_bpf_free(struct ms_bpf *b)
 {
 	if (!b)
 		return;
+	if (b->recs)
+		munmap((void *)b->recs, b->recs_len);
 	memstat_bpf__destroy(b->skel);
 	free(b);
 }

@@ -24,6 +24,7 @@
 
 static const char usage_text[] =
 	"Usage: memstat [OPTIONS] [INTERVAL [COUNT]]\n"
+	"       memstat allpages [OPTIONS]   (one record per page; see memstat allpages --help)\n"
 	"Classify every page of physical memory and print where it went.\n"
 	"With INTERVAL (seconds, fractions allowed), take a sample every INTERVAL seconds,\n"
 	"COUNT times or until interrupted.\n"
@@ -233,19 +234,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Which of the capabilities memstat needs does this process lack? NULL: none. */
-static const char *missing_capability(void)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2] = {};
-
-	if (syscall(SYS_capget, &hdr, data))
-		return geteuid() ? "CAP_SYS_ADMIN" : NULL;
-	if (!(data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)))
-		return "CAP_SYS_ADMIN";
-	return NULL;
-}
-
 static int print_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
 {
 	(void)arg;
@@ -299,6 +287,32 @@ static void print_features(const struct ms_bpf *b)
 	printf("vmemmap base:        %s\n", f->vmemmap_base ? "located (1 GiB aligned)" : "unknown");
 }
 
+/* memstat allpages ...: privileges and present memory first, like the summary. */
+static int allpages(int argc, char **argv)
+{
+	struct ms_ranges ranges = {};
+	const char *cap;
+	int err, ret;
+
+	signal(SIGPIPE, SIG_IGN);	/* allpages | head: EPIPE is a normal end */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return ms_allpages_main(argc, argv, &ranges);
+	cap = ms_missing_capability();
+	if (cap) {
+		ms_err("missing capability %s (needed to read page frame numbers); run as root", cap);
+		return MS_EXIT_PERM;
+	}
+	err = ms_ranges_from_iomem("/proc/iomem", &ranges);
+	if (err) {
+		ms_err("failed to read present memory from /proc/iomem: %s", strerror(-err));
+		return err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
+	}
+	ret = ms_allpages_main(argc, argv, &ranges);
+	ms_ranges_free(&ranges);
+	return ret;
+}
+
 /* One walk with whichever backend this run uses: the sampler calls it once per sample. */
 struct walker {
 	struct ms_bpf *bpf;
@@ -336,6 +350,8 @@ int main(int argc, char **argv)
 	struct opts o;
 	int ret, err;
 
+	if (argc > 1 && !strcmp(argv[1], "allpages"))
+		return allpages(argc - 1, argv + 1);
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret;
@@ -346,7 +362,7 @@ int main(int argc, char **argv)
 	ro.kernel = uts.release;
 	ro.verbose = o.verbose;
 
-	cap = missing_capability();
+	cap = ms_missing_capability();
 	if (cap) {
 		snprintf(why, sizeof(why), "missing capability %s (needed to read page frame "
 			 "numbers and /proc/kpageflags); run as root", cap);
@@ -364,7 +380,7 @@ int main(int argc, char **argv)
 	}
 
 	if (o.backend != BACKEND_KPF) {
-		ret = ms_bpf_open(&bpf, why, sizeof(why));
+		ret = ms_bpf_open(&bpf, 0, why, sizeof(why));
 		if (ret && o.backend == BACKEND_BPF) {
 			ms_err("%s", why);
 			fail_json(why);

@@ -63,10 +63,16 @@ __u64 ms_class_pages(const struct ms_result *r, enum ms_class c);
 /* Called with runs of equal sub-class, in pfn order, when a caller asks for them. */
 typedef int (*ms_run_fn)(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub);
 
+/* Called for every page of an allpages walk, in pfn order. */
+typedef int (*ms_page_fn)(void *arg, __u64 pfn, const struct ms_page_rec *rec);
+
 /* BPF backend. */
 struct ms_bpf;
+#define MS_BPF_ALLPAGES 0x1	/* set up the per-page records of ms_bpf_dump() */
 /* Returns an MS_EXIT_* code; on failure *why says what failed, in one line. */
-int ms_bpf_open(struct ms_bpf **out, char *why, size_t whylen);
+int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whylen);
+int ms_bpf_dump(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
+		ms_page_fn fn, void *arg);
 int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_run_fn fn, void *arg);
 const struct ms_features *ms_bpf_features(const struct ms_bpf *b);
@@ -162,6 +168,11 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 		   void *walk_arg, const struct ms_report_opts *ro);
 bool ms_stop_requested(void);
 void ms_json_string(FILE *out, const char *s);
+
+/* memstat allpages (allpages.c): argv[0] is "allpages". */
+int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present);
+/* The capability memstat needs that this process lacks, or NULL. */
+const char *ms_missing_capability(void);
 
 /* Errors: "memstat: " + message, one line, on stderr. */
 void ms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

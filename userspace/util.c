@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Names of the classes and sub-classes, errors, time. */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
 
 #include "memstat_int.h"
 
@@ -73,3 +77,17 @@ double ms_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
+
+/* Which of the capabilities memstat needs does this process lack? NULL: none. */
+const char *ms_missing_capability(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() ? "CAP_SYS_ADMIN" : NULL;
+	if (!(data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)))
+		return "CAP_SYS_ADMIN";
+	return NULL;
+}
+

@@ -334,7 +334,7 @@ TEST(CrossCheck, PerPageClassesAgreeWithKpageflags)
 	uint64_t max_pfn = r.r[r.n - 1].end;
 	struct ms_bpf *b = nullptr;
 	char why[512];
-	ASSERT_EQ(ms_bpf_open(&b, why, sizeof(why)), 0) << why;
+	ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
 
 	std::vector<uint64_t> before(max_pfn, 1), after(max_pfn, 1);
 	std::vector<uint8_t> cls(max_pfn, 0xff);

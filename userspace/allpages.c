@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * memstat allpages: one record per physical page, like Solaris `::walk allpages | ::page` or
+ * `page-types -L`, from the same walk and classifier as the summary. Kernel addresses are printed
+ * only with --raw-pointers (they reveal the KASLR offset).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+
+#include "memstat_int.h"
+#include "classify.h"
+
+enum dump_format { DF_TEXT, DF_CSV, DF_JSONL };
+
+struct zone_span {
+	int node;
+	char name[16];
+	__u64 start, end;
+};
+
+struct dumper {
+	enum dump_format fmt;
+	bool raw;
+	__u32 want;			/* bitmask of enum ms_sub to print */
+	__u64 first, last;		/* --pfn, inclusive */
+	const struct ms_features *feat;
+	/* page-flag names by bit, from BTF; flags above nr_flags are node/zone/section bits */
+	const char *flag_name[64];
+	int nr_flags;
+	__u64 last_flags;
+	char flags_str[1024];
+	struct zone_span *zones;
+	size_t nzones, zi;
+	__u64 printed;
+	__u64 sub[MS_NR_SUBS];		/* classes of the printed records */
+	/* output buffer: one write(2) per 64 KiB */
+	char out[1 << 16];
+	size_t n;
+	int err;
+};
+
+static const char usage_text[] =
+	"Usage: memstat allpages [OPTIONS]\n"
+	"Print one record per physical page.\n"
+	"\n"
+	"      --pfn START-END    only pages START to END, inclusive (hex 0x... or decimal)\n"
+	"      --class LIST       only these classes or sub-classes, comma separated\n"
+	"                         (kernel,anon,shmem,exec,page_cache,hugetlb,free or a detail key)\n"
+	"  -f, --format FMT       text (default), csv or jsonl\n"
+	"      --summary          print the class totals of the same walk at the end\n"
+	"                         (on stdout for text, on stderr for csv and jsonl)\n"
+	"      --raw-pointers     add the raw struct page words, mapping and memcg pointers:\n"
+	"                         SENSITIVE, kernel addresses reveal the KASLR offset\n"
+	"  -h, --help             print this help\n";
+
+/* ---- output buffer ---- */
+
+static void flush(struct dumper *d)
+{
+	size_t off = 0;
+
+	while (!d->err && off < d->n) {
+		ssize_t w = write(STDOUT_FILENO, d->out + off, d->n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			d->err = errno;
+		else
+			off += (size_t)w;
+	}
+	d->n = 0;
+}
+
+static void put(struct dumper *d, const char *s, size_t len)
+{
+	if (d->n + len > sizeof(d->out))
+		flush(d);
+	if (len > sizeof(d->out))
+		len = sizeof(d->out);
+	memcpy(d->out + d->n, s, len);
+	d->n += len;
+}
+
+static void puts_(struct dumper *d, const char *s)
+{
+	put(d, s, strlen(s));
+}
+
+static void putc_(struct dumper *d, char c)
+{
+	if (d->n + 1 > sizeof(d->out))
+		flush(d);
+	d->out[d->n++] = c;
+}
+
+static void put_u64(struct dumper *d, __u64 v)
+{
+	char b[24];
+	int i = sizeof(b);
+
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(d, b + i, sizeof(b) - i);
+}
+
+static void put_s64(struct dumper *d, long long v)
+{
+	if (v < 0) {
+		putc_(d, '-');
+		put_u64(d, (__u64)-(v + 1) + 1);
+	} else {
+		put_u64(d, (__u64)v);
+	}
+}
+
+static void put_hex(struct dumper *d, __u64 v)
+{
+	static const char hx[] = "0123456789abcdef";
+	char b[20];
+	int i = sizeof(b);
+
+	do {
+		b[--i] = hx[v & 15];
+		v >>= 4;
+	} while (v);
+	b[--i] = 'x';
+	b[--i] = '0';
+	put(d, b + i, sizeof(b) - i);
+}
+
+/* pad the text format's columns */
+static void pad_to(struct dumper *d, size_t start, size_t width)
+{
+	while (d->n - start < width)
+		putc_(d, ' ');
+	putc_(d, ' ');
+}
+
+/* ---- page facts ---- */
+
+static int load_flag_names(struct dumper *d)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	__s32 id;
+	int i;
+
+	if (!btf)
+		return -errno;
+	id = btf__find_by_name_kind(btf, "pageflags", BTF_KIND_ENUM);
+	if (id < 0) {
+		btf__free(btf);
+		return -ENOENT;
+	}
+	t = btf__type_by_id(btf, id);
+	e = btf_enum(t);
+	d->nr_flags = 64;
+	for (i = 0; i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, e[i].name_off);
+		__s32 v = e[i].val;
+
+		if (!strcmp(name, "__NR_PAGEFLAGS")) {
+			d->nr_flags = v < 64 ? v : 64;
+			continue;
+		}
+		if (v < 0 || v >= 64 || d->flag_name[v] || strncmp(name, "PG_", 3))
+			continue;	/* later names are aliases of the first */
+		d->flag_name[v] = strdup(name + 3);
+	}
+	btf__free(btf);
+	return 0;
+}
+
+static const char *flags_string(struct dumper *d, __u64 flags)
+{
+	size_t n = 0;
+	int b;
+
+	if (d->nr_flags < 64)
+		flags &= (1ULL << d->nr_flags) - 1;
+	if (flags == d->last_flags && d->flags_str[0])
+		return d->flags_str;
+	d->last_flags = flags;
+	d->flags_str[0] = '\0';
+	for (b = 0; b < 64; b++) {
+		if (!(flags & (1ULL << b)))
+			continue;
+		n += (size_t)snprintf(d->flags_str + n, sizeof(d->flags_str) - n, "%s%s",
+				      n ? "|" : "", d->flag_name[b] ? d->flag_name[b] : "?");
+		if (n >= sizeof(d->flags_str))
+			break;
+	}
+	if (!n)
+		snprintf(d->flags_str, sizeof(d->flags_str), "-");
+	return d->flags_str;
+}
+
+/* Zones and nodes from /proc/zoneinfo: "spanned" comes before "start_pfn" in each zone. */
+static int load_zones(struct dumper *d)
+{
+	FILE *f = fopen("/proc/zoneinfo", "re");
+	char line[256], name[16] = "";
+	unsigned long long spanned = 0, v;
+	int node = -1;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %15s", &node, name) == 2) {
+			spanned = 0;
+		} else if (sscanf(line, " spanned %llu", &v) == 1) {
+			spanned = v;
+		} else if (sscanf(line, " start_pfn: %llu", &v) == 1 && spanned) {
+			struct zone_span *z = realloc(d->zones, (d->nzones + 1) * sizeof(*z));
+
+			if (!z)
+				break;
+			d->zones = z;
+			z[d->nzones].node = node;
+			snprintf(z[d->nzones].name, sizeof(z[0].name), "%s", name);
+			z[d->nzones].start = v;
+			z[d->nzones].end = v + spanned;
+			d->nzones++;
+			spanned = 0;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static const struct zone_span *zone_of(struct dumper *d, __u64 pfn)
+{
+	size_t k;
+
+	if (d->zi < d->nzones && pfn >= d->zones[d->zi].start && pfn < d->zones[d->zi].end)
+		return &d->zones[d->zi];
+	for (k = 0; k < d->nzones; k++) {
+		if (pfn >= d->zones[k].start && pfn < d->zones[k].end) {
+			d->zi = k;
+			return &d->zones[k];
+		}
+	}
+	return NULL;
+}
+
+static const char *role_name(__u8 role)
+{
+	switch (role) {
+	case MS_ROLE_HEAD:
+		return "head";
+	case MS_ROLE_TAIL:
+		return "tail";
+	case MS_ROLE_FREE_HEAD:
+		return "free-head";
+	case MS_ROLE_FREE_TAIL:
+		return "free-tail";
+	default:
+		return "-";
+	}
+}
+
+static const char *owner_kind(const struct ms_page_rec *r)
+{
+	if (r->ino)
+		return "file";
+	if (ms_subs[r->sub].cls == MS_C_ANON)
+		return "anon";
+	return "none";
+}
+
+/* ---- records ---- */
+
+static const char csv_header[] = "pfn,class,subclass,flags,role,order,head_pfn,refcount,mapcount,"
+				 "owner,dev,inode,offset,cgroup,node,zone";
+
+static void header(struct dumper *d)
+{
+	if (d->fmt == DF_CSV) {
+		puts_(d, csv_header);
+		puts_(d, d->raw ? ",mapping,memcg_data,raw\n" : "\n");
+	} else if (d->fmt == DF_TEXT) {
+		puts_(d, "PFN          CLASS      SUBCLASS             ROLE       ORDER HEAD_PFN     "
+		      "REF MAP OWNER DEV     INODE      OFFSET     CGROUP NODE ZONE    FLAGS");
+		puts_(d, d->raw ? "  RAW\n" : "\n");
+	}
+}
+
+static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+{
+	struct dumper *d = arg;
+	const struct zone_span *z;
+	const char *owner, *cls, *sub;
+	bool typed, file;
+	__u64 flags;
+	long long mapcount;
+	__s32 ref;
+	char dev[24];
+	size_t col;
+
+	if (pfn < d->first || pfn > d->last || !r->valid || r->sub >= MS_NR_SUBS)
+		return 0;
+	if (!(d->want & (1U << r->sub)))
+		return 0;
+	d->printed++;
+	d->sub[r->sub]++;
+	z = zone_of(d, pfn);
+	/* a tail shows its folio's flags, as /proc/kpageflags does since 6.12 */
+	flags = r->role == MS_ROLE_TAIL ? r->head_flags : r->w[MS_W_FLAGS];
+	cls = ms_classes[ms_subs[r->sub].cls].key;
+	sub = ms_subs[r->sub].key;
+	ref = ms_refcount(r->w);
+	typed = ms_ptype(d->feat, ms_page_type_word(r->w)) != MS_T_NONE;
+	mapcount = typed ? 0 : (long long)(__s32)ms_page_type_word(r->w) + 1;
+	if (mapcount < 0)
+		mapcount = 0;
+	owner = owner_kind(r);
+	file = r->ino != 0;
+	snprintf(dev, sizeof(dev), "%u:%u", r->dev >> 20, r->dev & 0xfffff);
+
+	if (d->fmt == DF_JSONL) {
+		puts_(d, "{\"pfn\":");
+		put_u64(d, pfn);
+		puts_(d, ",\"class\":\"");
+		puts_(d, cls);
+		puts_(d, "\",\"subclass\":\"");
+		puts_(d, sub);
+		puts_(d, "\",\"flags\":\"");
+		puts_(d, flags_string(d, flags));
+		puts_(d, "\",\"role\":\"");
+		puts_(d, role_name(r->role));
+		puts_(d, "\",\"order\":");
+		put_u64(d, r->order);
+		puts_(d, ",\"head_pfn\":");
+		put_u64(d, r->head_pfn);
+		puts_(d, ",\"refcount\":");
+		put_s64(d, ref);
+		puts_(d, ",\"mapcount\":");
+		put_s64(d, mapcount);
+		puts_(d, ",\"owner\":\"");
+		puts_(d, owner);
+		puts_(d, "\"");
+		if (file) {
+			puts_(d, ",\"dev\":\"");
+			puts_(d, dev);
+			puts_(d, "\",\"inode\":");
+			put_u64(d, r->ino);
+			puts_(d, ",\"offset\":");
+			put_u64(d, r->offset);
+		}
+		puts_(d, ",\"cgroup\":");
+		put_u64(d, r->cgroup);
+		puts_(d, ",\"node\":");
+		put_s64(d, z ? z->node : -1);
+		puts_(d, ",\"zone\":\"");
+		puts_(d, z ? z->name : "-");
+		puts_(d, "\"");
+		if (d->raw) {
+			puts_(d, ",\"mapping\":\"");
+			put_hex(d, r->w[MS_W_MAPPING]);
+			puts_(d, "\",\"memcg_data\":\"");
+			put_hex(d, r->w[MS_W_MEMCG]);
+			puts_(d, "\",\"raw\":[");
+			for (int i = 0; i < MS_PAGE_WORDS; i++) {
+				puts_(d, i ? ",\"" : "\"");
+				put_hex(d, r->w[i]);
+				putc_(d, '"');
+			}
+			putc_(d, ']');
+		}
+		puts_(d, "}\n");
+		return d->err ? -1 : 0;
+	}
+
+	if (d->fmt == DF_CSV) {
+		put_hex(d, pfn);
+		putc_(d, ',');
+		puts_(d, cls);
+		putc_(d, ',');
+		puts_(d, sub);
+		putc_(d, ',');
+		puts_(d, flags_string(d, flags));	/* names: never a comma */
+		putc_(d, ',');
+		puts_(d, role_name(r->role));
+		putc_(d, ',');
+		put_u64(d, r->order);
+		putc_(d, ',');
+		put_hex(d, r->head_pfn);
+		putc_(d, ',');
+		put_s64(d, ref);
+		putc_(d, ',');
+		put_s64(d, mapcount);
+		putc_(d, ',');
+		puts_(d, owner);
+		putc_(d, ',');
+		if (file) {
+			puts_(d, dev);
+			putc_(d, ',');
+			put_u64(d, r->ino);
+			putc_(d, ',');
+			put_u64(d, r->offset);
+		} else {
+			puts_(d, ",,");
+		}
+		putc_(d, ',');
+		put_u64(d, r->cgroup);
+		putc_(d, ',');
+		put_s64(d, z ? z->node : -1);
+		putc_(d, ',');
+		puts_(d, z ? z->name : "");
+		if (d->raw) {
+			putc_(d, ',');
+			put_hex(d, r->w[MS_W_MAPPING]);
+			putc_(d, ',');
+			put_hex(d, r->w[MS_W_MEMCG]);
+			putc_(d, ',');
+			for (int i = 0; i < MS_PAGE_WORDS; i++) {
+				if (i)
+					putc_(d, ' ');
+				put_hex(d, r->w[i]);
+			}
+		}
+		putc_(d, '\n');
+		return d->err ? -1 : 0;
+	}
+
+	/* text: aligned columns, flags last */
+	if (d->n + 512 > sizeof(d->out))
+		flush(d);
+	col = d->n;
+	put_hex(d, pfn);
+	pad_to(d, col, 12);
+	col = d->n;
+	puts_(d, cls);
+	pad_to(d, col, 10);
+	col = d->n;
+	puts_(d, sub);
+	pad_to(d, col, 20);
+	col = d->n;
+	puts_(d, role_name(r->role));
+	pad_to(d, col, 10);
+	col = d->n;
+	put_u64(d, r->order);
+	pad_to(d, col, 5);
+	col = d->n;
+	put_hex(d, r->head_pfn);
+	pad_to(d, col, 12);
+	col = d->n;
+	put_s64(d, ref);
+	pad_to(d, col, 3);
+	col = d->n;
+	put_s64(d, mapcount);
+	pad_to(d, col, 3);
+	col = d->n;
+	puts_(d, owner);
+	pad_to(d, col, 5);
+	col = d->n;
+	puts_(d, file ? dev : "-");
+	pad_to(d, col, 7);
+	col = d->n;
+	if (file)
+		put_u64(d, r->ino);
+	else
+		putc_(d, '-');
+	pad_to(d, col, 10);
+	col = d->n;
+	if (file)
+		put_u64(d, r->offset);
+	else
+		putc_(d, '-');
+	pad_to(d, col, 10);
+	col = d->n;
+	put_u64(d, r->cgroup);
+	pad_to(d, col, 6);
+	col = d->n;
+	put_s64(d, z ? z->node : -1);
+	pad_to(d, col, 4);
+	col = d->n;
+	puts_(d, z ? z->name : "-");
+	pad_to(d, col, 7);
+	puts_(d, flags_string(d, flags));
+	if (d->raw) {
+		for (int i = 0; i < MS_PAGE_WORDS; i++) {
+			putc_(d, ' ');
+			put_hex(d, r->w[i]);
+		}
+	}
+	putc_(d, '\n');
+	return d->err ? -1 : 0;
+}
+
+/* ---- options ---- */
+
+static int usage_error(const char *msg, const char *arg)
+{
+	fputs("memstat: ", stderr);
+	fprintf(stderr, msg, arg);
+	fputs("\nTry 'memstat allpages --help' for more information.\n", stderr);
+	return MS_EXIT_USAGE;
+}
+
+static int parse_pfn(const char *s, __u64 *v, char **end)
+{
+	errno = 0;
+	*v = strtoull(s, end, 0);
+	return *end == s || errno || *s == '-' ? -1 : 0;
+}
+
+static int parse_class_list(const char *arg, __u32 *want)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int c, i, found;
+
+	*want = 0;
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		found = 0;
+		for (c = 0; c < MS_NR_CLASSES; c++) {
+			if (strcmp(tok, ms_classes[c].key))
+				continue;
+			for (i = 0; i < MS_NR_SUBS; i++)
+				if (ms_subs[i].cls == (enum ms_class)c)
+					*want |= 1U << i;
+			found = 1;
+		}
+		for (i = 0; i < MS_NR_SUBS; i++) {
+			if (!strcmp(tok, ms_subs[i].key)) {
+				*want |= 1U << i;
+				found = 1;
+			}
+		}
+		if (!found) {
+			int ret = usage_error("unknown class '%s' (expected kernel, anon, shmem, exec, "
+					      "page_cache, hugetlb, free or a detail key such as "
+					      "kernel_slab)", tok);
+
+			free(copy);
+			return ret;
+		}
+	}
+	free(copy);
+	return *want ? 0 : usage_error("%s", "--class needs at least one class");
+}
+
+/* Restrict the present ranges to [first, last]; none left is an error. */
+static int clip_ranges(const struct ms_ranges *all, __u64 first, __u64 last, struct ms_ranges *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->r = calloc(all->n ? all->n : 1, sizeof(*out->r));
+	if (!out->r)
+		return -ENOMEM;
+	for (i = 0; i < all->n; i++) {
+		__u64 s = all->r[i].start > first ? all->r[i].start : first;
+		__u64 e = last == ~0ULL || all->r[i].end <= last ? all->r[i].end : last + 1;
+
+		if (s >= e)
+			continue;
+		out->r[out->n].start = s;
+		out->r[out->n].end = e;
+		out->pages += e - s;
+		out->n++;
+	}
+	return out->n ? 0 : -ERANGE;
+}
+
+int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
+{
+	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW };
+	static const struct option longopts[] = {
+		{ "pfn", required_argument, NULL, OPT_PFN },
+		{ "class", required_argument, NULL, OPT_CLASS },
+		{ "format", required_argument, NULL, 'f' },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "raw-pointers", no_argument, NULL, OPT_RAW },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dumper *d = calloc(1, sizeof(*d));
+	struct ms_report_opts ro = {};
+	struct ms_ranges ranges = {};
+	struct ms_result res;
+	struct ms_bpf *b = NULL;
+	bool summary = false;
+	char why[512];
+	int c, ret = MS_EXIT_USAGE;
+
+	if (!d) {
+		ms_err("out of memory");
+		return MS_EXIT_FAIL;
+	}
+	d->want = (1U << MS_NR_SUBS) - 1;
+	d->first = 0;
+	d->last = ~0ULL;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:h", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case OPT_PFN:
+			if (parse_pfn(optarg, &d->first, &end) || *end != '-' ||
+			    parse_pfn(end + 1, &d->last, &end) || *end || d->first > d->last) {
+				ret = usage_error("invalid pfn range '%s': expected START-END, e.g. "
+						  "0x100000-0x1fffff", optarg);
+				goto out;
+			}
+			break;
+		case OPT_CLASS:
+			ret = parse_class_list(optarg, &d->want);
+			if (ret)
+				goto out;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				d->fmt = DF_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				d->fmt = DF_CSV;
+			else if (!strcmp(optarg, "jsonl"))
+				d->fmt = DF_JSONL;
+			else {
+				ret = usage_error("unknown format '%s' (expected text, csv or jsonl)",
+						  optarg);
+				goto out;
+			}
+			break;
+		case OPT_SUMMARY:
+			summary = true;
+			break;
+		case OPT_RAW:
+			d->raw = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = MS_EXIT_OK;
+			goto out;
+		case ':':
+			ret = usage_error("option '%s' needs an argument", argv[optind - 1]);
+			goto out;
+		default:
+			ret = usage_error("unknown option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		ret = usage_error("unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (clip_ranges(present, d->first, d->last, &ranges)) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%#llx-%#llx",
+			 (unsigned long long)d->first, (unsigned long long)d->last);
+		fputs("memstat: ", stderr);
+		fprintf(stderr, "pfn range %s holds no present memory (present pfns end at %#llx)\n",
+			msg, (unsigned long long)(present->n ? present->r[present->n - 1].end - 1 : 0));
+		ret = MS_EXIT_USAGE;
+		goto out;
+	}
+
+	ret = ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why));
+	if (ret) {
+		ms_err("%s (allpages needs the bpf backend)", why);
+		goto out;
+	}
+	d->feat = ms_bpf_features(b);
+	if (load_flag_names(d))
+		ms_err("kernel BTF has no enum pageflags: flags are printed as '?'");
+	load_zones(d);
+
+	header(d);
+	ret = ms_bpf_dump(b, &ranges, &res, on_page, d);
+	if (!d->err)
+		flush(d);
+	if (d->err == EPIPE) {	/* memstat allpages | head: a normal end */
+		ret = MS_EXIT_OK;
+		goto out;
+	}
+	if (d->err) {
+		ms_err("failed to write output: %s", strerror(d->err));
+		ret = MS_EXIT_FAIL;
+		goto out;
+	}
+	if (ret)
+		goto out;
+	if (summary) {
+		FILE *out = d->fmt == DF_TEXT ? stdout : stderr;
+
+		if (d->fmt == DF_TEXT)
+			fputc('\n', stdout);
+		ms_print_summary(out, &res, &ro);
+		if (fflush(out) && errno != EPIPE) {
+			ms_err("failed to write output: %s", strerror(errno));
+			ret = MS_EXIT_FAIL;
+		}
+	}
+out:
+	ms_bpf_free(b);
+	ms_ranges_free(&ranges);
+	for (c = 0; c < 64; c++)
+		free((void *)d->flag_name[c]);
+	free(d->zones);
+	free(d);
+	return ret;
+}
