@@ -34,6 +34,13 @@
 /* The largest folio the walker trusts: a 1 GiB (PUD) hugetlb page. */
 #define MS_MAX_FOLIO_ORDER 18
 
+/*
+ * sizeof(struct page): 64 on every supported kernel (the detect program refuses others, e.g.
+ * KMSAN builds), so pfn <-> vmemmap address conversions are shifts, not divisions.
+ */
+#define MS_PAGE_SHIFT_STRUCT	6
+#define MS_PAGES_PER_VMEMMAP_PAGE (4096 >> MS_PAGE_SHIFT_STRUCT)
+
 MS_INLINE __u32 ms_page_type_word(const __u64 *p)
 {
 	return (__u32)p[MS_W_TYPE];
@@ -104,17 +111,17 @@ MS_INLINE int ms_is_head_mask(__u64 info)
  */
 MS_INLINE int ms_head_of(const struct ms_features *f, __u64 pfn, __u64 info, __u64 *head_pfn)
 {
-	__u64 self = f->vmemmap_base + pfn * f->page_size;
+	__u64 self = f->vmemmap_base + (pfn << MS_PAGE_SHIFT_STRUCT);
 	__u64 head, hp;
 
-	if (!(info & 1) || !f->page_size)
+	if (!(info & 1))
 		return 0;
 	head = ms_is_head_mask(info) ? (self & info) : info - 1;
 	if (head < f->vmemmap_base || head >= self)
 		return 0;
-	if ((head - f->vmemmap_base) % f->page_size)
+	if ((head - f->vmemmap_base) & ((1ULL << MS_PAGE_SHIFT_STRUCT) - 1))
 		return 0;
-	hp = (head - f->vmemmap_base) / f->page_size;
+	hp = (head - f->vmemmap_base) >> MS_PAGE_SHIFT_STRUCT;
 	if (pfn - hp >= (1ULL << MS_MAX_FOLIO_ORDER))
 		return 0;
 	*head_pfn = hp;
@@ -131,11 +138,9 @@ MS_INLINE int ms_head_of(const struct ms_features *f, __u64 pfn, __u64 info, __u
 MS_INLINE int ms_tail_head(const struct ms_features *f, __u64 pfn, const __u64 *p,
 			   const __u64 *p1, __u64 *head_pfn)
 {
-	__u64 per_vmemmap_page = 4096 / (f->page_size ? f->page_size : 64);
-
 	if (p[MS_W_HEAD] & 1)
 		return ms_head_of(f, pfn, p[MS_W_HEAD], head_pfn) ? 1 : -1;
-	if (p1 && (pfn % per_vmemmap_page) == 0 && ms_flag(p[MS_W_FLAGS], f->pg_head) &&
+	if (p1 && (pfn & (MS_PAGES_PER_VMEMMAP_PAGE - 1)) == 0 && ms_flag(p[MS_W_FLAGS], f->pg_head) &&
 	    (p1[MS_W_HEAD] & 1) && ms_head_of(f, pfn + 1, p1[MS_W_HEAD], head_pfn) &&
 	    *head_pfn != pfn)
 		return 1;
@@ -153,8 +158,11 @@ MS_INLINE __u32 ms_folio_order(const struct ms_features *f, const __u64 *h, cons
 	return (__u32)(h1[MS_W_FLAGS] & 0xff);
 }
 
-/* Pages a head at pfn covers, or 1 when the order is implausible or misaligned. */
-MS_INLINE __u32 ms_run_len(__u64 pfn, __u32 order, __u32 max_order)
+/*
+ * Pages a head at pfn covers, or 1 when the order is implausible or misaligned. The order is
+ * taken as 64 bits: a buddy head's private may still hold a stale pointer in a torn read.
+ */
+MS_INLINE __u32 ms_run_len(__u64 pfn, __u64 order, __u32 max_order)
 {
 	if (order == 0 || order > max_order || (pfn & ((1ULL << order) - 1)))
 		return 1;
@@ -179,8 +187,13 @@ MS_INLINE __u32 ms_classify_head(const struct ms_features *f, __u64 pfn, const _
 	*npages = 1;
 	/* free blocks: the head carries the type and the order; interiors carry nothing */
 	if (t == MS_T_BUDDY) {
-		*npages = ms_run_len(pfn, (__u32)h[MS_W_PRIVATE], f->max_buddy_order);
+		*npages = ms_run_len(pfn, h[MS_W_PRIVATE], f->max_buddy_order);
 		return MS_FREE_BUDDY;
+	}
+	/* debug_pagealloc: set_page_guard() types the first page and keeps the order in private */
+	if (t == MS_T_GUARD) {
+		*npages = ms_run_len(pfn, h[MS_W_PRIVATE], f->max_buddy_order);
+		return MS_KERNEL_GUARD;
 	}
 	if (t == MS_T_UNACCEPTED) {
 		*npages = ms_run_len(pfn, f->max_buddy_order, f->max_buddy_order);
@@ -204,8 +217,6 @@ MS_INLINE __u32 ms_classify_head(const struct ms_features *f, __u64 pfn, const _
 		return MS_KERNEL_ZSMALLOC;
 	case MS_T_OFFLINE:
 		return MS_KERNEL_OFFLINE;
-	case MS_T_GUARD:
-		return MS_KERNEL_GUARD;
 	case MS_T_UNKNOWN:
 		return MS_KERNEL_OTHER;
 	default:
@@ -214,8 +225,9 @@ MS_INLINE __u32 ms_classify_head(const struct ms_features *f, __u64 pfn, const _
 	/* <= 6.9: PG_slab, tested before mapping because 6.1 keeps slab_cache there */
 	if (ms_flag(fl, f->pg_slab))
 		return MS_KERNEL_SLAB;
-	/* <= 6.5: HUGETLB_PAGE_DTOR in page[1].compound_dtor (the byte at +80) */
-	if (large && h1 && f->has_dtor && ((h1[2] & 0xff) == f->hugetlb_dtor))
+	/* <= 6.5: HUGETLB_PAGE_DTOR in page[1].compound_dtor (the byte at +80); 0xff: no hugetlb */
+	if (large && h1 && f->has_dtor && f->hugetlb_dtor != 0xff &&
+	    ((h1[2] & 0xff) == f->hugetlb_dtor))
 		return ms_refcount(h) == 0 ? MS_HUGETLB_FREE : MS_HUGETLB;
 	/* 6.6.0-6.6.29, 6.7, 6.8.0-6.8.8: PG_hugetlb in page[1].flags (9c5ccf2db04b) */
 	if (large && h1 && ms_flag(h1[MS_W_FLAGS], f->pg_hugetlb))
@@ -257,5 +269,104 @@ MS_INLINE __u32 ms_refine_file(__u32 sub, __u32 facts)
 		return MS_EXEC;
 	return MS_FILE;
 }
+
+#ifdef MS_WALK_HOOKS
+/*
+ * The walker's whole per-page decision, shared by the BPF walker, the unit tests and the
+ * kernel module. An includer that defines MS_WALK_HOOKS provides, in the same file:
+ *   static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords);
+ *	copy nwords (8 or 16) words of the struct pages from pfn on; 0, or non-zero on a hole
+ *   static __u32 ms_hook_facts(void *ctx, __u64 mapping);
+ *	the MS_MAP_* facts of a file mapping (exec-mapped? a block device?)
+ */
+static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords);
+static __u32 ms_hook_facts(void *ctx, __u64 mapping);
+
+MS_INLINE __u32 ms_refine(void *ctx, __u32 sub, const __u64 *h)
+{
+	__u64 m = ms_file_mapping(sub, h);
+
+	return m ? ms_refine_file(sub, ms_hook_facts(ctx, m)) : sub;
+}
+
+/*
+ * A free block counted at its head can merge with its higher buddy before the walk gets
+ * there: that buddy's head loses its type and its pages look like per-cpu free pages. So a
+ * per-cpu-looking page right after a counted free block is checked as is_free_buddy_page()
+ * does (mm/page_alloc.c): is there a free block, headed at an aligned pfn below, whose order
+ * covers it? The head is left in scratch.
+ */
+MS_INLINE int ms_merged_into(void *ctx, const struct ms_features *f, __u64 pfn, __u64 *scratch,
+			     struct ms_verdict *v)
+{
+	__u32 o;
+
+	for (o = 1; o <= 10 && o <= f->max_buddy_order; o++) {
+		__u64 head = pfn & ~((1ULL << o) - 1), order;
+
+		if (ms_hook_read(ctx, head, scratch, MS_PAGE_WORDS))
+			return 0;
+		if (ms_ptype(f, ms_page_type_word(scratch)) != MS_T_BUDDY)
+			continue;
+		order = scratch[MS_W_PRIVATE];
+		if (order < o || order > f->max_buddy_order)
+			continue;
+		if (head + (1ULL << order) <= pfn)
+			return 0;
+		v->start = head;
+		v->n = 1U << (order & 31);
+		v->sub = MS_FREE_BUDDY;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The verdict on the page at pfn, whose words are p (and the next page's p1, or NULL). scratch
+ * (16 words) receives the head when the verdict comes from another page: then v->start != pfn
+ * and scratch holds the head's words, else they are p.
+ */
+MS_INLINE void ms_page_verdict(void *ctx, const struct ms_features *f, struct ms_walk_state *st,
+			       __u64 pfn, const __u64 *p, const __u64 *p1, __u64 *scratch,
+			       struct ms_verdict *v)
+{
+	__u64 head_pfn = 0;
+	__u32 sub, n;
+	int tail;
+
+	v->start = pfn;
+	v->n = 1;
+	v->sub = MS_KERNEL_UNSTABLE;
+	if (ms_page_uninit(p)) {
+		v->sub = MS_FREE_UNINIT;
+		return;
+	}
+	tail = ms_tail_head(f, pfn, p, p1, &head_pfn);
+	if (tail < 0)
+		return;		/* a head pointer that cannot be: changed while read */
+	if (tail > 0) {
+		/* met before its head (the walk started inside the folio): read the head */
+		if (ms_hook_read(ctx, head_pfn, scratch, 2 * MS_PAGE_WORDS) ||
+		    !ms_flag(scratch[MS_W_FLAGS], f->pg_head) || (scratch[MS_W_HEAD] & 1))
+			return;
+		sub = ms_classify_head(f, head_pfn, scratch, scratch + MS_PAGE_WORDS, &n);
+		if (head_pfn + n <= pfn)
+			return;	/* the head no longer covers this page */
+		v->start = head_pfn;
+		v->n = n;
+		v->sub = ms_refine(ctx, sub, scratch);
+		return;
+	}
+	sub = ms_classify_head(f, pfn, p, p1, &n);
+	if (sub == MS_FREE_PCP && pfn == st->free_end && ms_merged_into(ctx, f, pfn, scratch, v)) {
+		st->free_end = v->start + v->n;
+		return;
+	}
+	v->n = n;
+	v->sub = ms_refine(ctx, sub, p);
+	if (sub == MS_FREE_BUDDY)
+		st->free_end = pfn + n;
+}
+#endif /* MS_WALK_HOOKS */
 
 #endif /* MEMSTAT_CLASSIFY_H */

@@ -60,9 +60,37 @@ struct cgroup_subsys_state {
 	struct cgroup *cgroup;
 } __attribute__((preserve_access_index));
 
+struct pglist_data {
+	unsigned long node_start_pfn;
+	unsigned long node_spanned_pages;
+	int node_id;
+	/*
+	 * Only with CONFIG_DEFERRED_STRUCT_PAGE_INIT: struct pages from here to the node's end
+	 * are not initialised yet, except boot-reserved ones (mm/mm_init.c, defer_init() and
+	 * deferred_grow_zone(); kernel-pages.md 2.8 and 6.3). Only ever grows.
+	 */
+	unsigned long first_deferred_pfn;
+} __attribute__((preserve_access_index));
+
+struct lruvec {
+	struct pglist_data *pgdat;	/* CONFIG_MEMCG */
+} __attribute__((preserve_access_index));
+
+struct mem_cgroup_per_node {
+	struct lruvec lruvec;
+} __attribute__((preserve_access_index));
+
 struct mem_cgroup {
 	struct cgroup_subsys_state css;
+	struct mem_cgroup_per_node *nodeinfo[];	/* nr_node_ids entries */
 } __attribute__((preserve_access_index));
+
+/* task->cgroups->subsys[memory_cgrp_id] is the task's memcg (css is its first member) */
+struct css_set {
+	struct cgroup_subsys_state *subsys[1];
+} __attribute__((preserve_access_index));
+
+enum cgroup_subsys_id___c { memory_cgrp_id___c };
 
 struct obj_cgroup {
 	struct mem_cgroup *memcg;
@@ -88,6 +116,7 @@ struct files_struct {
 
 struct task_struct {
 	struct files_struct *files;
+	struct css_set *cgroups;
 } __attribute__((preserve_access_index));
 
 /*
@@ -153,7 +182,7 @@ struct page___v61 {
 	unsigned char compound_order;
 } __attribute__((preserve_access_index));
 
-enum compound_dtor_id___c { HUGETLB_PAGE_DTOR___c = 2 };
+enum compound_dtor_id___c { HUGETLB_PAGE_DTOR___c = 2, NULL_COMPOUND_DTOR___c = 0 };
 
 /*
  * Page-flag bit numbers differ between versions and configs (c704ae979784 "mm: rearrange page
@@ -241,8 +270,17 @@ static __always_inline __u32 ms_detect_features(struct ms_features *f)
 	f->movable_flag = f->pg_movable_ops != MS_NO_BIT;
 
 	f->has_dtor = bpf_core_field_exists(struct page___v61, compound_dtor);
-	f->hugetlb_dtor = bpf_core_enum_value_exists(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c) ?
-		bpf_core_enum_value(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c) : 2;
+	/*
+	 * enum compound_dtor_id (<= 6.5, include/linux/mm.h) lists HUGETLB_PAGE_DTOR only with
+	 * CONFIG_HUGETLB_PAGE; without it the value 2 is TRANSHUGE_PAGE_DTOR, so an enum without
+	 * the enumerator means no hugetlb pages (0xff). Without the enum in BTF, assume 2.
+	 */
+	if (bpf_core_enum_value_exists(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c))
+		f->hugetlb_dtor = bpf_core_enum_value(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c);
+	else if (bpf_core_type_exists(enum compound_dtor_id___c))
+		f->hugetlb_dtor = 0xff;
+	else
+		f->hugetlb_dtor = 2;
 
 	/* MAX_PAGE_ORDER (MAX_ORDER - 1 before 6.4) is a macro: 10 on x86_64 in every target */
 	f->max_buddy_order = 10;

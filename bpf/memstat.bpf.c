@@ -6,6 +6,7 @@
  *   find_folio    SEC("syscall"): the folio cached at index 0 of the memfd `memfd_fd` of the
  *                 calling process, for locating vmemmap (kernel-pages.md 6.2, method 1).
  *   collect_exec  SEC("iter/task_vma"): every address_space mapped VM_EXEC by some process.
+ *   get_deferred  SEC("syscall"): each node's first_deferred_pfn (uninitialised struct pages).
  *   walk          SEC("syscall"): classify pfns [walk_start, walk_end), 64 struct pages per
  *                 bpf_probe_read_kernel, and add them to the per-sub-class counters.
  */
@@ -14,6 +15,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "core_fixes.bpf.h"
+#define MS_WALK_HOOKS
 #include "classify.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -55,6 +57,7 @@ __u64 last_mapping;
 __u32 last_facts;
 __u64 last_ino;
 __u32 last_dev;
+struct ms_walk_state wstate;	/* carried from page to page by ms_page_verdict() */
 
 /*
  * allpages: with dump_pages set, every page gets a record in pagerecs (indexed by pfn -
@@ -137,6 +140,46 @@ int find_folio(void *ctx)
 	}
 	folio = e;
 	folio_err = 0;
+	return 0;
+}
+
+/* per node: [start, end) and first_deferred_pfn, for the section cache of periodic walks */
+#define MS_MAX_NODES 64
+__u32 nr_node_ids;		/* set by user space from /sys/devices/system/node/possible */
+__u32 nr_nodes_read;
+__u64 node_start[MS_MAX_NODES], node_end[MS_MAX_NODES], node_deferred[MS_MAX_NODES];
+
+SEC("syscall")
+int get_deferred(void *ctx)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct css_set *cs = BPF_CORE_READ(task, cgroups);
+	struct cgroup_subsys_state *css = NULL;
+	struct mem_cgroup *memcg;
+	__u32 id, nid;
+
+	nr_nodes_read = 0;
+	if (!bpf_core_field_exists(struct pglist_data, first_deferred_pfn) ||
+	    !bpf_core_enum_value_exists(enum cgroup_subsys_id___c, memory_cgrp_id___c) || !cs)
+		return 0;
+	id = bpf_core_enum_value(enum cgroup_subsys_id___c, memory_cgrp_id___c);
+	if (bpf_probe_read_kernel(&css, sizeof(css), &cs->subsys[id & 63]) || !css)
+		return 0;
+	memcg = (struct mem_cgroup *)css;
+	for (nid = 0; nid < MS_MAX_NODES && nid < nr_node_ids; nid++) {
+		struct mem_cgroup_per_node *pn = NULL;
+		struct pglist_data *pgdat;
+
+		if (bpf_probe_read_kernel(&pn, sizeof(pn), &memcg->nodeinfo[nid]) || !pn)
+			break;
+		pgdat = BPF_CORE_READ(pn, lruvec.pgdat);
+		if (!pgdat || BPF_CORE_READ(pgdat, node_id) != (int)nid)
+			break;
+		node_start[nid] = BPF_CORE_READ(pgdat, node_start_pfn);
+		node_end[nid] = node_start[nid] + BPF_CORE_READ(pgdat, node_spanned_pages);
+		node_deferred[nid] = BPF_CORE_READ(pgdat, first_deferred_pfn);
+		nr_nodes_read = nid + 1;
+	}
 	return 0;
 }
 
@@ -309,43 +352,43 @@ static void count(__u64 pfn, __u32 sub, __u64 n)
  * that starts at start: the page itself, or for a tail the head read into hbuf. Counting mode
  * counts them all and jumps past them; allpages records this page and remembers the owner.
  */
-static void take(__u64 pfn, const __u64 *p, __u32 sub, __u64 start, __u32 n)
+/* allpages, out of line: a global function is verified once, apart from visit()'s paths */
+__noinline int dump_take(__u64 pfn, __u32 j, __u32 sub, __u64 start, __u32 n)
 {
-	if (!dump_pages) {
-		count(pfn, sub, start + n - pfn);
-		return;
-	}
+	const __u64 *p = &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
+
 	own(start, n, sub, start == pfn ? p : hbuf);
 	record(pfn, p);
+	return 0;
 }
 
-static __u32 refine(__u32 sub, const __u64 *h)
+__noinline int dump_record(__u64 pfn, __u32 j)
 {
-	__u64 m = ms_file_mapping(sub, h);
-
-	return m ? ms_refine_file(sub, facts_of(m)) : sub;
+	record(pfn, &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS]);
+	return 0;
 }
 
-/*
- * A tail met before its head (the walk started inside the folio, or the head changed under
- * us): read the head and its page[1] and count the rest of the folio with the head's class.
- */
-static void visit_tail(__u64 pfn, const __u64 *p, __u64 head_pfn)
+static void take(__u64 pfn, __u32 j, __u32 sub, __u64 start, __u32 n)
 {
-	__u32 sub, n;
+	if (!dump_pages)
+		count(pfn, sub, start + n - pfn);
+	else
+		dump_take(pfn, j, sub, start, n);
+}
 
-	if (bpf_probe_read_kernel(hbuf, sizeof(hbuf),
-				  (void *)(feat.vmemmap_base + head_pfn * 64)) ||
-	    !ms_flag(hbuf[MS_W_FLAGS], feat.pg_head) || (hbuf[MS_W_HEAD] & 1)) {
-		take(pfn, p, MS_KERNEL_UNSTABLE, pfn, 1);
-		return;
-	}
-	sub = ms_classify_head(&feat, head_pfn, hbuf, &hbuf[MS_PAGE_WORDS], &n);
-	if (head_pfn + n <= pfn) {
-		take(pfn, p, MS_KERNEL_UNSTABLE, pfn, 1);
-		return;
-	}
-	take(pfn, p, refine(sub, hbuf), head_pfn, n);
+/* classify.h's hooks: struct pages straight from vmemmap, facts from the mapping cache */
+static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords)
+{
+	void *src = (void *)(feat.vmemmap_base + pfn * 64);
+
+	if (nwords > MS_PAGE_WORDS)
+		return bpf_probe_read_kernel(w, 2 * MS_PAGE_WORDS * 8, src);
+	return bpf_probe_read_kernel(w, MS_PAGE_WORDS * 8, src);
+}
+
+static __u32 ms_hook_facts(void *ctx, __u64 mapping)
+{
+	return facts_of(mapping);
 }
 
 /* Classify the page at pfn, the j-th of the batch in buf. A global function: verified once. */
@@ -353,29 +396,14 @@ __noinline int visit(__u64 pfn, __u32 j)
 {
 	const __u64 *p = &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
 	const __u64 *p1 = (j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 ? p + MS_PAGE_WORDS : 0;
-	__u64 head_pfn = 0;
-	__u32 sub, n;
-	int tail;
+	struct ms_verdict v;
 
 	if (dump_pages && pfn >= own_start && pfn < own_end) {
-		record(pfn, p);		/* a tail or free-block interior of the current owner */
+		dump_record(pfn, j);	/* a tail or free-block interior of the current owner */
 		return 0;
 	}
-	if (ms_page_uninit(p)) {
-		take(pfn, p, MS_FREE_UNINIT, pfn, 1);
-		return 0;
-	}
-	tail = ms_tail_head(&feat, pfn, p, p1, &head_pfn);
-	if (tail > 0) {
-		visit_tail(pfn, p, head_pfn);
-		return 0;
-	}
-	if (tail < 0) {
-		take(pfn, p, MS_KERNEL_UNSTABLE, pfn, 1);
-		return 0;
-	}
-	sub = ms_classify_head(&feat, pfn, p, p1, &n);
-	take(pfn, p, refine(sub, p), pfn, n);
+	ms_page_verdict(NULL, &feat, &wstate, pfn, p, p1, hbuf, &v);
+	take(pfn, j, v.sub, v.start, v.n);
 	return 0;
 }
 

@@ -110,6 +110,18 @@ struct ms_features {
 	__u64 vmemmap_base;	/* virtual address of the struct page of pfn 0 */
 };
 
+/* What the walker carries from one page to the next (classify.h ms_page_verdict()). */
+struct ms_walk_state {
+	__u64 free_end;		/* end of the last free block counted at its head */
+};
+
+/* The verdict on one page: sub, shared by the n pages of the folio or block at start. */
+struct ms_verdict {
+	__u64 start;
+	__u32 n;
+	__u32 sub;
+};
+
 /* A run of pfns with one sub-class, for the per-page dump (tests, allpages). */
 struct ms_run {
 	__u64 pfn;

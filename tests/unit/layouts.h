@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#define MS_WALK_HOOKS
 #include "classify.h"
 
 namespace mstest {
@@ -43,7 +44,8 @@ struct Btf {
 	u8 pg_hugetlb = MS_NO_BIT;	// PG_hugetlb (6.6.0-6.6.29)
 	u8 pg_movable_ops = MS_NO_BIT;	// PG_movable_ops (6.17+)
 	bool compound_dtor = false;	// struct page has compound_dtor (<= 6.5)
-	int hugetlb_page_dtor = -1;	// enum compound_dtor_id HUGETLB_PAGE_DTOR, -1: absent
+	bool compound_dtor_id = false;	// BTF has enum compound_dtor_id (<= 6.5)
+	int hugetlb_page_dtor = -1;	// its HUGETLB_PAGE_DTOR, -1: absent (!CONFIG_HUGETLB_PAGE)
 	Scheme scheme = Scheme::kBits;
 	bool pgty_large_kmalloc = false;	// PGTY_large_kmalloc (6.17+)
 	u64 vmemmap_base = kVmemmap4;
@@ -65,7 +67,12 @@ inline ms_features detect(const Btf &b)
 	f.pg_movable_ops = b.pg_movable_ops;
 	f.movable_flag = b.pg_movable_ops != MS_NO_BIT;
 	f.has_dtor = b.compound_dtor;
-	f.hugetlb_dtor = b.hugetlb_page_dtor >= 0 ? (u8)b.hugetlb_page_dtor : 2;
+	if (b.hugetlb_page_dtor >= 0)
+		f.hugetlb_dtor = (u8)b.hugetlb_page_dtor;
+	else if (b.compound_dtor_id)
+		f.hugetlb_dtor = 0xff;	// the enum without the enumerator: no hugetlb
+	else
+		f.hugetlb_dtor = 2;	// no enum in BTF: assume the usual value
 	f.max_buddy_order = 10;
 
 	switch (b.scheme) {
@@ -119,7 +126,8 @@ enum class HugetlbMark {
 };
 
 enum class ZsmallocMark {
-	kMovableMapping,	// untyped, mapping = &zsmalloc_mops | 2, page_type = raw offset (<= 6.10)
+	kMovableMapping,	// untyped, mapping = &zsmalloc_mops | 2, raw offset in page_type
+				// (<= 6.10)
 	kTypeAndMapping,	// PGTY_zsmalloc + mapping | 2 (6.12-6.16)
 	kTypeAndFlag,		// PGTY_zsmalloc + PG_movable_ops, mapping 0 (6.17+)
 };
@@ -149,7 +157,7 @@ inline Family family_6_1()
 	Btf b = {};
 	b.pg_head = 16, b.pg_reserved = 12, b.pg_swapbacked = 19, b.pg_owner_priv_1 = 10;
 	b.pg_lru = 4, b.pg_slab = 9;
-	b.compound_dtor = true, b.hugetlb_page_dtor = 2;
+	b.compound_dtor = true, b.compound_dtor_id = true, b.hugetlb_page_dtor = 2;
 	b.vmemmap_base = kVmemmap4;
 	return {"v6_1", detect(b), HugetlbMark::kDtor, ZsmallocMark::kMovableMapping,
 		true, false, false, true, false, 5, 6};
@@ -398,76 +406,74 @@ struct Memmap {
 
 constexpr u32 kHole = 0xff;
 
-// visit() / visit_tail() of bpf/memstat.bpf.c over a Memmap: the sub-class counted for every pfn
-// of [start, end). facts maps a file mapping to its MS_MAP_* flags (facts_of()).
-inline std::vector<u32> walk(const Memmap &mm, u64 start, u64 end,
-			     const std::map<u64, u32> &facts = {})
+// What classify.h's hooks read in the tests: a synthetic memmap and per-mapping facts.
+struct WalkCtx {
+	const Memmap *mm;
+	const std::map<u64, u32> *facts;
+};
+
+}	// namespace mstest
+
+static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords)
 {
-	const ms_features &f = mm.fam.f;
+	const mstest::WalkCtx *c = static_cast<const mstest::WalkCtx *>(ctx);
+
+	for (__u32 i = 0; i < nwords; i += MS_PAGE_WORDS) {
+		const mstest::Page *pg = c->mm->find(pfn + i / MS_PAGE_WORDS);
+
+		if (!pg)
+			return -1;	/* a hole: the read faults */
+		for (__u32 k = 0; k < MS_PAGE_WORDS; k++)
+			w[i + k] = pg->data()[k];
+	}
+	return 0;
+}
+
+static __u32 ms_hook_facts(void *ctx, __u64 mapping)
+{
+	const mstest::WalkCtx *c = static_cast<const mstest::WalkCtx *>(ctx);
+	auto it = c->facts->find(mapping);
+
+	return it == c->facts->end() ? 0 : it->second;
+}
+
+namespace mstest {
+
+// The walker over a Memmap, as visit() and take() in bpf/memstat.bpf.c drive it: the shared
+// ms_page_verdict() for each page the walk lands on, then a jump past the pages it covers.
+// Returns the sub-class counted for every pfn of [start, end). facts maps a file mapping to
+// its MS_MAP_* flags. st lets a test set up the state the walk carries (a race).
+inline std::vector<u32> walk(const Memmap &mm, u64 start, u64 end,
+			     const std::map<u64, u32> &facts = {}, ms_walk_state st = {})
+{
+	WalkCtx ctx = { &mm, &facts };
 	std::vector<u32> out(end - start, kHole);
 	u64 cursor = start;
 
-	auto count = [&](u64 pfn, u32 sub, u64 n) {
-		for (u64 i = pfn; i < pfn + n && i < end; i++)
-			out[i - start] = sub;
-		cursor = pfn + n;
-	};
-	auto refine = [&](u32 sub, const u64 *h) {
-		u64 m = ms_file_mapping(sub, h);
-		auto it = facts.find(m);
-
-		return m ? ms_refine_file(sub, it == facts.end() ? 0 : it->second) : sub;
-	};
 	while (cursor < end) {
-		u64 pfn = cursor, head_pfn = 0;
+		u64 pfn = cursor, scratch[2 * MS_PAGE_WORDS];
 		const Page *pg = mm.find(pfn);
 		const Page *pg1 = pfn % MS_BATCH_PAGES != MS_BATCH_PAGES - 1 ? mm.find(pfn + 1) : 0;
-		u32 sub, n;
-		int tail;
+		ms_verdict v;
 
 		if (!pg) {
 			cursor = pfn + 1;
 			continue;
 		}
-		if (ms_page_uninit(pg->data())) {
-			count(pfn, MS_FREE_UNINIT, 1);
-			continue;
-		}
-		tail = ms_tail_head(&f, pfn, pg->data(), pg1 ? pg1->data() : 0, &head_pfn);
-		if (tail < 0) {
-			count(pfn, MS_KERNEL_UNSTABLE, 1);
-			continue;
-		}
-		if (tail > 0) {		/* visit_tail() */
-			const Page *h = mm.find(head_pfn), *h1 = mm.find(head_pfn + 1);
-
-			if (!h || !h1) {
-				cursor = pfn + 1;
-				continue;
-			}
-			if (!ms_flag(h->w[MS_W_FLAGS], f.pg_head) || (h->w[MS_W_HEAD] & 1)) {
-				count(pfn, MS_KERNEL_UNSTABLE, 1);
-				continue;
-			}
-			sub = ms_classify_head(&f, head_pfn, h->data(), h1->data(), &n);
-			if (head_pfn + n <= pfn) {
-				count(pfn, MS_KERNEL_UNSTABLE, 1);
-				continue;
-			}
-			count(pfn, refine(sub, h->data()), head_pfn + n - pfn);
-			continue;
-		}
-		sub = ms_classify_head(&f, pfn, pg->data(), pg1 ? pg1->data() : 0, &n);
-		count(pfn, refine(sub, pg->data()), n);
+		ms_page_verdict(&ctx, &mm.fam.f, &st, pfn, pg->data(), pg1 ? pg1->data() : 0,
+				scratch, &v);
+		for (u64 i = pfn; i < v.start + v.n && i < end; i++)
+			out[i - start] = v.sub;
+		cursor = v.start + v.n;
 	}
 	return out;
 }
 
 // walk() as runs: "0x1000+8 FREE_BUDDY, 0x1008+1 KERNEL_OTHER" (holes print as HOLE).
 inline std::string walk_runs(const Memmap &mm, u64 start, u64 end,
-			     const std::map<u64, u32> &facts = {})
+			     const std::map<u64, u32> &facts = {}, ms_walk_state st = {})
 {
-	std::vector<u32> subs = walk(mm, start, end, facts);
+	std::vector<u32> subs = walk(mm, start, end, facts, st);
 	std::string s;
 	char buf[64];
 
