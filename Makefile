@@ -29,7 +29,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all run test unit integration cli bench clean
+.PHONY: all run test unit integration cli pytest bench clean
 
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -89,6 +89,9 @@ $(BUILD)/nobpf: tests/tools/nobpf.c | $(BUILD)
 
 cli: $(BUILD)/memstat $(BUILD)/nobpf
 	bash tests/cli_test.sh $(BUILD)/memstat $(BUILD)/nobpf
+
+pytest: $(BUILD)/memstat
+	MEMSTAT=$(BUILD)/memstat /usr/bin/python3 -m pytest -q tests/sampling_test.py
 
 # every suite, then one "N passed, N failed" line
 test: $(BUILD)/memstat $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests

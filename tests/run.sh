@@ -15,7 +15,7 @@ gtest() {	# NAME BINARY: count from gtest's JSON report
 	MEMSTAT="$build/memstat" "$bin" --gtest_output="json:$report"
 	local rc=$?
 	if [ -f "$report" ]; then
-		read -r t f < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["tests"], d["failures"] + d.get("errors", 0))' "$report")
+		read -r t f < <("${PYTHON:-/usr/bin/python3}" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["tests"], d["failures"] + d.get("errors", 0))' "$report")
 		passed=$((passed + t - f))
 		failed=$((failed + f))
 	fi
@@ -27,6 +27,24 @@ gtest() {	# NAME BINARY: count from gtest's JSON report
 
 gtest unit "$build/unit_tests"
 gtest integration "$build/integration_tests"
+
+# Debian's python3, which has python3-pytest and python3-prometheus-client (tools/setup.sh)
+py=${PYTHON:-/usr/bin/python3}
+echo "=== sampling and allpages (pytest)"
+rm -f "$build/pytest.xml"
+MEMSTAT="$build/memstat" "$py" -m pytest -q -rs tests/sampling_test.py --junitxml="$build/pytest.xml"
+rc=$?
+if [ -f "$build/pytest.xml" ]; then
+	read -r t f < <("$py" -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+s = r if r.tag == "testsuite" else r.find("testsuite")
+print(int(s.get("tests")) - int(s.get("skipped", 0)), int(s.get("failures")) + int(s.get("errors")))' "$build/pytest.xml")
+	passed=$((passed + t - f))
+	failed=$((failed + f))
+else
+	failed=$((failed + 1))
+fi
+[ $rc -eq 0 ] || failed_suites+=(pytest)
 
 echo "=== cli"
 out=$(bash tests/cli_test.sh "$build/memstat" "$build/nobpf")

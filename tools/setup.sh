@@ -13,7 +13,7 @@ packages=(
 	# build
 	make gcc g++ clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev pkg-config
 	# tests
-	libgtest-dev nlohmann-json3-dev python3 util-linux
+	libgtest-dev nlohmann-json3-dev python3 python3-pytest python3-prometheus-client util-linux
 )
 
 if [ "$(id -u)" -ne 0 ]; then

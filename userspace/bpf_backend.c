@@ -25,6 +25,21 @@ struct ms_bpf {
 	struct memstat_bpf *skel;
 	__u32 generation;
 	const struct ms_page_rec *recs;	/* allpages: the pagerecs map, memory-mapped */
+	/*
+	 * Periodic walks: the counts of each whole section that lay above its node's
+	 * first_deferred_pfn. Struct pages there are all-zero or boot-reserved until the kernel
+	 * initialises them, which moves the boundary up (mm/mm_init.c deferred_grow_zone()), so
+	 * such a section's counts hold while it stays above the boundary. Freeing boot-reserved
+	 * pages (HVO, a balloon) changes MemTotal: then every entry is dropped.
+	 */
+	struct sec_cache {
+		bool valid;
+		__u64 sub[MS_NR_SUBS];
+		__u64 holes;
+	} *cache;
+	size_t ncache;
+	long long cache_memtotal;
+	bool no_cache;
 	size_t recs_len;
 	bool cast;		/* walk_cast loaded (the kernel has bpf_rdonly_cast) */
 };
@@ -117,6 +132,31 @@ out:
 	return ret;
 }
 
+/* nr_node_ids from /sys/devices/system/node/possible ("0", "0-3", "0,2-3"): highest + 1. */
+static __u32 possible_nodes(void)
+{
+	char buf[256], *p;
+	unsigned long max = 0;
+	FILE *f = fopen("/sys/devices/system/node/possible", "re");
+
+	if (!f)
+		return 1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	for (p = buf; *p;) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > max)
+			max = v;
+		p = *end ? end + 1 : end;
+	}
+	return (__u32)(max + 1);
+}
+
 static void describe_missing(__u32 m, char *why, size_t whylen)
 {
 	snprintf(why, whylen, "unsupported kernel layout: %s%s%s%s",
@@ -150,14 +190,16 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 		snprintf(why, whylen, "out of memory");
 		return MS_EXIT_FAIL;
 	}
-	/* first with walk_cast; a kernel without bpf_rdonly_cast (6.1) rejects it: retry without */
+	/* first walk_cast; a kernel without bpf_rdonly_cast (6.1) rejects it: then walk */
 	for (b->cast = true;; b->cast = false) {
 		b->skel = memstat_bpf__open();
 		if (!b->skel) {
 			snprintf(why, whylen, "failed to open the BPF object: %s", strerror(errno));
 			goto fail;
 		}
+		/* one of the two walk programs: each carries its own copy of visit() to verify */
 		bpf_program__set_autoload(b->skel->progs.walk_cast, b->cast);
+		bpf_program__set_autoload(b->skel->progs.walk, !b->cast);
 		/* the per-page records cost 3.4 MiB of kernel memory: only for allpages */
 		if (!(flags & MS_BPF_ALLPAGES))
 			bpf_map__set_max_entries(b->skel->maps.pagerecs, 1);
@@ -179,6 +221,7 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 		}
 		goto fail;
 	}
+	b->skel->bss->nr_node_ids = possible_nodes();
 	err = run_prog(b->skel->progs.detect);
 	if (err < 0) {
 		snprintf(why, whylen, "failed to run the BPF layout detection: %s", strerror(-err));
@@ -216,6 +259,11 @@ fail:
 const struct ms_features *ms_bpf_features(const struct ms_bpf *b)
 {
 	return &b->skel->bss->feat;
+}
+
+void ms_bpf_set_cache(struct ms_bpf *b, bool on)
+{
+	b->no_cache = !on;
 }
 
 bool ms_bpf_has_cast(const struct ms_bpf *b)
@@ -286,6 +334,39 @@ static int emit_runs(struct memstat_bpf *s, struct run_merger *m)
 	return 0;
 }
 
+/* Is [start, stop) a whole section entirely above its node's first_deferred_pfn? */
+static bool section_deferred(const struct memstat_bpf *s, __u64 start, __u64 stop)
+{
+	__u32 n;
+
+	if (start % MS_SECTION_PAGES || stop - start != MS_SECTION_PAGES)
+		return false;
+	for (n = 0; n < s->bss->nr_nodes_read && n < 64; n++)
+		if (start >= s->bss->node_start[n] && start < s->bss->node_end[n])
+			return start >= s->bss->node_deferred[n] && stop <= s->bss->node_end[n];
+	return false;
+}
+
+/* Prepare the section cache for a counting walk; false when it cannot be used. */
+static bool cache_begin(struct ms_bpf *b, const struct ms_ranges *ranges)
+{
+	struct ms_meminfo mi;
+	size_t n;
+
+	if (run_prog(b->skel->progs.get_deferred) < 0 || !b->skel->bss->nr_nodes_read)
+		return false;
+	if (ms_meminfo_read("/proc/meminfo", &mi))
+		return false;
+	n = ranges->n ? (size_t)(ranges->r[ranges->n - 1].end / MS_SECTION_PAGES) + 1 : 0;
+	if (!b->cache || b->ncache != n || mi.mem_total != b->cache_memtotal) {
+		free(b->cache);
+		b->cache = calloc(n, sizeof(*b->cache));
+		b->ncache = b->cache ? n : 0;
+		b->cache_memtotal = mi.mem_total;
+	}
+	return b->cache != NULL;
+}
+
 /*
  * Walk the ranges one section per program run. With run_fn, hand over runs of equal
  * sub-class; with page_fn (allpages), have the walker record every page and hand over each.
@@ -295,7 +376,8 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 {
 	struct memstat_bpf *s = b->skel;
 	struct run_merger merger = { run_fn, arg, 0, 0, MS_NR_SUBS };
-	__u64 prev_end = 0;
+	__u64 prev_end = 0, extra[MS_NR_SUBS] = {}, extra_holes = 0, cached = 0;
+	bool use_cache;
 	double t0;
 	size_t i;
 	int err, j;
@@ -318,6 +400,7 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	}
 
 	t0 = ms_now_ms();
+	use_cache = !run_fn && !page_fn && !b->no_cache && cache_begin(b, ranges);
 	memset(s->bss->counts, 0, sizeof(s->bss->counts));
 	s->bss->holes = 0;
 	s->bss->reads = 0;
@@ -340,6 +423,25 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 
 			if (stop > end || stop <= start)
 				stop = end;
+			struct sec_cache *c = NULL;
+			__u64 before[MS_NR_SUBS], holes_before = s->bss->holes;
+
+			if (use_cache && start / MS_SECTION_PAGES < b->ncache) {
+				c = &b->cache[start / MS_SECTION_PAGES];
+				if (!section_deferred(s, start, stop)) {
+					c->valid = false;
+					c = NULL;
+				} else if (c->valid) {	/* unchanged since the last walk */
+					for (j = 0; j < MS_NR_SUBS; j++)
+						extra[j] += c->sub[j];
+					extra_holes += c->holes;
+					cached += stop - start;
+					start = stop;
+					continue;
+				}
+			}
+			if (c)
+				memcpy(before, s->bss->counts, sizeof(before));
 			s->bss->walk_start = start;
 			s->bss->walk_end = stop;
 			s->bss->nruns = 0;
@@ -348,6 +450,12 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 				ms_err("failed to run the page walk at pfn %#llx: %s",
 				       (unsigned long long)start, strerror(-err));
 				return MS_EXIT_FAIL;
+			}
+			if (c) {
+				for (j = 0; j < MS_NR_SUBS; j++)
+					c->sub[j] = s->bss->counts[j] - before[j];
+				c->holes = s->bss->holes - holes_before;
+				c->valid = true;
 			}
 			if (run_fn && emit_runs(s, &merger))
 				return MS_EXIT_FAIL;
@@ -362,10 +470,11 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		return MS_EXIT_FAIL;
 	res->walk_ms = ms_now_ms() - t0;
 	for (j = 0; j < MS_NR_SUBS; j++) {
-		res->sub[j] = s->bss->counts[j];
+		res->sub[j] = s->bss->counts[j] + extra[j];
 		res->total += res->sub[j];
 	}
-	res->holes = s->bss->holes;
+	res->holes = s->bss->holes + extra_holes;
+	res->cached_pages = cached;
 	res->reads = s->bss->reads;
 	res->exec_mappings = s->bss->exec_vmas;
 	res->mapping_lookups = s->bss->cache_misses;
@@ -390,6 +499,7 @@ void ms_bpf_free(struct ms_bpf *b)
 		return;
 	if (b->recs)
 		munmap((void *)b->recs, b->recs_len);
+	free(b->cache);
 	memstat_bpf__destroy(b->skel);
 	free(b);
 }

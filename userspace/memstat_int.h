@@ -56,6 +56,7 @@ struct ms_result {
 	__u64 mapping_lookups;		/* mapping facts read from the kernel (bpf) */
 	__u64 reads;			/* bulk reads of struct pages (bpf) or preads (kpageflags) */
 	double walk_ms;			/* the page walk alone */
+	__u64 cached_pages;		/* counted from the previous walk: still uninitialised */
 };
 
 __u64 ms_class_pages(const struct ms_result *r, enum ms_class c);
@@ -76,6 +77,8 @@ int ms_bpf_dump(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_run_fn fn, void *arg);
 const struct ms_features *ms_bpf_features(const struct ms_bpf *b);
+/* Reuse the counts of still-uninitialised sections between walks (default on). */
+void ms_bpf_set_cache(struct ms_bpf *b, bool on);
 /* true when the walker tests uninitialised batches with bpf_rdonly_cast (v6.2+) */
 bool ms_bpf_has_cast(const struct ms_bpf *b);
 void ms_bpf_free(struct ms_bpf *b);

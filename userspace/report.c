@@ -172,10 +172,12 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 			(unsigned long long)r->sub[i]);
 	fprintf(out, "},\"exec_known\":%s,\"uninit_known\":%s,\"holes\":%llu,"
 		"\"exec_mappings\":%llu,\"mapping_lookups\":%llu,\"reads\":%llu,"
+		"\"cached_pages\":%llu,"
 		"\"walk_ms\":%.3f,\"elapsed_ms\":%.3f",
 		r->exec_known ? "true" : "false", r->uninit_known ? "true" : "false",
 		(unsigned long long)r->holes, (unsigned long long)r->exec_mappings,
-		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads, r->walk_ms,
+		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads,
+		(unsigned long long)r->cached_pages, r->walk_ms,
 		o->elapsed_ms);
 	if (rc) {
 		fprintf(out, ",\"reconcile\":{\"tolerance_pct\":%.1f,\"ok\":%s,\"rows\":[",

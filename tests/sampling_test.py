@@ -1,0 +1,302 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Periodic sampling and allpages, as a user scripts them. Run as root:
+    MEMSTAT=build/memstat python3 -m pytest tests/sampling_test.py
+"""
+import csv
+import hashlib
+import io
+import json
+import mmap
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+MEMSTAT = os.path.abspath(os.environ.get("MEMSTAT", "build/memstat"))
+CLASSES = ["kernel", "anon", "shmem", "exec", "page_cache", "hugetlb", "free", "unknown"]
+KERNEL_ADDRESS = re.compile(r"(0x)?ffff[0-9a-f]{12}", re.I)
+
+
+def run(*args, **kw):
+    return subprocess.run([MEMSTAT, *args], capture_output=True, text=True, timeout=300, **kw)
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def csv_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# ---- periodic sampling ----
+
+def test_n_samples_give_n_rows_with_increasing_timestamps(tmp_path):
+    log = tmp_path / "m.csv"
+    r = run("-o", str(log), "0.2", "5")
+    assert r.returncode == 0, r.stderr
+    rows = csv_rows(log)
+    assert len(rows) == 5
+    epochs = [float(row["epoch"]) for row in rows]
+    assert epochs == sorted(epochs) and len(set(epochs)) == 5
+    for row in rows:
+        assert sum(int(row[c]) for c in CLASSES) == int(row["total"])
+        assert row["timestamp"].endswith("Z")
+
+
+def test_appending_keeps_existing_lines_and_writes_the_header_once(tmp_path):
+    log = tmp_path / "m.csv"
+    assert run("-o", str(log), "0.1", "2").returncode == 0
+    before = log.read_bytes()
+    assert run("-o", str(log), "0.1", "3").returncode == 0
+    after = log.read_bytes()
+    assert after.startswith(before)
+    lines = after.decode().splitlines()
+    assert len(lines) == 1 + 5
+    assert sum(1 for line in lines if line.startswith("timestamp,")) == 1
+
+
+def test_a_log_with_other_columns_is_refused_and_untouched(tmp_path):
+    log = tmp_path / "other.csv"
+    log.write_text("a,b,c\n1,2,3\n")
+    digest = sha(log)
+    r = run("-o", str(log))
+    assert r.returncode == 2
+    assert "columns differ" in r.stderr and len(r.stderr.splitlines()) == 1
+    assert sha(log) == digest
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "prom"])
+def test_a_symlink_is_refused_and_its_target_untouched(tmp_path, fmt):
+    target = tmp_path / "target"
+    target.write_text("precious\n")
+    link = tmp_path / "log"
+    link.symlink_to(target)
+    r = run("-o", str(link), "--format", fmt)
+    assert r.returncode == 2, r.stderr
+    assert "symbolic link" in r.stderr
+    assert target.read_text() == "precious\n" and link.is_symlink()
+
+
+def test_a_directory_or_unwritable_path_is_refused(tmp_path):
+    r = run("-o", str(tmp_path))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1
+    r = run("-o", str(tmp_path / "no" / "such" / "dir" / "m.csv"))
+    assert r.returncode == 2 and "No such file" in r.stderr
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_sigint_in_the_middle_leaves_a_valid_file(tmp_path, fmt):
+    log = tmp_path / ("m." + fmt)
+    p = subprocess.Popen([MEMSTAT, "-o", str(log), "--format", fmt, "0.05"],
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    text = log.read_text()
+    assert text.endswith("\n")
+    if fmt == "csv":
+        rows = csv_rows(log)
+        assert len(rows) >= 3
+        for row in rows:
+            assert sum(int(row[c]) for c in CLASSES) == int(row["total"])
+    else:
+        objs = [json.loads(line) for line in text.splitlines()]
+        assert len(objs) >= 3
+        for o in objs:
+            assert sum(o["pages"][c] for c in CLASSES) == o["pages"]["total"]
+
+
+def test_sigterm_ends_cleanly_too(tmp_path):
+    log = tmp_path / "m.csv"
+    p = subprocess.Popen([MEMSTAT, "-o", str(log), "0.05"])
+    time.sleep(1)
+    p.terminate()
+    assert p.wait(timeout=30) == 0
+    assert len(csv_rows(log)) >= 2
+
+
+def test_sighup_reopens_the_log_for_logrotate(tmp_path):
+    log = tmp_path / "m.csv"
+    p = subprocess.Popen([MEMSTAT, "-o", str(log), "0.05"])
+    try:
+        time.sleep(0.8)
+        os.rename(log, tmp_path / "m.csv.1")
+        p.send_signal(signal.SIGHUP)
+        deadline = time.time() + 10
+        while not (log.exists() and len(log.read_text().splitlines()) >= 2):
+            assert time.time() < deadline, "no new log after SIGHUP"
+            time.sleep(0.05)
+    finally:
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=30) == 0
+    assert log.read_text().startswith("timestamp,")
+    assert len(csv_rows(tmp_path / "m.csv.1")) >= 2
+
+
+def test_jsonl_is_the_json_object_plus_a_timestamp(tmp_path):
+    one = json.loads(run("--json").stdout)
+    r = run("--json", "0.1", "2")
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        o = json.loads(line)
+        assert set(one) <= set(o)
+        assert {"timestamp", "epoch"} <= set(o)
+
+
+def test_prometheus_file_parses_and_is_replaced_atomically(tmp_path):
+    prom = tmp_path / "memstat.prom"
+    r = run("-o", str(prom), "--format", "prom", "0.1", "3")
+    assert r.returncode == 0, r.stderr
+    families = {f.name: f for f in text_string_to_metric_families(prom.read_text())}
+    pages = {s.labels["class"]: s.value for s in families["memstat_pages"].samples}
+    assert sum(pages[c] for c in CLASSES) == pages["total"]
+    assert families["memstat_pages"].type == "gauge"
+    sub = families["memstat_subclass_pages"].samples
+    assert sum(s.value for s in sub) == pages["total"]
+    assert families["memstat_page_size_bytes"].samples[0].value == os.sysconf("SC_PAGE_SIZE")
+    assert os.listdir(tmp_path) == ["memstat.prom"], "no temporary file left behind"
+
+
+def test_a_walk_longer_than_the_interval_is_reported(tmp_path):
+    # a full walk takes tens of milliseconds on any machine memstat targets: 0.01 s is too short
+    r = run("--json", "0.01", "3")
+    assert r.returncode == 0
+    assert len(r.stdout.splitlines()) == 3
+    assert "longer than the 0.01 s interval" in r.stderr
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["0"], "invalid interval"), (["-1"], "invalid interval"), (["12x"], "invalid interval"),
+    (["nan"], "invalid interval"), (["1", "0"], "invalid count"), (["1", "2.5"], "invalid count"),
+    (["--format", "xml"], "unknown format"), (["--fsync"], "--fsync needs"),
+    (["--reconcile", "1"], "--reconcile"),
+])
+def test_bad_sampling_input_is_one_line_and_exit_2(args, needle):
+    r = run(*args)
+    assert r.returncode == 2
+    assert needle in r.stderr.splitlines()[0]
+    assert r.stdout == ""
+
+
+def test_systemd_unit_verifies(tmp_path):
+    if not shutil.which("systemd-analyze"):
+        pytest.skip("systemd-analyze is not installed (no systemd on this machine)")
+    here = os.path.dirname(os.path.abspath(__file__))
+    unit = open(os.path.join(here, "..", "tools", "memstat.service")).read()
+    unit = unit.replace("/usr/local/bin/memstat", MEMSTAT)
+    (tmp_path / "memstat.service").write_text(unit)
+    r = subprocess.run(["systemd-analyze", "verify", str(tmp_path / "memstat.service")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+# ---- allpages ----
+
+def allpages_csv(*args):
+    r = run("allpages", "--format", "csv", "--summary", *args)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def summary_pages(table):
+    rows = {}
+    for line in table.splitlines():
+        m = re.match(r"^(\S.*?)\s{2,}(\d+)\s", line)
+        if m:
+            rows[m.group(1)] = int(m.group(2))
+    return rows
+
+
+def test_allpages_covers_every_page_and_sums_to_its_summary():
+    r = allpages_csv()
+    counts, n = {}, 0
+    for row in csv.DictReader(io.StringIO(r.stdout)):
+        counts[row["class"]] = counts.get(row["class"], 0) + 1
+        n += 1
+    s = summary_pages(r.stderr)
+    assert n == s["Total"]
+    assert counts.get("kernel", 0) == s["Kernel"]
+    assert counts.get("anon", 0) == s["Anon"]
+    assert counts.get("shmem", 0) == s["Shmem"]
+    assert counts.get("exec", 0) == s["Exec and libs"]
+    assert counts.get("page_cache", 0) == s["Page cache"]
+    assert counts.get("free", 0) == s.get("Free (freelist)", 0) + s.get("Free (uninitialised)", 0)
+    present = 0
+    for line in open("/proc/iomem"):
+        m = re.match(r"^([0-9a-f]+)-([0-9a-f]+) : System RAM$", line.strip("\n"))
+        if m:
+            a, b = int(m.group(1), 16), int(m.group(2), 16)
+            present += (b + 1) // 4096 - (a + 4095) // 4096
+    assert n == present
+
+
+def test_allpages_prints_no_kernel_address_unless_asked():
+    r = run("allpages", "--format", "csv", "--pfn", "0x100000-0x10ffff")
+    assert r.returncode == 0
+    assert not KERNEL_ADDRESS.search(r.stdout)
+    r = run("allpages", "--format", "csv", "--pfn", "0x100000-0x10ffff", "--raw-pointers")
+    assert r.returncode == 0 and KERNEL_ADDRESS.search(r.stdout)
+    assert r.stdout.splitlines()[0].endswith(",mapping,memcg_data,raw")
+
+
+def test_allpages_into_head_ends_quietly():
+    r = subprocess.run(["bash", "-c", "set -o pipefail; '%s' allpages | head -3" % MEMSTAT],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == ""
+    assert len(r.stdout.splitlines()) == 3
+
+
+def test_allpages_filters_by_pfn_and_class():
+    r = run("allpages", "--format", "jsonl", "--pfn", "0x100000-0x1003ff")
+    pfns = [json.loads(line)["pfn"] for line in r.stdout.splitlines()]
+    assert pfns == list(range(0x100000, 0x100400))
+    r = run("allpages", "--format", "jsonl", "--class", "free,kernel_slab",
+            "--pfn", "0x100000-0x13ffff")
+    subs = {json.loads(line)["subclass"] for line in r.stdout.splitlines()}
+    assert subs and subs <= {"free_buddy", "free_pcp", "free_uninit", "free_unaccepted",
+                             "kernel_slab"}
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--pfn", "0x7000000000-0x7000000fff"], "no present memory"),
+    (["--pfn", "12x"], "invalid pfn range"), (["--pfn", "0x20-0x10"], "invalid pfn range"),
+    (["--class", "bogus"], "unknown class"), (["--format", "xml"], "unknown format"),
+])
+def test_bad_allpages_input_is_one_line_and_exit_2(args, needle):
+    r = run("allpages", *args)
+    assert r.returncode == 2
+    assert needle in r.stderr.splitlines()[0]
+
+
+def test_allpages_names_the_file_behind_exec_pages():
+    libs = [os.path.join(d, f) for d in ("/usr/lib/x86_64-linux-gnu",)
+            for f in os.listdir(d) if f.startswith("libLLVM")]
+    if not libs:
+        pytest.skip("no libLLVM (installed with clang) to map")
+    lib = max(libs, key=os.path.getsize)
+    st = os.stat(lib)
+    with open(lib, "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+        try:
+            for off in range(0, len(m), 4096 * 64):
+                m[off]
+            r = run("allpages", "--format", "csv", "--class", "exec")
+        finally:
+            m.close()
+    dev = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+    mine = [row for row in csv.DictReader(io.StringIO(r.stdout))
+            if row["inode"] == str(st.st_ino) and row["dev"] == dev]
+    assert len(mine) >= len(range(0, st.st_size, 4096 * 64)) * 0.9
+    assert all(row["owner"] == "file" for row in mine)
+    assert all(0 <= int(row["offset"]) * 4096 < st.st_size for row in mine)
