@@ -29,7 +29,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all run test unit integration cli pytest bench clean
+.PHONY: all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
 
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -107,6 +107,22 @@ $(BUILD)/bench.o: tools/bench.c $(BUILD)/memstat.skel.h | $(BUILD)
 
 bench: $(BUILD)/memstat $(BUILD)/bench
 	$(BUILD)/bench $(BUILD)/memstat
+
+# ---- the optional kernel module: make kmod [KDIR=<kernel headers>] ----
+KDIR ?= /lib/modules/$(shell uname -r)/build
+
+kmod:
+	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "kmod: no kernel headers at $(KDIR): install linux-headers-$$(uname -r)" \
+		     "or pass KDIR=<headers of the target kernel>" >&2; exit 2; fi
+	$(Q)$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+	@echo "kmod: built kmod/memstat.ko for $$(modinfo -F vermagic kmod/memstat.ko 2>/dev/null || \
+		strings kmod/memstat.ko | sed -n 's/^vermagic=//p')"
+	@echo "kmod: it loads only on that kernel build (vermagic); on another the kernel refuses" \
+	      "it ('Invalid module format'): rebuild with that kernel's KDIR"
+
+kmod-clean:
+	$(Q)$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
 
 clean:
 	rm -rf $(BUILD)

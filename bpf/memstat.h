@@ -8,6 +8,7 @@
 #define MEMSTAT_H
 
 #include <linux/types.h>
+#include <linux/ioctl.h>
 
 /* Top-level classes: the rows of the summary. They partition every walked page. */
 enum ms_class {
@@ -174,5 +175,29 @@ struct ms_mapping_facts {
 #define MS_MAX_RUNS	32768	/* runs recorded per walker call when dumping */
 #define MS_SECTION_PAGES 32768	/* x86_64 SECTION_SIZE_BITS 27: 128 MiB */
 #define MS_COUNTS	32	/* counters array size: MS_NR_SUBS rounded up to a power of 2 */
+
+/*
+ * The kernel module's interface (kmod/): a read-only misc device, root only. One ioctl walks
+ * at most one section: it classifies [start_pfn, end_pfn) and returns the counters and, when
+ * recs is set, one struct ms_page_rec per page (allpages). A new generation makes the module
+ * collect the exec mappings again and forget its mapping cache; MS_KMOD_NEW_RANGE says the
+ * range does not continue the previous call's (no folio carries over).
+ */
+#define MS_KMOD_DEVICE		"/dev/memstat"
+#define MS_KMOD_NEW_RANGE	0x1
+struct ms_kmod_walk {
+	__u64 start_pfn;	/* in */
+	__u64 end_pfn;		/* in: at most MS_SECTION_PAGES after start_pfn */
+	__u64 recs;		/* in: user address of end - start struct ms_page_rec, or 0 */
+	__u32 generation;	/* in */
+	__u32 flags;		/* in: MS_KMOD_* */
+	__u64 counts[MS_COUNTS];	/* out: pages per enum ms_sub */
+	__u64 holes;		/* out */
+	__u64 exec_mappings;	/* out: VM_EXEC file mappings seen for this generation */
+	__u64 mapping_lookups;	/* out */
+};
+#define MS_KMOD_IOC_WALK	_IOWR('M', 0x31, struct ms_kmod_walk)
+/* the module's struct ms_features (from the headers it was built against) */
+#define MS_KMOD_IOC_FEATURES	_IOR('M', 0x32, struct ms_features)
 
 #endif /* MEMSTAT_H */

@@ -53,6 +53,7 @@ static const char usage_text[] =
 	"      --class LIST       only these classes or sub-classes, comma separated\n"
 	"                         (kernel,anon,shmem,exec,page_cache,hugetlb,free or a detail key)\n"
 	"  -f, --format FMT       text (default), csv or jsonl\n"
+	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded), bpf or kmod\n"
 	"      --summary          print the class totals of the same walk at the end\n"
 	"                         (on stdout for text, on stderr for csv and jsonl)\n"
 	"      --raw-pointers     add the raw struct page words, mapping and memcg pointers:\n"
@@ -582,6 +583,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		{ "pfn", required_argument, NULL, OPT_PFN },
 		{ "class", required_argument, NULL, OPT_CLASS },
 		{ "format", required_argument, NULL, 'f' },
+		{ "backend", required_argument, NULL, 'b' },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "raw-pointers", no_argument, NULL, OPT_RAW },
 		{ "help", no_argument, NULL, 'h' },
@@ -592,6 +594,8 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	struct ms_ranges ranges = {};
 	struct ms_result res;
 	struct ms_bpf *b = NULL;
+	struct ms_kmod *km = NULL;
+	const char *backend = "auto";
 	bool summary = false;
 	char why[512];
 	int c, ret = MS_EXIT_USAGE;
@@ -605,7 +609,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	d->last = ~0ULL;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:b:h", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -634,6 +638,14 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 						  optarg);
 				goto out;
 			}
+			break;
+		case 'b':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "kmod")) {
+				ret = usage_error("unknown backend '%s' (allpages: auto, bpf or kmod)",
+						  optarg);
+				goto out;
+			}
+			backend = optarg;
 			break;
 		case OPT_SUMMARY:
 			summary = true;
@@ -669,18 +681,32 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 
-	ret = ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why));
+	ret = MS_EXIT_FAIL;
+	if (strcmp(backend, "kmod"))
+		ret = ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why));
+	if (ret && strcmp(backend, "bpf")) {
+		char why2[512];
+
+		if (!strcmp(backend, "kmod") || access(MS_KMOD_DEVICE, F_OK) == 0) {
+			ret = ms_kmod_open(&km, why2, sizeof(why2));
+			if (!ret && !strcmp(backend, "auto"))
+				ms_err("bpf backend unavailable: %s; using the kernel module", why);
+			if (ret)
+				snprintf(why, sizeof(why), "%s", why2);
+		}
+	}
 	if (ret) {
-		ms_err("%s (allpages needs the bpf backend)", why);
+		ms_err("%s (allpages needs the bpf or the kmod backend)", why);
 		goto out;
 	}
-	d->feat = ms_bpf_features(b);
+	d->feat = b ? ms_bpf_features(b) : ms_kmod_features(km);
 	if (load_flag_names(d))
 		ms_err("kernel BTF has no enum pageflags: flags are printed as '?'");
 	load_zones(d);
 
 	header(d);
-	ret = ms_bpf_dump(b, &ranges, &res, on_page, d);
+	ret = b ? ms_bpf_dump(b, &ranges, &res, on_page, d) :
+		  ms_kmod_walk(km, &ranges, &res, NULL, on_page, d);
 	if (!d->err)
 		flush(d);
 	if (d->err == EPIPE) {	/* memstat allpages | head: a normal end */
@@ -707,6 +733,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	}
 out:
 	ms_bpf_free(b);
+	ms_kmod_free(km);
 	ms_ranges_free(&ranges);
 	for (c = 0; c < 64; c++)
 		free((void *)d->flag_name[c]);

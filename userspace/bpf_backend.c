@@ -296,37 +296,13 @@ static int collect_exec(struct ms_bpf *b)
 	return n < 0 ? -errno : 0;
 }
 
-/* Runs of one sub-class, merged across walker calls before they reach the caller. */
-struct run_merger {
-	ms_run_fn fn;
-	void *arg;
-	__u64 pfn, npages;
-	enum ms_sub sub;
-};
-
-static int merge_run(struct run_merger *m, __u64 pfn, __u64 npages, enum ms_sub sub)
-{
-	int err = 0;
-
-	if (m->npages && m->sub == sub && m->pfn + m->npages == pfn) {
-		m->npages += npages;
-		return 0;
-	}
-	if (m->npages)
-		err = m->fn(m->arg, m->pfn, m->npages, m->sub);
-	m->pfn = pfn;
-	m->npages = npages;
-	m->sub = sub;
-	return err;
-}
-
-static int emit_runs(struct memstat_bpf *s, struct run_merger *m)
+static int emit_runs(struct memstat_bpf *s, struct ms_run_merger *m)
 {
 	__u32 i, n = s->bss->nruns;
 	int err;
 
 	for (i = 0; i < n && i < MS_MAX_RUNS; i++) {
-		err = merge_run(m, s->bss->runs[i].pfn, s->bss->runs[i].npages,
+		err = ms_merge_run(m, s->bss->runs[i].pfn, s->bss->runs[i].npages,
 				(enum ms_sub)s->bss->runs[i].sub);
 		if (err)
 			return err;
@@ -375,7 +351,7 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		       ms_run_fn run_fn, ms_page_fn page_fn, void *arg)
 {
 	struct memstat_bpf *s = b->skel;
-	struct run_merger merger = { run_fn, arg, 0, 0, MS_NR_SUBS };
+	struct ms_run_merger merger = { run_fn, arg, 0, 0, MS_NR_SUBS };
 	__u64 prev_end = 0, extra[MS_NR_SUBS] = {}, extra_holes = 0, cached = 0;
 	bool use_cache;
 	double t0;
@@ -466,7 +442,7 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		}
 		prev_end = end;
 	}
-	if (run_fn && merger.npages && run_fn(arg, merger.pfn, merger.npages, merger.sub))
+	if (run_fn && ms_merge_flush(&merger))
 		return MS_EXIT_FAIL;
 	res->walk_ms = ms_now_ms() - t0;
 	for (j = 0; j < MS_NR_SUBS; j++) {

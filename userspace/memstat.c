@@ -32,7 +32,8 @@ static const char usage_text[] =
 	"  -v, --verbose          add sub-rows (slab, page tables, buddy, per-cpu, ...)\n"
 	"  -j, --json             print one JSON object instead of the table\n"
 	"  -r, --reconcile        compare the walk with /proc/meminfo (exit 3 on mismatch)\n"
-	"  -b, --backend NAME     auto (default), bpf or kpageflags\n"
+	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded, else kpageflags),\n"
+	"                         bpf, kmod or kpageflags\n"
 	"      --runs             print runs of pages with one class: pfn, pages, class, sub-class\n"
 	"      --features         print what was detected about the running kernel\n"
 	"  -o, --output FILE      append samples to FILE (prom: replace FILE atomically)\n"
@@ -44,7 +45,7 @@ static const char usage_text[] =
 	"Exit codes: 0 ok, 1 failure, 2 usage, 3 reconcile mismatch, 4 missing privilege,\n"
 	"5 unsupported kernel layout.\n";
 
-enum backend_choice { BACKEND_AUTO, BACKEND_BPF, BACKEND_KPF };
+enum backend_choice { BACKEND_AUTO, BACKEND_BPF, BACKEND_KMOD, BACKEND_KPF };
 
 struct opts {
 	bool verbose, json, reconcile, runs, features, fsync, sampling;
@@ -153,10 +154,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				o->backend = BACKEND_AUTO;
 			else if (!strcmp(optarg, "bpf"))
 				o->backend = BACKEND_BPF;
+			else if (!strcmp(optarg, "kmod"))
+				o->backend = BACKEND_KMOD;
 			else if (!strcmp(optarg, "kpageflags"))
 				o->backend = BACKEND_KPF;
 			else
-				return usage_error("unknown backend '%s' (expected auto, bpf or "
+				return usage_error("unknown backend '%s' (expected auto, bpf, kmod or "
 						   "kpageflags)", optarg);
 			break;
 		case 'o':
@@ -243,9 +246,8 @@ static int print_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
 	return 0;
 }
 
-static void print_features(const struct ms_bpf *b)
+static void print_features(const struct ms_features *f, const char *uninit_test)
 {
-	const struct ms_features *f = ms_bpf_features(b);
 	static const char *schemes[] = { "?", "inverted bits (<= 6.10)", "inverted enum (6.11)",
 					 "upper byte (>= 6.12)" };
 	static const char *types[MS_NR_PTYPES] = { "none", "buddy", "offline", "table", "guard",
@@ -281,8 +283,7 @@ static void print_features(const struct ms_bpf *b)
 	       f->pg_hugetlb != MS_NO_BIT ? "PG_hugetlb in page[1]" : "page type");
 	printf("movable_ops marker:  %s\n", f->movable_flag ? "page flag (>= 6.17)" :
 	       "mapping & 3 == 2 (<= 6.16)");
-	printf("uninitialised test:  %s\n", ms_bpf_has_cast(b) ?
-	       "3 words per page via bpf_rdonly_cast (>= 6.2)" : "64-byte copies");
+	printf("uninitialised test:  %s\n", uninit_test);
 	/* the address itself would reveal the KASLR offset: say only that it was found */
 	printf("vmemmap base:        %s\n", f->vmemmap_base ? "located (1 GiB aligned)" : "unknown");
 }
@@ -316,9 +317,49 @@ static int allpages(int argc, char **argv)
 /* One walk with whichever backend this run uses: the sampler calls it once per sample. */
 struct walker {
 	struct ms_bpf *bpf;
+	struct ms_kmod *kmod;
 	const struct ms_ranges *ranges;
 	ms_run_fn fn;
 };
+
+/*
+ * The backend asked for; auto: BPF, else the kernel module if it is loaded, else
+ * /proc/kpageflags, saying why on stderr (and in fallback, for JSON).
+ */
+static int open_backend(enum backend_choice c, struct walker *w, char *fallback, size_t flen)
+{
+	char why[512] = "", why2[512] = "";
+	int ret;
+
+	if (c == BACKEND_KPF)
+		return MS_EXIT_OK;
+	if (c == BACKEND_KMOD) {
+		ret = ms_kmod_open(&w->kmod, why, sizeof(why));
+		if (ret) {
+			ms_err("%s", why);
+			fail_json(why);
+		}
+		return ret;
+	}
+	ret = ms_bpf_open(&w->bpf, 0, why, sizeof(why));
+	if (!ret)
+		return MS_EXIT_OK;
+	if (c == BACKEND_BPF) {
+		ms_err("%s", why);
+		fail_json(why);
+		return ret;
+	}
+	snprintf(fallback, flen, "bpf backend unavailable: %s", why);
+	if (access(MS_KMOD_DEVICE, F_OK) == 0) {
+		if (ms_kmod_open(&w->kmod, why2, sizeof(why2)) == MS_EXIT_OK) {
+			ms_err("%s; using the kernel module (%s)", fallback, MS_KMOD_DEVICE);
+			return MS_EXIT_OK;
+		}
+		ms_err("%s", why2);
+	}
+	ms_err("%s; falling back to /proc/kpageflags", fallback);
+	return MS_EXIT_OK;
+}
 
 static int walk_once(void *arg, struct ms_result *res)
 {
@@ -328,6 +369,8 @@ static int walk_once(void *arg, struct ms_result *res)
 
 	if (w->bpf)
 		return ms_bpf_walk(w->bpf, w->ranges, res, w->fn, NULL);
+	if (w->kmod)
+		return ms_kmod_walk(w->kmod, w->ranges, res, w->fn, NULL, NULL);
 	ret = ms_kpf_walk("/proc/kpageflags", w->ranges, res, w->fn, NULL, why, sizeof(why));
 	if (ret)
 		ms_err("%s", why);
@@ -379,29 +422,25 @@ int main(int argc, char **argv)
 		return err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
 	}
 
-	if (o.backend != BACKEND_KPF) {
-		ret = ms_bpf_open(&bpf, 0, why, sizeof(why));
-		if (ret && o.backend == BACKEND_BPF) {
-			ms_err("%s", why);
-			fail_json(why);
-			goto out;
-		}
-		if (ret) {
-			snprintf(fallback, sizeof(fallback), "bpf backend unavailable: %s", why);
-			ms_err("%s; falling back to /proc/kpageflags", fallback);
-			ro.fallback_reason = fallback;
-		}
-	}
+	memset(&walker, 0, sizeof(walker));
+	ret = open_backend(o.backend, &walker, fallback, sizeof(fallback));
+	if (ret)
+		goto out;
+	if (fallback[0])
+		ro.fallback_reason = fallback;
+	bpf = walker.bpf;
 	if (o.features) {
-		if (!bpf) {
-			ret = ret ? ret : MS_EXIT_FAIL;
+		if (!bpf && !walker.kmod) {
+			ms_err("--features needs the bpf or kmod backend");
+			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		print_features(bpf);
+		print_features(bpf ? ms_bpf_features(bpf) : ms_kmod_features(walker.kmod),
+			       bpf ? (ms_bpf_has_cast(bpf) ? "3 words per page via bpf_rdonly_cast "
+				      "(>= 6.2)" : "64-byte copies") : "kernel module");
 		ret = MS_EXIT_OK;
 		goto out;
 	}
-	walker.bpf = bpf;
 	walker.ranges = &ranges;
 	walker.fn = o.runs ? print_run : NULL;
 	if (o.sampling) {
@@ -456,7 +495,8 @@ int main(int argc, char **argv)
 	}
 	ret = o.reconcile && !rc.all_ok ? MS_EXIT_MISMATCH : MS_EXIT_OK;
 out:
-	ms_bpf_free(bpf);
+	ms_bpf_free(walker.bpf);
+	ms_kmod_free(walker.kmod);
 	ms_ranges_free(&ranges);
 	return ret;
 }

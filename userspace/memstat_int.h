@@ -64,6 +64,16 @@ __u64 ms_class_pages(const struct ms_result *r, enum ms_class c);
 /* Called with runs of equal sub-class, in pfn order, when a caller asks for them. */
 typedef int (*ms_run_fn)(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub);
 
+/* Runs of one sub-class, merged across walker calls before they reach the caller. */
+struct ms_run_merger {
+	ms_run_fn fn;
+	void *arg;
+	__u64 pfn, npages;
+	enum ms_sub sub;
+};
+int ms_merge_run(struct ms_run_merger *m, __u64 pfn, __u64 npages, enum ms_sub sub);
+int ms_merge_flush(struct ms_run_merger *m);
+
 /* Called for every page of an allpages walk, in pfn order. */
 typedef int (*ms_page_fn)(void *arg, __u64 pfn, const struct ms_page_rec *rec);
 
@@ -82,6 +92,14 @@ void ms_bpf_set_cache(struct ms_bpf *b, bool on);
 /* true when the walker tests uninitialised batches with bpf_rdonly_cast (v6.2+) */
 bool ms_bpf_has_cast(const struct ms_bpf *b);
 void ms_bpf_free(struct ms_bpf *b);
+
+/* Kernel module backend (kmod/memstat.ko, /dev/memstat). */
+struct ms_kmod;
+int ms_kmod_open(struct ms_kmod **out, char *why, size_t whylen);
+int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_result *res,
+		 ms_run_fn run_fn, ms_page_fn page_fn, void *arg);
+const struct ms_features *ms_kmod_features(const struct ms_kmod *k);
+void ms_kmod_free(struct ms_kmod *k);
 
 /* /proc/kpageflags backend. */
 int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,

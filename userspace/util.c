@@ -91,3 +91,27 @@ const char *ms_missing_capability(void)
 	return NULL;
 }
 
+
+int ms_merge_run(struct ms_run_merger *m, __u64 pfn, __u64 npages, enum ms_sub sub)
+{
+	int err = 0;
+
+	if (m->npages && m->sub == sub && m->pfn + m->npages == pfn) {
+		m->npages += npages;
+		return 0;
+	}
+	if (m->npages)
+		err = m->fn(m->arg, m->pfn, m->npages, m->sub);
+	m->pfn = pfn;
+	m->npages = npages;
+	m->sub = sub;
+	return err;
+}
+
+int ms_merge_flush(struct ms_run_merger *m)
+{
+	int err = m->npages ? m->fn(m->arg, m->pfn, m->npages, m->sub) : 0;
+
+	m->npages = 0;
+	return err;
+}

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memstat.ko: the memstat page walk done natively, for kernels where BPF cannot be used.
+ *
+ * /dev/memstat (root only, read-only) answers one ioctl, MS_KMOD_IOC_WALK (bpf/memstat.h): it
+ * classifies at most one memory section per call with the same per-page decision as the BPF
+ * walker (ms_page_verdict() in bpf/classify.h) and returns counters and, for allpages, one record
+ * per page. The module only reads: struct pages are copied with copy_from_kernel_nofault() after
+ * pfn_to_online_page(), so an offlined or hot-removed section reads as a hole, and mapping facts
+ * are read the same way. Work per call is bounded (one section, cond_resched() every 1024
+ * pages); one caller at a time, others get EBUSY.
+ */
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/magic.h>
+#include <linux/memory_hotplug.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
+
+#include "memstat.h"
+#define MS_WALK_HOOKS
+#include "classify.h"
+#include "kfeatures.h"
+
+#define MS_FACTS_BITS	12
+#define MS_MAX_MMS	65536	/* processes whose exec mappings one generation collects */
+
+struct ms_facts_slot {
+	u64 mapping;
+	u64 ino;
+	u32 flags;
+	u32 dev;
+};
+
+/* One walker: the state a walk carries between calls, like the BPF walker's globals. */
+static struct ms_kwalk {
+	struct ms_features f;
+	struct ms_walk_state st;
+	u32 generation;
+	bool have_generation;
+	u64 cursor;		/* pages below it were counted with an earlier page */
+	u32 carry_sub;		/* sub-class of a folio counted past the previous call's end */
+	u64 counts[MS_COUNTS];
+	u64 holes;
+	u64 lookups;
+	u64 exec_mappings;
+	struct xarray exec_set;	/* address_space >> 3 -> exec-mapped */
+	struct ms_facts_slot facts[1 << MS_FACTS_BITS];
+	u64 last_mapping;
+	struct ms_facts_slot *last;
+	/* allpages: the folio or free block the walk is in */
+	u64 own_start, own_end, own_index, own_ino, own_flags;
+	u32 own_dev, own_sub, own_order, own_role_head;
+	struct ms_page_rec *recs;	/* one section's records, copied out at the end of a call */
+	u64 batch[MS_BATCH_PAGES * MS_PAGE_WORDS];	/* 64 struct pages, copied at once */
+} *kw;
+
+static DEFINE_MUTEX(ms_lock);
+
+static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords)
+{
+	u32 i;
+
+	for (i = 0; i < nwords; i += MS_PAGE_WORDS) {
+		struct page *pg = pfn_to_online_page(pfn + i / MS_PAGE_WORDS);
+
+		if (!pg || copy_from_kernel_nofault(w + i, pg, MS_PAGE_WORDS * 8))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* mapping -> host inode -> super block, each read with copy_from_kernel_nofault() */
+static void read_facts(struct ms_kwalk *k, u64 mapping, struct ms_facts_slot *s)
+{
+	struct address_space *as = (struct address_space *)mapping;
+	struct inode *host = NULL;
+	struct super_block *sb = NULL;
+	unsigned long magic = 0, ino = 0;
+	dev_t dev = 0;
+
+	s->mapping = mapping;
+	s->flags = 0;
+	s->ino = 0;
+	s->dev = 0;
+	k->lookups++;
+	if (copy_from_kernel_nofault(&host, &as->host, sizeof(host)) || !host ||
+	    copy_from_kernel_nofault(&ino, &host->i_ino, sizeof(ino)) ||
+	    copy_from_kernel_nofault(&sb, &host->i_sb, sizeof(sb)) || !sb ||
+	    copy_from_kernel_nofault(&magic, &sb->s_magic, sizeof(magic)) ||
+	    copy_from_kernel_nofault(&dev, &sb->s_dev, sizeof(dev)))
+		return;
+	if (magic == BDEVFS_MAGIC)
+		s->flags |= MS_MAP_BDEV;
+	else if (magic == TMPFS_MAGIC)
+		s->flags |= MS_MAP_SHMEM;
+	if (xa_load(&k->exec_set, (unsigned long)(mapping >> 3)))
+		s->flags |= MS_MAP_EXEC;
+	s->ino = ino;
+	s->dev = dev;	/* kernel dev_t: major << 20 | minor, as the BPF walker reads it */
+}
+
+static struct ms_facts_slot *facts_slot(struct ms_kwalk *k, u64 mapping)
+{
+	struct ms_facts_slot *s;
+
+	if (mapping == k->last_mapping && k->last)
+		return k->last;
+	s = &k->facts[hash_64(mapping, MS_FACTS_BITS)];
+	if (s->mapping != mapping)
+		read_facts(k, mapping, s);
+	k->last_mapping = mapping;
+	k->last = s;
+	return s;
+}
+
+static __u32 ms_hook_facts(void *ctx, __u64 mapping)
+{
+	return facts_slot(ctx, mapping)->flags;
+}
+
+/* Every address_space some process maps VM_EXEC, under each mm's mmap_lock. */
+static int collect_exec(struct ms_kwalk *k)
+{
+	struct mm_struct **mms;
+	struct task_struct *p;
+	size_t n = 0, i;
+
+	xa_destroy(&k->exec_set);
+	k->exec_mappings = 0;
+	mms = kvcalloc(MS_MAX_MMS, sizeof(*mms), GFP_KERNEL);
+	if (!mms)
+		return -ENOMEM;
+	rcu_read_lock();
+	for_each_process(p) {
+		struct mm_struct *mm;
+
+		if (n == MS_MAX_MMS)
+			break;
+		mm = get_task_mm(p);	/* NULL for kernel threads */
+		if (mm)
+			mms[n++] = mm;
+	}
+	rcu_read_unlock();
+	for (i = 0; i < n; i++) {
+		struct vm_area_struct *vma;
+
+		if (!mmap_read_lock_killable(mms[i])) {
+			VMA_ITERATOR(vmi, mms[i], 0);
+
+			for_each_vma(vmi, vma) {
+				if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+					continue;
+				xa_store(&k->exec_set,
+					 (unsigned long)vma->vm_file->f_mapping >> 3,
+					 xa_mk_value(1), GFP_KERNEL);
+				k->exec_mappings++;
+			}
+			mmap_read_unlock(mms[i]);
+		}
+		mmput(mms[i]);
+		cond_resched();
+	}
+	kvfree(mms);
+	return 0;
+}
+
+/* Count pages [pfn, pfn + n) as sub, clamped to this call's end; the rest carries over. */
+static void count(struct ms_kwalk *k, u64 pfn, u32 sub, u64 n, u64 end)
+{
+	u64 c = n;
+
+	if (pfn + c > end) {
+		c = end - pfn;
+		k->carry_sub = sub;
+	}
+	k->counts[sub & (MS_COUNTS - 1)] += c;
+	k->cursor = pfn + n;
+}
+
+/* allpages: pages [start, start + n) share sub with the head h (as own() in memstat.bpf.c) */
+static void own(struct ms_kwalk *k, u64 start, u32 n, u32 sub, const u64 *h)
+{
+	u64 m = h[MS_W_MAPPING];
+	u32 order = 0;
+
+	while (order < MS_MAX_FOLIO_ORDER && (1U << order) < n)
+		order++;
+	k->own_start = start;
+	k->own_end = start + n;
+	k->own_sub = sub;
+	k->own_order = order;
+	k->own_flags = h[MS_W_FLAGS];
+	if (sub == MS_FREE_BUDDY || sub == MS_FREE_UNACCEPTED)
+		k->own_role_head = MS_ROLE_FREE_HEAD;
+	else if (n > 1 || ms_flag(h[MS_W_FLAGS], k->f.pg_head))
+		k->own_role_head = MS_ROLE_HEAD;
+	else
+		k->own_role_head = MS_ROLE_NONE;
+	k->own_ino = 0;
+	k->own_dev = 0;
+	k->own_index = 0;
+	if (m && !(m & 3) && (sub == MS_FILE || sub == MS_EXEC || sub == MS_FILE_BUFFERS ||
+			      sub == MS_SHMEM)) {
+		struct ms_facts_slot *s = facts_slot(k, m);
+
+		k->own_ino = s->ino;
+		k->own_dev = s->dev;
+		k->own_index = h[4];
+	}
+}
+
+static void record(struct ms_kwalk *k, u64 pfn, u64 start_pfn, const u64 *p)
+{
+	struct ms_page_rec *r = &k->recs[pfn - start_pfn];
+
+	k->counts[k->own_sub & (MS_COUNTS - 1)]++;
+	k->cursor = pfn + 1;
+	memcpy(r->w, p, sizeof(r->w));
+	r->sub = k->own_sub;
+	r->order = k->own_order;
+	r->head_pfn = k->own_start;
+	r->head_flags = k->own_flags;
+	r->role = k->own_role_head == MS_ROLE_NONE ? MS_ROLE_NONE :
+		  pfn == k->own_start ? k->own_role_head : k->own_role_head + 1;
+	r->ino = k->own_ino;
+	r->dev = k->own_dev;
+	r->offset = k->own_ino ? k->own_index + (pfn - k->own_start) : 0;
+	r->cgroup = 0;	/* the module does not resolve memcgs (yet) */
+	r->valid = 1;
+}
+
+static void walk(struct ms_kwalk *k, u64 start, u64 end, bool dump)
+{
+	u64 scratch[2 * MS_PAGE_WORDS], pfn, base = ~0ULL;
+	struct ms_verdict v;
+	bool readable = false;
+
+	if (k->cursor > start && !dump)
+		k->counts[k->carry_sub & (MS_COUNTS - 1)] += min(k->cursor, end) - start;
+	else if (k->cursor < start || dump)
+		k->cursor = start;
+	for (pfn = start; pfn < end; pfn++) {
+		u32 j = pfn & (MS_BATCH_PAGES - 1);
+		const u64 *p;
+
+		if ((pfn & 1023) == 0)
+			cond_resched();
+		if (pfn < k->cursor)
+			continue;
+		/* 64 struct pages in one copy: contiguous within a section (sparse vmemmap) */
+		if ((pfn & ~(u64)(MS_BATCH_PAGES - 1)) != base) {
+			struct page *pg;
+
+			base = pfn & ~(u64)(MS_BATCH_PAGES - 1);
+			pg = pfn_to_online_page(base);
+			readable = pg && !copy_from_kernel_nofault(k->batch, pg, sizeof(k->batch));
+		}
+		if (!readable) {	/* offline, hot-removed or unmapped: a hole */
+			k->holes++;
+			k->cursor = pfn + 1;
+			if (dump)
+				k->recs[pfn - start].valid = 0;
+			continue;
+		}
+		p = &k->batch[j * MS_PAGE_WORDS];
+		if (dump && pfn >= k->own_start && pfn < k->own_end) {
+			record(k, pfn, start, p);
+			continue;
+		}
+		ms_page_verdict(k, &k->f, &k->st, pfn, p,
+				j < MS_BATCH_PAGES - 1 ? p + MS_PAGE_WORDS : NULL, scratch, &v);
+		if (!dump) {
+			count(k, pfn, v.sub, v.start + v.n - pfn, end);
+			continue;
+		}
+		own(k, v.start, v.n, v.sub, v.start == pfn ? p : scratch);
+		record(k, pfn, start, p);
+	}
+}
+
+static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct ms_kmod_walk req;
+	struct ms_kwalk *k = kw;
+	bool dump;
+	long ret = 0;
+	u64 n;
+
+	if (cmd == MS_KMOD_IOC_FEATURES)
+		return copy_to_user((void __user *)arg, &k->f, sizeof(k->f)) ? -EFAULT : 0;
+	if (cmd != MS_KMOD_IOC_WALK)
+		return -ENOTTY;
+	if (copy_from_user(&req, (void __user *)arg, sizeof(req)))
+		return -EFAULT;
+	if (req.end_pfn <= req.start_pfn || req.end_pfn - req.start_pfn > MS_SECTION_PAGES)
+		return -EINVAL;
+	n = req.end_pfn - req.start_pfn;
+	dump = req.recs != 0;
+	if (!mutex_trylock(&ms_lock))
+		return -EBUSY;	/* another memstat is walking: one at a time */
+	if (!k->have_generation || req.generation != k->generation) {
+		ret = collect_exec(k);
+		if (ret)
+			goto out;
+		memset(k->facts, 0, sizeof(k->facts));
+		k->last = NULL;
+		k->generation = req.generation;
+		k->have_generation = true;
+	}
+	if (req.flags & MS_KMOD_NEW_RANGE) {
+		k->cursor = req.start_pfn;
+		k->own_start = k->own_end = 0;
+	}
+	memset(k->counts, 0, sizeof(k->counts));
+	k->holes = 0;
+	k->lookups = 0;
+	walk(k, req.start_pfn, req.end_pfn, dump);
+	memcpy(req.counts, k->counts, sizeof(req.counts));
+	req.holes = k->holes;
+	req.exec_mappings = k->exec_mappings;
+	req.mapping_lookups = k->lookups;
+	if (dump && copy_to_user((void __user *)(unsigned long)req.recs, k->recs,
+				 n * sizeof(struct ms_page_rec)))
+		ret = -EFAULT;
+	else if (copy_to_user((void __user *)arg, &req, sizeof(req)))
+		ret = -EFAULT;
+out:
+	mutex_unlock(&ms_lock);
+	return ret;
+}
+
+static int ms_open(struct inode *inode, struct file *file)
+{
+	/* the device node is 0400; the check is for a node someone made wider */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (file->f_mode & FMODE_WRITE)
+		return -EACCES;
+	return 0;
+}
+
+static const struct file_operations ms_fops = {
+	.owner = THIS_MODULE,
+	.open = ms_open,
+	.unlocked_ioctl = ms_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice ms_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "memstat",
+	.fops = &ms_fops,
+	.mode = 0400,
+};
+
+static int __init ms_init(void)
+{
+	int err;
+
+	kw = vzalloc(sizeof(*kw));
+	if (!kw)
+		return -ENOMEM;
+	kw->recs = vzalloc(MS_SECTION_PAGES * sizeof(struct ms_page_rec));
+	if (!kw->recs) {
+		vfree(kw);
+		return -ENOMEM;
+	}
+	ms_kmod_features(&kw->f);
+	xa_init(&kw->exec_set);
+	err = misc_register(&ms_dev);
+	if (err) {
+		vfree(kw->recs);
+		vfree(kw);
+	}
+	return err;
+}
+
+static void __exit ms_exit(void)
+{
+	misc_deregister(&ms_dev);
+	xa_destroy(&kw->exec_set);
+	vfree(kw->recs);
+	vfree(kw);
+}
+
+module_init(ms_init);
+module_exit(ms_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("memstat: classify every physical page (read-only)");
