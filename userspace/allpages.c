@@ -5,6 +5,7 @@
  * only with --raw-pointers (they reveal the KASLR offset).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -101,42 +102,8 @@ static void putc_(struct dumper *d, char c)
 	d->out[d->n++] = c;
 }
 
-static void put_u64(struct dumper *d, __u64 v)
-{
-	char b[24];
-	int i = sizeof(b);
 
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	put(d, b + i, sizeof(b) - i);
-}
 
-static void put_s64(struct dumper *d, long long v)
-{
-	if (v < 0) {
-		putc_(d, '-');
-		put_u64(d, (__u64)-(v + 1) + 1);
-	} else {
-		put_u64(d, (__u64)v);
-	}
-}
-
-static void put_hex(struct dumper *d, __u64 v)
-{
-	static const char hx[] = "0123456789abcdef";
-	char b[20];
-	int i = sizeof(b);
-
-	do {
-		b[--i] = hx[v & 15];
-		v >>= 4;
-	} while (v);
-	b[--i] = 'x';
-	b[--i] = '0';
-	put(d, b + i, sizeof(b) - i);
-}
 
 /* pad the text format's columns */
 static void pad_to(struct dumper *d, size_t start, size_t width)
@@ -281,32 +248,124 @@ static const char *owner_kind(const struct ms_page_rec *r)
 
 /* ---- records ---- */
 
-static const char csv_header[] = "pfn,class,subclass,flags,role,order,head_pfn,refcount,mapcount,"
-				 "owner,dev,inode,offset,cgroup,node,zone";
+/*
+ * The columns, in order: one table for the header and for the three formats. A column's
+ * value is formatted once, as text; csv joins the texts, jsonl quotes those marked str, text
+ * pads them to width (flags last, as the widest).
+ */
+enum col {
+	C_PFN, C_CLASS, C_SUB, C_ROLE, C_ORDER, C_HEAD, C_REF, C_MAP, C_OWNER, C_DEV, C_INODE,
+	C_OFFSET, C_CGROUP, C_NODE, C_ZONE, C_FLAGS, C_MAPPING, C_MEMCG, C_RAW, NCOLS,
+};
+#define NCOLS_PLAIN C_MAPPING	/* the columns printed without --raw-pointers */
+
+static const struct column {
+	const char *name;
+	int width;		/* text format */
+	bool str;		/* a JSON string */
+	bool file_only;		/* jsonl: only for file pages */
+} cols[NCOLS] = {
+	[C_PFN] = { "pfn", 12, false, false },
+	[C_CLASS] = { "class", 10, true, false },
+	[C_SUB] = { "subclass", 20, true, false },
+	[C_ROLE] = { "role", 10, true, false },
+	[C_ORDER] = { "order", 5, false, false },
+	[C_HEAD] = { "head_pfn", 12, false, false },
+	[C_REF] = { "refcount", 8, false, false },
+	[C_MAP] = { "mapcount", 8, false, false },
+	[C_OWNER] = { "owner", 5, true, false },
+	[C_DEV] = { "dev", 7, true, true },
+	[C_INODE] = { "inode", 10, false, true },
+	[C_OFFSET] = { "offset", 10, false, true },
+	[C_CGROUP] = { "cgroup", 6, false, false },
+	[C_NODE] = { "node", 4, false, false },
+	[C_ZONE] = { "zone", 7, true, false },
+	[C_FLAGS] = { "flags", 0, true, false },
+	[C_MAPPING] = { "mapping", 0, true, false },
+	[C_MEMCG] = { "memcg_data", 0, true, false },
+	[C_RAW] = { "raw", 0, true, false },
+};
+
+struct field {
+	char s[512];	/* the flags string is the longest */
+	size_t n;
+};
+
+static void fstr(struct field *f, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= sizeof(f->s))
+		n = sizeof(f->s) - 1;
+	memcpy(f->s, s, n);
+	f->n = n;
+}
+
+static void fu64(struct field *f, __u64 v, bool hex)
+{
+	static const char hx[] = "0123456789abcdef";
+	char b[24];
+	int i = sizeof(b);
+
+	do {
+		b[--i] = hex ? hx[v & 15] : (char)('0' + v % 10);
+		v = hex ? v >> 4 : v / 10;
+	} while (v);
+	if (hex) {
+		b[--i] = 'x';
+		b[--i] = '0';
+	}
+	f->n = sizeof(b) - i;
+	memcpy(f->s, b + i, f->n);
+}
+
+static void fs64(struct field *f, long long v)
+{
+	if (v >= 0) {
+		fu64(f, (__u64)v, false);
+		return;
+	}
+	fu64(f, (__u64)-(v + 1) + 1, false);
+	memmove(f->s + 1, f->s, f->n);
+	f->s[0] = '-';
+	f->n++;
+}
 
 static void header(struct dumper *d)
 {
-	if (d->fmt == DF_CSV) {
-		puts_(d, csv_header);
-		puts_(d, d->raw ? ",mapping,memcg_data,raw\n" : "\n");
-	} else if (d->fmt == DF_TEXT) {
-		puts_(d, "PFN          CLASS      SUBCLASS             ROLE       ORDER HEAD_PFN     "
-		      "REF MAP OWNER DEV     INODE      OFFSET     CGROUP NODE ZONE    FLAGS");
-		puts_(d, d->raw ? "  RAW\n" : "\n");
+	int c, n = d->raw ? NCOLS : NCOLS_PLAIN;
+
+	if (d->fmt == DF_JSONL)
+		return;
+	for (c = 0; c < n; c++) {
+		char up[32];
+		size_t i, start = d->n;
+
+		if (d->fmt == DF_CSV) {
+			if (c)
+				putc_(d, ',');
+			puts_(d, cols[c].name);
+			continue;
+		}
+		for (i = 0; cols[c].name[i] && i < sizeof(up) - 1; i++)
+			up[i] = (char)toupper((unsigned char)cols[c].name[i]);
+		up[i] = '\0';
+		puts_(d, up);
+		if (c < n - 1)
+			pad_to(d, start, (size_t)cols[c].width);
 	}
+	putc_(d, '\n');
 }
 
 static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 {
 	struct dumper *d = arg;
+	struct field f[NCOLS];
 	const struct zone_span *z;
-	const char *owner, *cls, *sub;
-	bool typed, file;
-	__u64 flags;
+	int c, n = d->raw ? NCOLS : NCOLS_PLAIN;
+	bool file, typed;
 	long long mapcount;
-	__s32 ref;
 	char dev[24];
-	size_t col;
 
 	if (pfn < d->first || pfn > d->last || !r->valid || r->sub >= MS_NR_SUBS)
 		return 0;
@@ -315,187 +374,74 @@ static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	d->printed++;
 	d->sub[r->sub]++;
 	z = zone_of(d, pfn);
-	/* a tail shows its folio's flags, as /proc/kpageflags does since 6.12 */
-	flags = r->role == MS_ROLE_TAIL ? r->head_flags : r->w[MS_W_FLAGS];
-	cls = ms_classes[ms_subs[r->sub].cls].key;
-	sub = ms_subs[r->sub].key;
-	ref = ms_refcount(r->w);
+	file = r->ino != 0;
 	typed = ms_ptype(d->feat, ms_page_type_word(r->w)) != MS_T_NONE;
 	mapcount = typed ? 0 : (long long)(__s32)ms_page_type_word(r->w) + 1;
-	if (mapcount < 0)
-		mapcount = 0;
-	owner = owner_kind(r);
-	file = r->ino != 0;
-	snprintf(dev, sizeof(dev), "%u:%u", r->dev >> 20, r->dev & 0xfffff);
-
-	if (d->fmt == DF_JSONL) {
-		puts_(d, "{\"pfn\":");
-		put_u64(d, pfn);
-		puts_(d, ",\"class\":\"");
-		puts_(d, cls);
-		puts_(d, "\",\"subclass\":\"");
-		puts_(d, sub);
-		puts_(d, "\",\"flags\":\"");
-		puts_(d, flags_string(d, flags));
-		puts_(d, "\",\"role\":\"");
-		puts_(d, role_name(r->role));
-		puts_(d, "\",\"order\":");
-		put_u64(d, r->order);
-		puts_(d, ",\"head_pfn\":");
-		put_u64(d, r->head_pfn);
-		puts_(d, ",\"refcount\":");
-		put_s64(d, ref);
-		puts_(d, ",\"mapcount\":");
-		put_s64(d, mapcount);
-		puts_(d, ",\"owner\":\"");
-		puts_(d, owner);
-		puts_(d, "\"");
-		if (file) {
-			puts_(d, ",\"dev\":\"");
-			puts_(d, dev);
-			puts_(d, "\",\"inode\":");
-			put_u64(d, r->ino);
-			puts_(d, ",\"offset\":");
-			put_u64(d, r->offset);
-		}
-		puts_(d, ",\"cgroup\":");
-		put_u64(d, r->cgroup);
-		puts_(d, ",\"node\":");
-		put_s64(d, z ? z->node : -1);
-		puts_(d, ",\"zone\":\"");
-		puts_(d, z ? z->name : "-");
-		puts_(d, "\"");
-		if (d->raw) {
-			puts_(d, ",\"mapping\":\"");
-			put_hex(d, r->w[MS_W_MAPPING]);
-			puts_(d, "\",\"memcg_data\":\"");
-			put_hex(d, r->w[MS_W_MEMCG]);
-			puts_(d, "\",\"raw\":[");
-			for (int i = 0; i < MS_PAGE_WORDS; i++) {
-				puts_(d, i ? ",\"" : "\"");
-				put_hex(d, r->w[i]);
-				putc_(d, '"');
-			}
-			putc_(d, ']');
-		}
-		puts_(d, "}\n");
-		return d->err ? -1 : 0;
-	}
-
-	if (d->fmt == DF_CSV) {
-		put_hex(d, pfn);
-		putc_(d, ',');
-		puts_(d, cls);
-		putc_(d, ',');
-		puts_(d, sub);
-		putc_(d, ',');
-		puts_(d, flags_string(d, flags));	/* names: never a comma */
-		putc_(d, ',');
-		puts_(d, role_name(r->role));
-		putc_(d, ',');
-		put_u64(d, r->order);
-		putc_(d, ',');
-		put_hex(d, r->head_pfn);
-		putc_(d, ',');
-		put_s64(d, ref);
-		putc_(d, ',');
-		put_s64(d, mapcount);
-		putc_(d, ',');
-		puts_(d, owner);
-		putc_(d, ',');
-		if (file) {
-			puts_(d, dev);
-			putc_(d, ',');
-			put_u64(d, r->ino);
-			putc_(d, ',');
-			put_u64(d, r->offset);
-		} else {
-			puts_(d, ",,");
-		}
-		putc_(d, ',');
-		put_u64(d, r->cgroup);
-		putc_(d, ',');
-		put_s64(d, z ? z->node : -1);
-		putc_(d, ',');
-		puts_(d, z ? z->name : "");
-		if (d->raw) {
-			putc_(d, ',');
-			put_hex(d, r->w[MS_W_MAPPING]);
-			putc_(d, ',');
-			put_hex(d, r->w[MS_W_MEMCG]);
-			putc_(d, ',');
-			for (int i = 0; i < MS_PAGE_WORDS; i++) {
-				if (i)
-					putc_(d, ' ');
-				put_hex(d, r->w[i]);
-			}
-		}
-		putc_(d, '\n');
-		return d->err ? -1 : 0;
-	}
-
-	/* text: aligned columns, flags last */
-	if (d->n + 512 > sizeof(d->out))
-		flush(d);
-	col = d->n;
-	put_hex(d, pfn);
-	pad_to(d, col, 12);
-	col = d->n;
-	puts_(d, cls);
-	pad_to(d, col, 10);
-	col = d->n;
-	puts_(d, sub);
-	pad_to(d, col, 20);
-	col = d->n;
-	puts_(d, role_name(r->role));
-	pad_to(d, col, 10);
-	col = d->n;
-	put_u64(d, r->order);
-	pad_to(d, col, 5);
-	col = d->n;
-	put_hex(d, r->head_pfn);
-	pad_to(d, col, 12);
-	col = d->n;
-	put_s64(d, ref);
-	pad_to(d, col, 3);
-	col = d->n;
-	put_s64(d, mapcount);
-	pad_to(d, col, 3);
-	col = d->n;
-	puts_(d, owner);
-	pad_to(d, col, 5);
-	col = d->n;
-	puts_(d, file ? dev : "-");
-	pad_to(d, col, 7);
-	col = d->n;
 	if (file)
-		put_u64(d, r->ino);
-	else
-		putc_(d, '-');
-	pad_to(d, col, 10);
-	col = d->n;
-	if (file)
-		put_u64(d, r->offset);
-	else
-		putc_(d, '-');
-	pad_to(d, col, 10);
-	col = d->n;
-	put_u64(d, r->cgroup);
-	pad_to(d, col, 6);
-	col = d->n;
-	put_s64(d, z ? z->node : -1);
-	pad_to(d, col, 4);
-	col = d->n;
-	puts_(d, z ? z->name : "-");
-	pad_to(d, col, 7);
-	puts_(d, flags_string(d, flags));
+		snprintf(dev, sizeof(dev), "%u:%u", r->dev >> 20, r->dev & 0xfffff);
+
+	fu64(&f[C_PFN], pfn, d->fmt != DF_JSONL);
+	fstr(&f[C_CLASS], ms_classes[ms_subs[r->sub].cls].key);
+	fstr(&f[C_SUB], ms_subs[r->sub].key);
+	fstr(&f[C_ROLE], role_name(r->role));
+	fu64(&f[C_ORDER], r->order, false);
+	fu64(&f[C_HEAD], r->head_pfn, d->fmt != DF_JSONL);
+	fs64(&f[C_REF], ms_refcount(r->w));
+	fs64(&f[C_MAP], mapcount < 0 ? 0 : mapcount);
+	fstr(&f[C_OWNER], owner_kind(r));
+	fstr(&f[C_DEV], file ? dev : d->fmt == DF_TEXT ? "-" : "");
+	if (file) {
+		fu64(&f[C_INODE], r->ino, false);
+		fu64(&f[C_OFFSET], r->offset, false);
+	} else {
+		fstr(&f[C_INODE], d->fmt == DF_TEXT ? "-" : "");
+		fstr(&f[C_OFFSET], d->fmt == DF_TEXT ? "-" : "");
+	}
+	fu64(&f[C_CGROUP], r->cgroup, false);
+	fs64(&f[C_NODE], z ? z->node : -1);
+	fstr(&f[C_ZONE], z ? z->name : d->fmt == DF_TEXT ? "-" : "");
+	/* a tail shows its folio's flags, as /proc/kpageflags does since 6.12 */
+	fstr(&f[C_FLAGS], flags_string(d, r->role == MS_ROLE_TAIL ? r->head_flags : r->w[MS_W_FLAGS]));
 	if (d->raw) {
-		for (int i = 0; i < MS_PAGE_WORDS; i++) {
-			putc_(d, ' ');
-			put_hex(d, r->w[i]);
+		fu64(&f[C_MAPPING], r->w[MS_W_MAPPING], true);
+		fu64(&f[C_MEMCG], r->w[MS_W_MEMCG], true);
+		f[C_RAW].n = 0;
+		for (c = 0; c < MS_PAGE_WORDS; c++) {
+			struct field w;
+
+			fu64(&w, r->w[c], true);
+			if (c)
+				f[C_RAW].s[f[C_RAW].n++] = ' ';
+			memcpy(f[C_RAW].s + f[C_RAW].n, w.s, w.n);
+			f[C_RAW].n += w.n;
 		}
 	}
-	putc_(d, '\n');
+
+	if (d->n + 1024 > sizeof(d->out))
+		flush(d);
+	if (d->fmt == DF_JSONL)
+		putc_(d, '{');
+	for (c = 0; c < n; c++) {
+		size_t start = d->n;
+
+		if (d->fmt == DF_JSONL) {
+			if (cols[c].file_only && !file)
+				continue;
+			puts_(d, c ? ",\"" : "\"");
+			puts_(d, cols[c].name);
+			puts_(d, cols[c].str ? "\":\"" : "\":");
+			put(d, f[c].s, f[c].n);	/* names, numbers: nothing to escape */
+			if (cols[c].str)
+				putc_(d, '"');
+			continue;
+		}
+		if (c && d->fmt == DF_CSV)
+			putc_(d, ',');
+		put(d, f[c].s, f[c].n);	/* csv: no value holds a comma or a quote */
+		if (d->fmt == DF_TEXT && c < n - 1)
+			pad_to(d, start, (size_t)cols[c].width);
+	}
+	puts_(d, d->fmt == DF_JSONL ? "}\n" : "\n");
 	return d->err ? -1 : 0;
 }
 
