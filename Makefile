@@ -29,7 +29,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
+.PHONY: vm-bins all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
 
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -74,6 +74,14 @@ $(BUILD)/integration_tests: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(INTEG_SRC
 	$(call msg,LINK,$@)
 	$(Q)$(CXX) $^ -lgtest -lgtest_main -pthread $(LDLIBS) -Wl,-Bdynamic -o $@
 
+# the integration tests as one static binary, to run inside a bare VM initramfs (tools/vm)
+$(BUILD)/integration_tests.static: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(INTEG_SRCS)) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CXX) -static $^ -lgtest -lgtest_main -pthread $(LDLIBS) -o $@
+
+# everything a VM of tools/vm runs
+vm-bins: $(BUILD)/memstat $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench
+
 run: $(BUILD)/memstat
 	$(BUILD)/memstat
 
@@ -82,6 +90,10 @@ unit: $(BUILD)/unit_tests
 
 integration: $(BUILD)/memstat $(BUILD)/integration_tests
 	MEMSTAT=$(BUILD)/memstat $(BUILD)/integration_tests
+
+$(BUILD)/churn: tests/tools/churn.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -static $< -o $@
 
 $(BUILD)/nobpf: tests/tools/nobpf.c | $(BUILD)
 	$(call msg,CC,$@)

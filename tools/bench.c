@@ -173,12 +173,13 @@ static double kpf_dump_ms(const struct ms_ranges *r)
 
 int main(int argc, char **argv)
 {
-	double walk[WALKS], cwalk[WALKS], kpf[KPF_READS], kpfc[KPF_READS], run[RUNS];
+	double walk[WALKS], cwalk[WALKS], kwalk[WALKS], kpf[KPF_READS], kpfc[KPF_READS], run[RUNS];
 	const char *memstat = argc > 1 ? argv[1] : "build/memstat";
 	struct ms_ranges r;
 	struct ms_result res;
 	struct ms_bpf *b;
 	__u64 cached = 0;
+	int have_kmod = 0;
 	char why[512];
 	double wn, kn, kcn, rmed, rmax = 0, allp, kdump, scpu;
 	int i;
@@ -205,6 +206,19 @@ int main(int argc, char **argv)
 		cached = res.cached_pages;
 	}
 	ms_bpf_free(b);
+	if (access(MS_KMOD_DEVICE, F_OK) == 0) {	/* the module too, when it is loaded */
+		struct ms_kmod *k;
+
+		if (ms_kmod_open(&k, why, sizeof(why)) == 0) {
+			for (i = 0; i < WALKS; i++) {
+				if (ms_kmod_walk(k, &r, &res, NULL, NULL, NULL))
+					return 1;
+				kwalk[i] = res.walk_ms;
+			}
+			have_kmod = 1;
+			ms_kmod_free(k);
+		}
+	}
 	for (i = 0; i < KPF_READS; i++)
 		kpf[i] = kpf_read_ms(&r);
 	for (i = 0; i < KPF_READS; i++) {
@@ -233,6 +247,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)r.pages, (double)r.pages * 4096 / (1 << 30), r.n);
 	printf("%-44s %10.2f ns/page  (%.1f ms, median of %d; fastest %.1f, slowest %.1f)\n",
 	       "bpf walk, every page read", wn, median(walk, WALKS), WALKS, walk[0], walk[WALKS - 1]);
+	if (have_kmod)
+		printf("%-44s %10.2f ns/page  (%.1f ms, median of %d)\n",
+		       "kernel module walk (/dev/memstat)",
+		       median(kwalk, WALKS) * 1e6 / (double)r.pages, median(kwalk, WALKS), WALKS);
 	printf("%-44s %10.2f ns/page  (%.1f ms, median of %d; %llu pages still uninitialised "
 	       "taken from the previous walk)\n", "bpf walk, repeated (periodic mode)",
 	       median(cwalk, WALKS) * 1e6 / (double)r.pages, median(cwalk, WALKS), WALKS,

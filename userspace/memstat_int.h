@@ -42,6 +42,7 @@ struct ms_ranges {
 	__u64 pages;
 };
 int ms_ranges_from_iomem(const char *path, struct ms_ranges *out);
+int ms_ranges_drop_offline(struct ms_ranges *r, const char *sysdir);
 void ms_ranges_free(struct ms_ranges *r);
 
 /* The result of one walk. */

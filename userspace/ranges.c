@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Present memory: the top-level "System RAM" ranges of /proc/iomem, as pfn ranges. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,7 +56,97 @@ int ms_ranges_from_iomem(const char *path, struct ms_ranges *out)
 	fclose(f);
 	if (!out->n)
 		return zero ? -EPERM : -ENOENT;
+	return ms_ranges_drop_offline(out, "/sys/devices/system/memory");
+}
+
+/* Remove [a, b) from the ranges (they are sorted and disjoint). */
+static int subtract(struct ms_ranges *r, __u64 a, __u64 b)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		struct ms_range *x = &r->r[i];
+
+		if (b <= x->start || a >= x->end)
+			continue;
+		if (a > x->start && b < x->end) {	/* a hole in the middle: split */
+			struct ms_range *nr = realloc(r->r, (r->n + 1) * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			r->r = nr;
+			x = &r->r[i];
+			memmove(&r->r[i + 2], &r->r[i + 1], (r->n - i - 1) * sizeof(*nr));
+			r->r[i + 1].start = b;
+			r->r[i + 1].end = x->end;
+			x->end = a;
+			r->n++;
+			r->pages -= b - a;
+			return 0;
+		}
+		if (a <= x->start && b >= x->end) {	/* all of it */
+			r->pages -= x->end - x->start;
+			memmove(x, x + 1, (r->n - i - 1) * sizeof(*x));
+			r->n--;
+			i--;
+			continue;
+		}
+		if (a <= x->start) {
+			r->pages -= b - x->start;
+			x->start = b;
+		} else {
+			r->pages -= x->end - a;
+			x->end = a;
+		}
+	}
 	return 0;
+}
+
+/*
+ * An offlined memory block stays "System RAM" in /proc/iomem, but its struct pages are stale
+ * (mm/memory_hotplug.c offline_pages()): leave out every block whose sysfs "online" is 0.
+ */
+int ms_ranges_drop_offline(struct ms_ranges *r, const char *sysdir)
+{
+	__u64 psz = (__u64)sysconf(_SC_PAGESIZE), block_bytes = 0;
+	char path[512], buf[64];
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/block_size_bytes", sysdir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* no memory hotplug: every block is online */
+	if (fgets(buf, sizeof(buf), f))
+		block_bytes = strtoull(buf, NULL, 16);
+	fclose(f);
+	d = opendir(sysdir);
+	if (!d || !block_bytes) {
+		if (d)
+			closedir(d);
+		return 0;
+	}
+	while (!err && (de = readdir(d))) {
+		unsigned long long id;
+		char *end;
+
+		if (strncmp(de->d_name, "memory", 6))
+			continue;
+		id = strtoull(de->d_name + 6, &end, 10);
+		if (end == de->d_name + 6 || *end)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/online", sysdir, de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && buf[0] == '0')
+			err = subtract(r, id * block_bytes / psz, (id + 1) * block_bytes / psz);
+		fclose(f);
+	}
+	closedir(d);
+	return err;
 }
 
 void ms_ranges_free(struct ms_ranges *r)
