@@ -74,6 +74,12 @@ assert sum(v for k, v in p.items() if k != "total") == p["total"], p
 assert sum(d["detail"].values()) == p["total"]
 PY
 
+# ---- the kernel module backend asked for without the module ----
+if [ ! -e /dev/memstat ]; then
+	run "--backend kmod without the module" 1 "$memstat" --backend kmod
+	one_line_err "--backend kmod without the module" "module memstat is not loaded.*make kmod"
+fi
+
 # ---- privacy: no kernel address in any default output ----
 for args in "" "-v" "--json" "--reconcile" "--features"; do
 	"$memstat" $args >"$tmp/out" 2>&1

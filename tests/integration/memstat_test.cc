@@ -313,6 +313,28 @@ TEST(Classes, HugetlbPoolIsHugetlb)
 	EXPECT_EQ(detail(a, "hugetlb_free") - detail(b, "hugetlb_free"), 8 * hp_pages);
 }
 
+// ---- the kernel module backend (loaded only in the VMs of tools/vm) ----
+
+// The module's walk agrees with the BPF walk, class by class, within in-flight noise.
+TEST(KmodBackend, ClassesEqualTheBpfWalk)
+{
+	if (access(MS_KMOD_DEVICE, F_OK))
+		GTEST_SKIP() << "the memstat module is not loaded (this kernel cannot load modules; "
+				"tools/vm loads it in each VM)";
+	json b = walk({ "--backend", "bpf" });
+	json k = walk({ "--backend", "kmod" });
+	ASSERT_EQ(k["backend"], "kmod");
+	long long total = pages(b, "total");
+	EXPECT_EQ(pages(k, "total"), total);
+	for (const char *c : { "kernel", "anon", "shmem", "exec", "page_cache", "hugetlb", "free" })
+		EXPECT_NEAR(pages(k, c), pages(b, c), total * 0.005) << c;
+	for (const char *d : { "kernel_slab", "kernel_pagetables", "kernel_reserved", "shmem",
+			       "hugetlb_used", "hugetlb_free" })
+		EXPECT_NEAR(detail(k, d), detail(b, d), total * 0.005) << d;
+	RunResult r = run_memstat({ "--backend", "kmod", "--reconcile", "--json" });
+	EXPECT_EQ(r.status, 0) << r.out;
+}
+
 // ---- per-page cross-check against /proc/kpageflags ----
 
 enum Kpf {
