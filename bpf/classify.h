@@ -41,6 +41,61 @@
 #define MS_PAGE_SHIFT_STRUCT	6
 #define MS_PAGES_PER_VMEMMAP_PAGE (4096 >> MS_PAGE_SHIFT_STRUCT)
 
+/*
+ * struct ms_features from what the kernel has. The rules, with the commits behind them
+ * (shared/docs/kernel-pages.md 1.3-1.5, 2.5):
+ * - <= 6.10 page types are macros, not in BTF: PAGE_TYPE_BASE 0xf0000000, a type clears its
+ *   bit (include/linux/page-flags.h): buddy 0x80, offline 0x100, table 0x200, guard 0x400;
+ *   hugetlb 0x800 from d99e3140a4d3 (v6.9, backported to 6.6.30), which exists exactly where
+ *   neither the compound dtor nor PG_hugetlb does; slab 0x1000 from v6.10 ("mm: free up
+ *   PG_slab"), where PG_slab is gone.
+ * - 6.11 and >= 6.12 (4ffca5a96678) take their values from enum pagetype.
+ * - <= 6.5 enum compound_dtor_id lists HUGETLB_PAGE_DTOR only with CONFIG_HUGETLB_PAGE;
+ *   without it 2 is TRANSHUGE_PAGE_DTOR, so the enum without the enumerator means no hugetlb
+ *   (0xff); without the enum at all, assume 2.
+ * - movable_ops is a page flag from v6.17 ("mm/migration: rework movable_ops page migration").
+ */
+MS_INLINE void ms_features_from_facts(const struct ms_kernel_facts *k, struct ms_features *f)
+{
+	int i;
+
+	f->page_size = k->page_size;
+	f->pg_head = k->pg_head;
+	f->pg_reserved = k->pg_reserved;
+	f->pg_swapbacked = k->pg_swapbacked;
+	f->pg_swapcache = k->pg_owner_priv_1;
+	f->pg_lru = k->pg_lru;
+	f->pg_slab = k->pg_slab;
+	f->pg_hugetlb = k->pg_hugetlb;
+	f->pg_movable_ops = k->pg_movable_ops;
+	f->movable_flag = k->pg_movable_ops != MS_NO_BIT;
+	f->has_dtor = k->has_compound_dtor;
+	if (k->hugetlb_page_dtor >= 0)
+		f->hugetlb_dtor = (__u8)k->hugetlb_page_dtor;
+	else
+		f->hugetlb_dtor = k->has_dtor_enum ? 0xff : 2;
+	f->max_buddy_order = 10;	/* MAX_PAGE_ORDER (MAX_ORDER - 1 before 6.4) on x86_64 */
+	f->type_scheme = k->type_scheme;
+	for (i = 0; i < MS_NR_PTYPES; i++)
+		f->ptype[i] = 0;
+	if (k->type_scheme == MS_PT_INVERTED_BITS) {
+		f->pt_base = 0xf0000000u;
+		f->ptype[MS_T_BUDDY] = 0x80;
+		f->ptype[MS_T_OFFLINE] = 0x100;
+		f->ptype[MS_T_TABLE] = 0x200;
+		f->ptype[MS_T_GUARD] = 0x400;
+		if (!f->has_dtor && f->pg_hugetlb == MS_NO_BIT)
+			f->ptype[MS_T_HUGETLB] = 0x800;
+		if (f->pg_slab == MS_NO_BIT)
+			f->ptype[MS_T_SLAB] = 0x1000;
+		return;
+	}
+	f->pt_base = k->type_scheme == MS_PT_INVERTED_ENUM ?
+		     (k->pt_base ? k->pt_base : 0x80000000u) : 0;
+	for (i = MS_T_BUDDY; i < MS_NR_PTYPES; i++)
+		f->ptype[i] = k->ptype[i];
+}
+
 MS_INLINE __u32 ms_page_type_word(const __u64 *p)
 {
 	return (__u32)p[MS_W_TYPE];

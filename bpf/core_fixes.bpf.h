@@ -9,7 +9,8 @@
  * the running kernel has. Each difference cites the kernel commit that made it (details and
  * measurements in shared/docs/kernel-pages.md, sections 1, 2 and 7).
  *
- * ms_detect_features() turns all of this into struct ms_features, the only thing the shared
+ * ms_kernel_facts() gathers what the running kernel has; classify.h's ms_features_from_facts()
+ * turns that into struct ms_features, the only thing the shared
  * classifier (classify.h) knows about the kernel.
  */
 #ifndef MEMSTAT_CORE_FIXES_BPF_H
@@ -150,7 +151,7 @@ struct bpf_iter__task_vma {
 
 /*
  * struct page. Only offsets are taken from it (the walker copies whole struct pages and
- * classify.h reads fixed words); ms_detect_features() refuses a kernel where these offsets are
+ * classify.h reads fixed words); ms_kernel_facts() refuses a kernel where these offsets are
  * not the ones classify.h uses. The fields sit in anonymous unions in the kernel; libbpf matches
  * them by name through those.
  */
@@ -229,13 +230,16 @@ enum pagetype___s2 {
 	(bpf_core_enum_value_exists(enum pagetype___s2, PG_##name##___s2) ?	\
 	 (__u32)bpf_core_enum_value(enum pagetype___s2, PG_##name##___s2) : 0)
 
-/* Fill *f from the running kernel's BTF; returns a MS_MISSING_* mask (0: supported). */
-static __always_inline __u32 ms_detect_features(struct ms_features *f)
+/*
+ * What the running kernel has, from BTF, into *k (classify.h's ms_features_from_facts() makes
+ * struct ms_features of it); returns a MS_MISSING_* mask (0: supported).
+ */
+static __always_inline __u32 ms_kernel_facts(struct ms_kernel_facts *k)
 {
 	__u32 missing = 0;
 
-	f->page_size = bpf_core_type_size(struct page);
-	if (f->page_size != 64)
+	k->page_size = bpf_core_type_size(struct page);
+	if (k->page_size != 64)
 		missing |= MS_MISSING_PAGE_SIZE;
 
 	if (bpf_core_field_offset(struct page, mapping) != 24 ||
@@ -256,72 +260,49 @@ static __always_inline __u32 ms_detect_features(struct ms_features *f)
 		missing |= MS_MISSING_HEAD;
 	}
 
-	f->pg_head = MS_PGFLAG(PG_head);
-	f->pg_reserved = MS_PGFLAG(PG_reserved);
-	f->pg_swapbacked = MS_PGFLAG(PG_swapbacked);
-	f->pg_swapcache = MS_PGFLAG(PG_owner_priv_1);
-	f->pg_lru = MS_PGFLAG(PG_lru);
-	f->pg_slab = MS_PGFLAG(PG_slab);
-	f->pg_hugetlb = MS_PGFLAG(PG_hugetlb);
-	f->pg_movable_ops = MS_PGFLAG(PG_movable_ops);
-	if (f->pg_head == MS_NO_BIT || f->pg_reserved == MS_NO_BIT ||
-	    f->pg_swapbacked == MS_NO_BIT || f->pg_swapcache == MS_NO_BIT)
+	k->pg_head = MS_PGFLAG(PG_head);
+	k->pg_reserved = MS_PGFLAG(PG_reserved);
+	k->pg_swapbacked = MS_PGFLAG(PG_swapbacked);
+	k->pg_owner_priv_1 = MS_PGFLAG(PG_owner_priv_1);
+	k->pg_lru = MS_PGFLAG(PG_lru);
+	k->pg_slab = MS_PGFLAG(PG_slab);
+	k->pg_hugetlb = MS_PGFLAG(PG_hugetlb);
+	k->pg_movable_ops = MS_PGFLAG(PG_movable_ops);
+	if (k->pg_head == MS_NO_BIT || k->pg_reserved == MS_NO_BIT ||
+	    k->pg_swapbacked == MS_NO_BIT || k->pg_owner_priv_1 == MS_NO_BIT)
 		missing |= MS_MISSING_PAGEFLAGS;
-	f->movable_flag = f->pg_movable_ops != MS_NO_BIT;
 
-	f->has_dtor = bpf_core_field_exists(struct page___v61, compound_dtor);
-	/*
-	 * enum compound_dtor_id (<= 6.5, include/linux/mm.h) lists HUGETLB_PAGE_DTOR only with
-	 * CONFIG_HUGETLB_PAGE; without it the value 2 is TRANSHUGE_PAGE_DTOR, so an enum without
-	 * the enumerator means no hugetlb pages (0xff). Without the enum in BTF, assume 2.
-	 */
-	if (bpf_core_enum_value_exists(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c))
-		f->hugetlb_dtor = bpf_core_enum_value(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c);
-	else if (bpf_core_type_exists(enum compound_dtor_id___c))
-		f->hugetlb_dtor = 0xff;
-	else
-		f->hugetlb_dtor = 2;
-
-	/* MAX_PAGE_ORDER (MAX_ORDER - 1 before 6.4) is a macro: 10 on x86_64 in every target */
-	f->max_buddy_order = 10;
+	k->has_compound_dtor = bpf_core_field_exists(struct page___v61, compound_dtor);
+	k->has_dtor_enum = bpf_core_type_exists(enum compound_dtor_id___c);
+	k->hugetlb_page_dtor =
+		bpf_core_enum_value_exists(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c) ?
+		(__s16)bpf_core_enum_value(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c) : -1;
 
 	if (bpf_core_enum_value_exists(enum pagetype___s3, PGTY_buddy___s3)) {
-		f->type_scheme = MS_PT_UPPER_BYTE;
-		f->pt_base = 0;
-		f->ptype[MS_T_BUDDY] = MS_S3(buddy);
-		f->ptype[MS_T_OFFLINE] = MS_S3(offline);
-		f->ptype[MS_T_TABLE] = MS_S3(table);
-		f->ptype[MS_T_GUARD] = MS_S3(guard);
-		f->ptype[MS_T_HUGETLB] = MS_S3(hugetlb);
-		f->ptype[MS_T_SLAB] = MS_S3(slab);
-		f->ptype[MS_T_ZSMALLOC] = MS_S3(zsmalloc);
-		f->ptype[MS_T_UNACCEPTED] = MS_S3(unaccepted);
-		f->ptype[MS_T_LARGE_KMALLOC] = MS_S3(large_kmalloc);
+		k->type_scheme = MS_PT_UPPER_BYTE;
+		k->ptype[MS_T_BUDDY] = MS_S3(buddy);
+		k->ptype[MS_T_OFFLINE] = MS_S3(offline);
+		k->ptype[MS_T_TABLE] = MS_S3(table);
+		k->ptype[MS_T_GUARD] = MS_S3(guard);
+		k->ptype[MS_T_HUGETLB] = MS_S3(hugetlb);
+		k->ptype[MS_T_SLAB] = MS_S3(slab);
+		k->ptype[MS_T_ZSMALLOC] = MS_S3(zsmalloc);
+		k->ptype[MS_T_UNACCEPTED] = MS_S3(unaccepted);
+		k->ptype[MS_T_LARGE_KMALLOC] = MS_S3(large_kmalloc);
 	} else if (bpf_core_enum_value_exists(enum pagetype___s2, PG_buddy___s2)) {
-		f->type_scheme = MS_PT_INVERTED_ENUM;
-		f->pt_base = bpf_core_enum_value_exists(enum pagetype___s2, PAGE_TYPE_BASE___s2) ?
-			(__u32)bpf_core_enum_value(enum pagetype___s2, PAGE_TYPE_BASE___s2) : 0x80000000u;
-		f->ptype[MS_T_BUDDY] = MS_S2(buddy);
-		f->ptype[MS_T_OFFLINE] = MS_S2(offline);
-		f->ptype[MS_T_TABLE] = MS_S2(table);
-		f->ptype[MS_T_GUARD] = MS_S2(guard);
-		f->ptype[MS_T_HUGETLB] = MS_S2(hugetlb);
-		f->ptype[MS_T_SLAB] = MS_S2(slab);
-		f->ptype[MS_T_ZSMALLOC] = MS_S2(zsmalloc);
-		f->ptype[MS_T_UNACCEPTED] = MS_S2(unaccepted);
+		k->type_scheme = MS_PT_INVERTED_ENUM;
+		k->pt_base = bpf_core_enum_value_exists(enum pagetype___s2, PAGE_TYPE_BASE___s2) ?
+			(__u32)bpf_core_enum_value(enum pagetype___s2, PAGE_TYPE_BASE___s2) : 0;
+		k->ptype[MS_T_BUDDY] = MS_S2(buddy);
+		k->ptype[MS_T_OFFLINE] = MS_S2(offline);
+		k->ptype[MS_T_TABLE] = MS_S2(table);
+		k->ptype[MS_T_GUARD] = MS_S2(guard);
+		k->ptype[MS_T_HUGETLB] = MS_S2(hugetlb);
+		k->ptype[MS_T_SLAB] = MS_S2(slab);
+		k->ptype[MS_T_ZSMALLOC] = MS_S2(zsmalloc);
+		k->ptype[MS_T_UNACCEPTED] = MS_S2(unaccepted);
 	} else {
-		f->type_scheme = MS_PT_INVERTED_BITS;
-		f->pt_base = 0xf0000000u;
-		f->ptype[MS_T_BUDDY] = 0x80;
-		f->ptype[MS_T_OFFLINE] = 0x100;
-		f->ptype[MS_T_TABLE] = 0x200;
-		f->ptype[MS_T_GUARD] = 0x400;
-		/* the hugetlb type exists only where neither the dtor nor PG_hugetlb does */
-		if (!f->has_dtor && f->pg_hugetlb == MS_NO_BIT)
-			f->ptype[MS_T_HUGETLB] = 0x800;
-		/* the slab type exists only where PG_slab does not (v6.10) */
-		if (f->pg_slab == MS_NO_BIT)
-			f->ptype[MS_T_SLAB] = 0x1000;
+		k->type_scheme = MS_PT_INVERTED_BITS;	/* macros: classify.h knows them */
 	}
 	return missing;
 }

@@ -97,10 +97,13 @@ struct {
 	__type(value, struct ms_mapping_facts);
 } mapping_cache SEC(".maps");
 
+struct ms_kernel_facts facts;
+
 SEC("syscall")
 int detect(void *ctx)
 {
-	missing = ms_detect_features(&feat);
+	missing = ms_kernel_facts(&facts);
+	ms_features_from_facts(&facts, &feat);
 	return 0;
 }
 

@@ -123,6 +123,25 @@ struct ms_verdict {
 	__u32 sub;
 };
 
+/*
+ * What the running kernel has, as found in BTF (bpf/core_fixes.bpf.h), in the module's headers
+ * (kmod/kfeatures.h) or made up by the unit tests. classify.h's ms_features_from_facts() turns
+ * it into struct ms_features: the rules live there once.
+ */
+struct ms_kernel_facts {
+	__u32 page_size;	/* sizeof(struct page) */
+	/* enum pageflags bit numbers, MS_NO_BIT when absent */
+	__u8 pg_head, pg_reserved, pg_swapbacked, pg_owner_priv_1, pg_lru;
+	__u8 pg_slab, pg_hugetlb, pg_movable_ops;
+	__u8 has_compound_dtor;	/* struct page has compound_dtor (<= 6.5) */
+	__u8 has_dtor_enum;	/* enum compound_dtor_id is known */
+	__s16 hugetlb_page_dtor;	/* its HUGETLB_PAGE_DTOR, -1 when absent */
+	__u8 type_scheme;	/* enum ms_type_scheme found */
+	__u8 _pad[3];
+	__u32 pt_base;		/* MS_PT_INVERTED_ENUM: PAGE_TYPE_BASE */
+	__u32 ptype[MS_NR_PTYPES];	/* enum pagetype values (S2, S3), 0 when absent */
+};
+
 /* A run of pfns with one sub-class, for the per-page dump (tests, allpages). */
 struct ms_run {
 	__u64 pfn;

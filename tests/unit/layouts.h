@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Synthetic kernels and struct pages for the classifier tests (classify_test.cc).
 //
-// A Family is one kernel layout: the struct ms_features that ms_detect_features()
+// A Family is one kernel layout: the struct ms_features that the detect program
 // (bpf/core_fixes.bpf.h) fills from that kernel's BTF, plus what the tests know about the kernel
 // from shared/docs/kernel-pages.md (which marker it uses for hugetlb, slab, zsmalloc ...), so a
 // test builds pages the way that kernel writes them and not the way the classifier reads them.
@@ -34,7 +34,7 @@ constexpr u64 kUpperFlags = 0x0017fff800000000ULL;	// node/zone/cpupid bits seen
 constexpr u64 kListPoison1 = 0xdead000000000100ULL;	// LIST_POISON1
 constexpr u64 kListPoison2 = 0xdead000000000122ULL;	// LIST_POISON2
 
-// ---- what ms_detect_features() reads from BTF, and what it makes of it ----
+// ---- what ms_kernel_facts() reads from BTF ----
 
 enum class Scheme { kBits, kEnum, kByte };	// kernel-pages.md 1.4: S1, S2, S3
 
@@ -51,68 +51,43 @@ struct Btf {
 	u64 vmemmap_base = kVmemmap4;
 };
 
-// ms_detect_features() of bpf/core_fixes.bpf.h, step by step, on a kernel described by b.
+// What the BPF detect program makes of a kernel described by b: b as struct ms_kernel_facts
+// (what ms_kernel_facts() in bpf/core_fixes.bpf.h reads from BTF), then the shared rules.
 inline ms_features detect(const Btf &b)
 {
+	ms_kernel_facts k = {};
 	ms_features f = {};
 
-	f.page_size = 64;
-	f.pg_head = b.pg_head;
-	f.pg_reserved = b.pg_reserved;
-	f.pg_swapbacked = b.pg_swapbacked;
-	f.pg_swapcache = b.pg_owner_priv_1;
-	f.pg_lru = b.pg_lru;
-	f.pg_slab = b.pg_slab;
-	f.pg_hugetlb = b.pg_hugetlb;
-	f.pg_movable_ops = b.pg_movable_ops;
-	f.movable_flag = b.pg_movable_ops != MS_NO_BIT;
-	f.has_dtor = b.compound_dtor;
-	if (b.hugetlb_page_dtor >= 0)
-		f.hugetlb_dtor = (u8)b.hugetlb_page_dtor;
-	else if (b.compound_dtor_id)
-		f.hugetlb_dtor = 0xff;	// the enum without the enumerator: no hugetlb
-	else
-		f.hugetlb_dtor = 2;	// no enum in BTF: assume the usual value
-	f.max_buddy_order = 10;
-
+	k.page_size = 64;
+	k.pg_head = b.pg_head;
+	k.pg_reserved = b.pg_reserved;
+	k.pg_swapbacked = b.pg_swapbacked;
+	k.pg_owner_priv_1 = b.pg_owner_priv_1;
+	k.pg_lru = b.pg_lru;
+	k.pg_slab = b.pg_slab;
+	k.pg_hugetlb = b.pg_hugetlb;
+	k.pg_movable_ops = b.pg_movable_ops;
+	k.has_compound_dtor = b.compound_dtor;
+	k.has_dtor_enum = b.compound_dtor_id;
+	k.hugetlb_page_dtor = (__s16)b.hugetlb_page_dtor;
 	switch (b.scheme) {
 	case Scheme::kByte:	// enum pagetype, PGTY_* (6.12+)
-		f.type_scheme = MS_PT_UPPER_BYTE;
-		f.pt_base = 0;
-		f.ptype[MS_T_BUDDY] = 0xf0;
-		f.ptype[MS_T_OFFLINE] = 0xf1;
-		f.ptype[MS_T_TABLE] = 0xf2;
-		f.ptype[MS_T_GUARD] = 0xf3;
-		f.ptype[MS_T_HUGETLB] = 0xf4;
-		f.ptype[MS_T_SLAB] = 0xf5;
-		f.ptype[MS_T_ZSMALLOC] = 0xf6;
-		f.ptype[MS_T_UNACCEPTED] = 0xf7;
-		f.ptype[MS_T_LARGE_KMALLOC] = b.pgty_large_kmalloc ? 0xf8 : 0;
+		k.type_scheme = MS_PT_UPPER_BYTE;
+		for (u32 t = MS_T_BUDDY; t <= MS_T_UNACCEPTED; t++)
+			k.ptype[t] = 0xf0 + (t - MS_T_BUDDY);
+		k.ptype[MS_T_LARGE_KMALLOC] = b.pgty_large_kmalloc ? 0xf8 : 0;
 		break;
-	case Scheme::kEnum:	// 6.11 enum pagetype, inverted (no PG_unaccepted in 1.4's list)
-		f.type_scheme = MS_PT_INVERTED_ENUM;
-		f.pt_base = 0x80000000u;
-		f.ptype[MS_T_BUDDY] = 0x40000000;
-		f.ptype[MS_T_OFFLINE] = 0x20000000;
-		f.ptype[MS_T_TABLE] = 0x10000000;
-		f.ptype[MS_T_GUARD] = 0x08000000;
-		f.ptype[MS_T_HUGETLB] = 0x04000000;
-		f.ptype[MS_T_SLAB] = 0x02000000;
-		f.ptype[MS_T_ZSMALLOC] = 0x01000000;
+	case Scheme::kEnum:	// 6.11 enum pagetype, inverted
+		k.type_scheme = MS_PT_INVERTED_ENUM;
+		k.pt_base = 0x80000000u;
+		for (u32 t = MS_T_BUDDY; t <= MS_T_ZSMALLOC; t++)
+			k.ptype[t] = 0x40000000u >> (t - MS_T_BUDDY);
 		break;
 	case Scheme::kBits:	// <= 6.10 macros, not in BTF
-		f.type_scheme = MS_PT_INVERTED_BITS;
-		f.pt_base = 0xf0000000u;
-		f.ptype[MS_T_BUDDY] = 0x80;
-		f.ptype[MS_T_OFFLINE] = 0x100;
-		f.ptype[MS_T_TABLE] = 0x200;
-		f.ptype[MS_T_GUARD] = 0x400;
-		if (!f.has_dtor && f.pg_hugetlb == MS_NO_BIT)
-			f.ptype[MS_T_HUGETLB] = 0x800;
-		if (f.pg_slab == MS_NO_BIT)
-			f.ptype[MS_T_SLAB] = 0x1000;
+		k.type_scheme = MS_PT_INVERTED_BITS;
 		break;
 	}
+	ms_features_from_facts(&k, &f);
 	f.vmemmap_base = b.vmemmap_base;
 	return f;
 }
