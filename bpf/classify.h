@@ -142,10 +142,14 @@ MS_INLINE __u32 ms_ptype(const struct ms_features *f, __u32 pt)
  * reference, which only a tail page can be, and a tail has bit 0 of word 1 set. So flags,
  * word 1 and word 6 all zero is enough, and the walker tests just those three words.
  */
+MS_INLINE int ms_words_uninit(__u64 flags, __u64 head, __u64 type)
+{
+	return (flags | head | type) == 0 || (flags & head & type) == ~0ULL;
+}
+
 MS_INLINE int ms_page_uninit(const __u64 *p)
 {
-	return (p[MS_W_FLAGS] | p[MS_W_HEAD] | p[MS_W_TYPE]) == 0 ||
-	       (p[MS_W_FLAGS] & p[MS_W_HEAD] & p[MS_W_TYPE]) == ~0ULL;
+	return ms_words_uninit(p[MS_W_FLAGS], p[MS_W_HEAD], p[MS_W_TYPE]);
 }
 
 /*

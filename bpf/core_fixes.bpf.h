@@ -183,6 +183,15 @@ struct page___v61 {
 	unsigned char compound_order;
 } __attribute__((preserve_access_index));
 
+/*
+ * 6.3-6.5: the same two bytes exist only as struct folio's _folio_dtor and _folio_order (the
+ * folio conversion dropped them from struct page), at the same offsets (+80, +81 from the head).
+ */
+struct folio___v63 {
+	unsigned char _folio_dtor;
+	unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
 enum compound_dtor_id___c { HUGETLB_PAGE_DTOR___c = 2, NULL_COMPOUND_DTOR___c = 0 };
 
 /*
@@ -272,7 +281,8 @@ static __always_inline __u32 ms_kernel_facts(struct ms_kernel_facts *k)
 	    k->pg_swapbacked == MS_NO_BIT || k->pg_owner_priv_1 == MS_NO_BIT)
 		missing |= MS_MISSING_PAGEFLAGS;
 
-	k->has_compound_dtor = bpf_core_field_exists(struct page___v61, compound_dtor);
+	k->has_compound_dtor = bpf_core_field_exists(struct page___v61, compound_dtor) ||
+			       bpf_core_field_exists(struct folio___v63, _folio_dtor);
 	k->has_dtor_enum = bpf_core_type_exists(enum compound_dtor_id___c);
 	k->hugetlb_page_dtor =
 		bpf_core_enum_value_exists(enum compound_dtor_id___c, HUGETLB_PAGE_DTOR___c) ?

@@ -343,7 +343,7 @@ static void count(__u64 pfn, __u32 sub, __u64 n)
 		return;
 	}
 	if (i >= MS_MAX_RUNS)
-		return;		/* user space sees nruns == MS_MAX_RUNS and narrows the range */
+		return;		/* cannot happen: a call covers at most MS_MAX_RUNS pages */
 	runs[i & (MS_MAX_RUNS - 1)].pfn = pfn;
 	runs[i & (MS_MAX_RUNS - 1)].npages = c;
 	runs[i & (MS_MAX_RUNS - 1)].sub = sub;
@@ -448,7 +448,8 @@ static long walk_batch(__u64 idx, void *ctx)
 		__u64 acc = 0;
 
 		for (j = 0; j < MS_BATCH_PAGES * MS_PAGE_WORDS; j += MS_PAGE_WORDS)
-			acc |= buf[j + MS_W_FLAGS] | buf[j + MS_W_HEAD] | buf[j + MS_W_TYPE];
+			acc |= !ms_words_uninit(buf[j + MS_W_FLAGS], buf[j + MS_W_HEAD],
+						buf[j + MS_W_TYPE]);
 		if (!acc) {
 			counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
 			cursor = base + MS_BATCH_PAGES;
@@ -482,7 +483,7 @@ static __always_inline int batch_uninit(__u64 base)
 	for (i = 0; i < MS_BATCH_PAGES; i++) {
 		const __u64 *p = bpf_rdonly_cast((void *)(addr + i * 64), id);
 
-		acc |= p[MS_W_FLAGS] | p[MS_W_HEAD] | p[MS_W_TYPE];
+		acc |= !ms_words_uninit(p[MS_W_FLAGS], p[MS_W_HEAD], p[MS_W_TYPE]);
 	}
 	/* a faulting load reads as zero: check that this piece of vmemmap is mapped */
 	return !acc && !bpf_probe_read_kernel(&w, sizeof(w), (void *)addr);

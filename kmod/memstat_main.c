@@ -296,8 +296,12 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	long ret = 0;
 	u64 n;
 
-	if (cmd == MS_KMOD_IOC_FEATURES)
-		return copy_to_user((void __user *)arg, &k->f, sizeof(k->f)) ? -EFAULT : 0;
+	if (cmd == MS_KMOD_IOC_FEATURES) {
+		struct ms_features f = k->f;
+
+		f.vmemmap_base = 0;	/* user space has no use for it, and it reveals KASLR */
+		return copy_to_user((void __user *)arg, &f, sizeof(f)) ? -EFAULT : 0;
+	}
 	if (cmd != MS_KMOD_IOC_WALK)
 		return -ENOTTY;
 	if (copy_from_user(&req, (void __user *)arg, sizeof(req)))
@@ -320,6 +324,7 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (req.flags & MS_KMOD_NEW_RANGE) {
 		k->cursor = req.start_pfn;
 		k->own_start = k->own_end = 0;
+		k->st.free_end = req.start_pfn;	/* the range may start inside a free block */
 	}
 	memset(k->counts, 0, sizeof(k->counts));
 	k->holes = 0;

@@ -96,5 +96,17 @@ if [ -w /dev/full ]; then
 		bad "stdout on a full disk: exit $rc" "$(cat "$tmp/err")"
 fi
 
+# --runs into a closed pipe ends quietly; into a full disk it says so
+out=$(set -o pipefail; "$memstat" --runs 2>"$tmp/err" | head -2)
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l <<<"$out")" -eq 2 ] && ok "--runs | head ends quietly" ||
+	bad "--runs | head: exit $rc" "$(cat "$tmp/err")"
+if [ -w /dev/full ]; then
+	"$memstat" --runs >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "failed to write output" "$tmp/err" && ok "--runs on a full disk: exit 1" ||
+		bad "--runs on a full disk: exit $rc" "$(cat "$tmp/err")"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

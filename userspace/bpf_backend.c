@@ -393,6 +393,11 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		if (start != prev_end) {	/* not contiguous: nothing carries over */
 			s->bss->cursor = start;
 			s->bss->own_start = s->bss->own_end = 0;
+			/*
+			 * The range may start inside a free block: let the first
+			 * per-cpu-looking page check for one (ms_merged_into()).
+			 */
+			s->bss->wstate.free_end = start;
 		}
 		while (start < end) {
 			__u64 stop = (start + step) & ~(step - 1), pfn;
@@ -428,10 +433,14 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 				return MS_EXIT_FAIL;
 			}
 			if (c) {
-				for (j = 0; j < MS_NR_SUBS; j++)
-					c->sub[j] = s->bss->counts[j] - before[j];
-				c->holes = s->bss->holes - holes_before;
+				/* cache only what the boundary promises: uninitialised or reserved */
 				c->valid = true;
+				for (j = 0; j < MS_NR_SUBS; j++) {
+					c->sub[j] = s->bss->counts[j] - before[j];
+					if (c->sub[j] && j != MS_FREE_UNINIT && j != MS_KERNEL_RESERVED)
+						c->valid = false;
+				}
+				c->holes = s->bss->holes - holes_before;
 			}
 			if (run_fn && emit_runs(s, &merger))
 				return MS_EXIT_FAIL;

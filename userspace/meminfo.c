@@ -77,9 +77,20 @@ void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long p
 
 	memset(rc, 0, sizeof(*rc));
 	rc->all_ok = true;
-	/* MemTotal = totalram_pages(): present pages minus PG_reserved ones */
+	/*
+	 * MemTotal = totalram_pages(): present pages minus PG_reserved ones. A balloon that
+	 * cannot deflate on OOM also takes its (PageOffline) pages out of it
+	 * (adjust_managed_page_count()): then compare without the offline pages.
+	 */
 	row(rc, "Total - reserved", "MemTotal", r->total - s[MS_KERNEL_RESERVED], mi->mem_total,
 	    page_kb, tot);
+	if (!rc->row[0].ok && s[MS_KERNEL_OFFLINE]) {
+		rc->n = 0;
+		rc->all_ok = true;
+		row(rc, "Total - reserved - offline", "MemTotal",
+		    r->total - s[MS_KERNEL_RESERVED] - s[MS_KERNEL_OFFLINE], mi->mem_total,
+		    page_kb, tot);
+	}
 	/* NR_FREE_PAGES: buddy blocks, unaccepted blocks and (lazy init) uninitialised pages;
 	 * pages on per-cpu lists are not in it */
 	row(rc, "Free (buddy, uninitialised, unaccepted)", "MemFree",

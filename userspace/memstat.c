@@ -237,12 +237,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+static int run_write_errno;	/* why print_run() stopped the walk */
+
 static int print_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
 {
 	(void)arg;
 	if (printf("%#llx %llu %s %s\n", (unsigned long long)pfn, (unsigned long long)npages,
-		   ms_classes[ms_subs[sub].cls].key, ms_subs[sub].key) < 0)
+		   ms_classes[ms_subs[sub].cls].key, ms_subs[sub].key) < 0) {
+		run_write_errno = errno;
 		return -1;
+	}
 	return 0;
 }
 
@@ -458,14 +462,21 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = walk_once(&walker, &res);
+	if (o.runs && (run_write_errno || (!ret && fflush(stdout)))) {
+		int err = run_write_errno ? run_write_errno : errno;
+
+		/* memstat --runs | head: the reader going away is a normal end */
+		ret = err == EPIPE ? MS_EXIT_OK : MS_EXIT_FAIL;
+		if (ret)
+			ms_err("failed to write output: %s", strerror(err));
+		goto out;
+	}
 	if (ret) {
 		fail_json("the page walk failed");
 		goto out;
 	}
-	if (o.runs) {
-		ret = fflush(stdout) ? MS_EXIT_FAIL : MS_EXIT_OK;
+	if (o.runs)
 		goto out;
-	}
 	ro.elapsed_ms = ms_now_ms() - t0;
 	if (o.reconcile) {
 		err = ms_meminfo_read("/proc/meminfo", &mi);

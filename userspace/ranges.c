@@ -10,11 +10,24 @@
 
 #include "memstat_int.h"
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct ms_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Every "System RAM" resource of /proc/iomem: the top-level ones, and the ones drivers add
+ * nested under their own resource, "System RAM (virtio_mem)" or "System RAM (kmem)" (dax,
+ * CXL). Sorted, overlaps merged.
+ */
 int ms_ranges_from_iomem(const char *path, struct ms_ranges *out)
 {
 	__u64 psz = (__u64)sysconf(_SC_PAGESIZE);
 	char line[256];
 	FILE *f;
+	size_t i, n;
 	int zero = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -26,12 +39,9 @@ int ms_ranges_from_iomem(const char *path, struct ms_ranges *out)
 		struct ms_range *nr;
 		char name[128];
 
-		/* nested resources are indented; System RAM is always top level */
-		if (line[0] == ' ')
+		if (sscanf(line, " %llx-%llx : %127[^\n]", &a, &b, name) != 3)
 			continue;
-		if (sscanf(line, "%llx-%llx : %127[^\n]", &a, &b, name) != 3)
-			continue;
-		if (strcmp(name, "System RAM"))
+		if (strncmp(name, "System RAM", 10))
 			continue;
 		if (a == 0 && b == 0) {
 			zero = 1;	/* addresses hidden from unprivileged readers */
@@ -51,11 +61,22 @@ int ms_ranges_from_iomem(const char *path, struct ms_ranges *out)
 		out->r[out->n].start = a;
 		out->r[out->n].end = b;
 		out->n++;
-		out->pages += b - a;
 	}
 	fclose(f);
 	if (!out->n)
 		return zero ? -EPERM : -ENOENT;
+	qsort(out->r, out->n, sizeof(*out->r), cmp_range);
+	for (i = 1, n = 1; i < out->n; i++) {
+		if (out->r[i].start <= out->r[n - 1].end) {
+			if (out->r[i].end > out->r[n - 1].end)
+				out->r[n - 1].end = out->r[i].end;
+		} else {
+			out->r[n++] = out->r[i];
+		}
+	}
+	out->n = n;
+	for (i = 0; i < n; i++)
+		out->pages += out->r[i].end - out->r[i].start;
 	return ms_ranges_drop_offline(out, "/sys/devices/system/memory");
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <cstring>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -90,6 +91,71 @@ TEST(Ranges, NoMemoryHotplugChangesNothing)
 	ASSERT_EQ(ms_ranges_drop_offline(&r, "/nonexistent/memstat"), 0);
 	EXPECT_EQ(show(r), "100-200");
 	ms_ranges_free(&r);
+}
+
+} // namespace
+
+namespace {
+
+// virtio-mem and dax/kmem memory sits nested under the driver's resource in /proc/iomem.
+TEST(Ranges, DriverManagedSystemRamIsWalkedToo)
+{
+	char path[] = "/tmp/memstat-iomem-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	const char *iomem =
+		"00001000-0009fbff : System RAM\n"
+		"00100000-bfffffff : System RAM\n"
+		"  01000000-02276507 : Kernel code\n"
+		"100000000-13fffffff : System RAM\n"
+		"140000000-1bfffffff : virtio0\n"
+		"  140000000-17fffffff : System RAM (virtio_mem)\n"
+		"  180000000-187ffffff : System RAM (virtio_mem)\n"
+		"200000000-2ffffffff : Soft Reserved\n"
+		"  200000000-2ffffffff : dax0.0\n"
+		"    200000000-2ffffffff : System RAM (kmem)\n";
+	ASSERT_EQ(write(fd, iomem, strlen(iomem)), (ssize_t)strlen(iomem));
+	close(fd);
+	ms_ranges r;
+	ASSERT_EQ(ms_ranges_from_iomem(path, &r), 0);
+	unlink(path);
+	// 0x100000-0x140000 and the virtio_mem part at 0x140000 are adjacent: one range
+	EXPECT_EQ(show(r), "1-9f 100-c0000 100000-188000 200000-300000");
+	EXPECT_EQ(r.pages, 0x9eULL + (0xc0000 - 0x100) + (0x188000 - 0x100000) + 0x100000);
+	ms_ranges_free(&r);
+}
+
+} // namespace
+
+namespace {
+
+// A balloon that took 1 GiB out of MemTotal: the row compares without the offline pages.
+TEST(Reconcile, InflatedBalloonIsNotAMismatch)
+{
+	ms_result r = {};
+	ms_meminfo mi = {};
+	ms_recon rc;
+	const long long gib = 262144;	// pages
+
+	r.sub[MS_FREE_BUDDY] = 20 * gib;
+	r.sub[MS_KERNEL_RESERVED] = 1000;
+	r.sub[MS_KERNEL_OFFLINE] = gib;	// the balloon
+	r.total = 21 * gib + 1000;
+	mi.mem_total = 20 * gib * 4;	// kB
+	mi.mem_free = 20 * gib * 4;
+	mi.anon_pages = mi.shmem = mi.cached = mi.buffers = mi.swap_cached = mi.slab = 0;
+	mi.page_tables = mi.hugetlb = 0;
+	ms_reconcile(&r, &mi, 4, &rc);
+	EXPECT_TRUE(rc.all_ok);
+	EXPECT_STREQ(rc.row[0].name, "Total - reserved - offline");
+	EXPECT_EQ(rc.row[0].diff, 0);
+
+	// without offline pages a mismatch stays a mismatch
+	r.sub[MS_KERNEL_OFFLINE] = 0;
+	r.sub[MS_FREE_BUDDY] = 21 * gib;
+	ms_reconcile(&r, &mi, 4, &rc);
+	EXPECT_FALSE(rc.all_ok);
+	EXPECT_STREQ(rc.row[0].name, "Total - reserved");
 }
 
 } // namespace
