@@ -8,7 +8,8 @@
  * per page. The module only reads: struct pages are copied with copy_from_kernel_nofault() after
  * pfn_to_online_page(), so an offlined or hot-removed section reads as a hole, and mapping facts
  * are read the same way. Work per call is bounded (one section, cond_resched() every 1024
- * pages); one caller at a time, others get EBUSY.
+ * pages). Each open file has its own walker state, so concurrent memstats do not disturb each
+ * other; concurrent calls on one file get EBUSY.
  */
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -41,8 +42,9 @@ struct ms_facts_slot {
 	u32 dev;
 };
 
-/* One walker: the state a walk carries between calls, like the BPF walker's globals. */
-static struct ms_kwalk {
+/* One walker per open file: the state a walk carries between calls (the BPF walker's globals). */
+struct ms_kwalk {
+	struct mutex lock;
 	struct ms_features f;
 	struct ms_walk_state st;
 	u32 generation;
@@ -62,9 +64,9 @@ static struct ms_kwalk {
 	u32 own_dev, own_sub, own_order, own_role_head;
 	struct ms_page_rec *recs;	/* one section's records, copied out at the end of a call */
 	u64 batch[MS_BATCH_PAGES * MS_PAGE_WORDS];	/* 64 struct pages, copied at once */
-} *kw;
+};
 
-static DEFINE_MUTEX(ms_lock);
+static struct ms_features ms_feat;	/* from the headers, at load */
 
 static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords)
 {
@@ -134,6 +136,7 @@ static int collect_exec(struct ms_kwalk *k)
 	struct mm_struct **mms;
 	struct task_struct *p;
 	size_t n = 0, i;
+	int err = 0;
 
 	xa_destroy(&k->exec_set);
 	k->exec_mappings = 0;
@@ -160,9 +163,10 @@ static int collect_exec(struct ms_kwalk *k)
 			for_each_vma(vmi, vma) {
 				if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
 					continue;
-				xa_store(&k->exec_set,
-					 (unsigned long)vma->vm_file->f_mapping >> 3,
-					 xa_mk_value(1), GFP_KERNEL);
+				if (xa_err(xa_store(&k->exec_set,
+						    (unsigned long)vma->vm_file->f_mapping >> 3,
+						    xa_mk_value(1), GFP_KERNEL)))
+					err = -ENOMEM;
 				k->exec_mappings++;
 			}
 			mmap_read_unlock(mms[i]);
@@ -171,7 +175,7 @@ static int collect_exec(struct ms_kwalk *k)
 		cond_resched();
 	}
 	kvfree(mms);
-	return 0;
+	return err;	/* an incomplete exec set would misclassify: say so */
 }
 
 /* Count pages [pfn, pfn + n) as sub, clamped to this call's end; the rest carries over. */
@@ -291,7 +295,7 @@ static void walk(struct ms_kwalk *k, u64 start, u64 end, bool dump)
 static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ms_kmod_walk req;
-	struct ms_kwalk *k = kw;
+	struct ms_kwalk *k = file->private_data;
 	bool dump;
 	long ret = 0;
 	u64 n;
@@ -310,8 +314,13 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EINVAL;
 	n = req.end_pfn - req.start_pfn;
 	dump = req.recs != 0;
-	if (!mutex_trylock(&ms_lock))
-		return -EBUSY;	/* another memstat is walking: one at a time */
+	if (dump && !k->recs) {
+		k->recs = vzalloc(MS_SECTION_PAGES * sizeof(struct ms_page_rec));
+		if (!k->recs)
+			return -ENOMEM;
+	}
+	if (!mutex_trylock(&k->lock))
+		return -EBUSY;	/* another thread is walking with this file */
 	if (!k->have_generation || req.generation != k->generation) {
 		ret = collect_exec(k);
 		if (ret)
@@ -340,23 +349,43 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	else if (copy_to_user((void __user *)arg, &req, sizeof(req)))
 		ret = -EFAULT;
 out:
-	mutex_unlock(&ms_lock);
+	mutex_unlock(&k->lock);
 	return ret;
 }
 
 static int ms_open(struct inode *inode, struct file *file)
 {
+	struct ms_kwalk *k;
+
 	/* the device node is 0400; the check is for a node someone made wider */
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (file->f_mode & FMODE_WRITE)
 		return -EACCES;
+	k = vzalloc(sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	mutex_init(&k->lock);
+	xa_init(&k->exec_set);
+	k->f = ms_feat;
+	file->private_data = k;
+	return 0;
+}
+
+static int ms_release(struct inode *inode, struct file *file)
+{
+	struct ms_kwalk *k = file->private_data;
+
+	xa_destroy(&k->exec_set);
+	vfree(k->recs);
+	vfree(k);
 	return 0;
 }
 
 static const struct file_operations ms_fops = {
 	.owner = THIS_MODULE,
 	.open = ms_open,
+	.release = ms_release,
 	.unlocked_ioctl = ms_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
@@ -371,32 +400,14 @@ static struct miscdevice ms_dev = {
 
 static int __init ms_init(void)
 {
-	int err;
-
-	kw = vzalloc(sizeof(*kw));
-	if (!kw)
-		return -ENOMEM;
-	kw->recs = vzalloc(MS_SECTION_PAGES * sizeof(struct ms_page_rec));
-	if (!kw->recs) {
-		vfree(kw);
-		return -ENOMEM;
-	}
-	ms_kmod_features(&kw->f);
-	xa_init(&kw->exec_set);
-	err = misc_register(&ms_dev);
-	if (err) {
-		vfree(kw->recs);
-		vfree(kw);
-	}
-	return err;
+	ms_kmod_features(&ms_feat);
+	return misc_register(&ms_dev);
 }
 
+/* open files hold a module reference (fops.owner): unload happens only when none is open */
 static void __exit ms_exit(void)
 {
 	misc_deregister(&ms_dev);
-	xa_destroy(&kw->exec_set);
-	vfree(kw->recs);
-	vfree(kw);
 }
 
 module_init(ms_init);

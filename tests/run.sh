@@ -6,6 +6,7 @@ set -u
 build=$1
 passed=0
 failed=0
+skipped=0
 failed_suites=()
 
 gtest() {	# NAME BINARY: count from gtest's JSON report
@@ -15,9 +16,14 @@ gtest() {	# NAME BINARY: count from gtest's JSON report
 	MEMSTAT="$build/memstat" "$bin" --gtest_output="json:$report"
 	local rc=$?
 	if [ -f "$report" ]; then
-		read -r t f < <("${PYTHON:-/usr/bin/python3}" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["tests"], d["failures"] + d.get("errors", 0))' "$report")
-		passed=$((passed + t - f))
+		# gtest's report: tests, failures, and each test's result (a skip is not a pass)
+		read -r t f sk < <("${PYTHON:-/usr/bin/python3}" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sk = sum(1 for s in d["testsuites"] for c in s["testsuite"] if c.get("result") == "SKIPPED")
+print(d["tests"], d["failures"] + d.get("errors", 0), sk)' "$report")
+		passed=$((passed + t - f - sk))
 		failed=$((failed + f))
+		skipped=$((skipped + sk))
 	fi
 	if [ $rc -ne 0 ]; then
 		failed_suites+=("$name")
@@ -35,12 +41,13 @@ rm -f "$build/pytest.xml"
 MEMSTAT="$build/memstat" "$py" -m pytest -q -rs tests/sampling_test.py --junitxml="$build/pytest.xml"
 rc=$?
 if [ -f "$build/pytest.xml" ]; then
-	read -r t f < <("$py" -c 'import sys, xml.etree.ElementTree as E
+	read -r t f sk < <("$py" -c 'import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
 s = r if r.tag == "testsuite" else r.find("testsuite")
-print(int(s.get("tests")) - int(s.get("skipped", 0)), int(s.get("failures")) + int(s.get("errors")))' "$build/pytest.xml")
-	passed=$((passed + t - f))
+print(int(s.get("tests")), int(s.get("failures")) + int(s.get("errors")), int(s.get("skipped", 0)))' "$build/pytest.xml")
+	passed=$((passed + t - f - sk))
 	failed=$((failed + f))
+	skipped=$((skipped + sk))
 else
 	failed=$((failed + 1))
 fi
@@ -61,5 +68,6 @@ fi
 
 echo
 [ ${#failed_suites[@]} -eq 0 ] || echo "failing suites: ${failed_suites[*]}"
-echo "$passed passed, $failed failed"
+# skips are listed with their reasons above (gtest: SKIPPED lines; pytest -rs)
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ ${#failed_suites[@]} -eq 0 ]

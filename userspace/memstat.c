@@ -426,6 +426,8 @@ int main(int argc, char **argv)
 		return err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
 	}
 
+	if (o.sampling)
+		ms_sample_signals();	/* before the slow part: a SIGHUP then does not kill us */
 	memset(&walker, 0, sizeof(walker));
 	ret = open_backend(o.backend, &walker, fallback, sizeof(fallback));
 	if (ret)

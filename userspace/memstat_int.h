@@ -189,6 +189,7 @@ typedef int (*ms_walk_fn)(void *arg, struct ms_result *res);
 int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_walk_fn walk,
 		   void *walk_arg, const struct ms_report_opts *ro);
 bool ms_stop_requested(void);
+void ms_sample_signals(void);
 void ms_json_string(FILE *out, const char *s);
 
 /* memstat allpages (allpages.c): argv[0] is "allpages". */

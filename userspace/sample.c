@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,20 +277,53 @@ static double mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_walk_fn walk,
-		   void *walk_arg, const struct ms_report_opts *ro)
+/* SIGINT/SIGTERM end the loop, SIGHUP reopens the log: installed before the backend loads. */
+void ms_sample_signals(void)
 {
 	struct sigaction sa = {};
-	char why[512];
-	double start, next;
-	long taken = 0, tick = 0;
-	int ret;
 
-	sa.sa_handler = on_stop;	/* no SA_RESTART: a signal ends the sleep at once */
+	sa.sa_handler = on_stop;	/* no SA_RESTART: a signal ends the wait at once */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = on_hup;
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+/*
+ * Sleep until the monotonic deadline, or until a stop signal. The signals are blocked except
+ * inside ppoll(), so one that arrives between the test of stop_requested and the wait still
+ * ends the wait at once.
+ */
+static void wait_until(double deadline, const sigset_t *unblocked)
+{
+	while (!stop_requested) {
+		double left = deadline - mono();
+		struct timespec d;
+
+		if (left <= 0)
+			return;
+		d.tv_sec = (time_t)left;
+		d.tv_nsec = (long)((left - (double)d.tv_sec) * 1e9);
+		if (ppoll(NULL, 0, &d, unblocked) == 0)
+			return;
+	}
+}
+
+int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_walk_fn walk,
+		   void *walk_arg, const struct ms_report_opts *ro)
+{
+	struct ms_report_opts o = *ro;
+	sigset_t block, unblocked;
+	char why[512];
+	double start, next;
+	long taken = 0, tick = 0;
+	int ret = MS_EXIT_OK;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &unblocked);
 
 	start = mono();
 	while (!stop_requested) {
@@ -299,23 +333,25 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 
 		ret = walk(walk_arg, &res);
 		if (ret)
-			return ret;
+			break;
 		clock_gettime(CLOCK_REALTIME, &now);
+		o.elapsed_ms = (mono() - t0) * 1000;	/* this sample, exec scan and walk */
 		if (reopen_requested && sink->path && sink->fmt != MS_FMT_PROM) {
 			reopen_requested = 0;
 			ms_sink_close(sink);
 			if (ms_sink_open(sink, why, sizeof(why))) {
 				ms_err("%s", why);
-				return MS_EXIT_FAIL;
+				ret = MS_EXIT_FAIL;
+				break;
 			}
 		}
-		ret = ms_sink_write(sink, &now, &res, ro);
+		ret = ms_sink_write(sink, &now, &res, &o);
 		if (ret) {
-			if (ret == -EPIPE)
-				return MS_EXIT_OK;	/* the reader went away: a normal end */
-			ms_err("failed to write %s: %s", sink->path ? sink->path : "output",
-			       strerror(-ret));
-			return MS_EXIT_FAIL;
+			if (ret != -EPIPE)	/* the reader went away: a normal end */
+				ms_err("failed to write %s: %s", sink->path ? sink->path : "output",
+				       strerror(-ret));
+			ret = ret == -EPIPE ? MS_EXIT_OK : MS_EXIT_FAIL;
+			break;
 		}
 		taken++;
 		if (so->count && taken >= so->count)
@@ -331,17 +367,8 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 			tick += skip;
 			next = start + (double)tick * so->interval;
 		}
-		while (!stop_requested) {
-			double left = next - mono();
-			struct timespec d;
-
-			if (left <= 0)
-				break;
-			d.tv_sec = (time_t)left;
-			d.tv_nsec = (long)((left - (double)d.tv_sec) * 1e9);
-			if (nanosleep(&d, NULL) == 0)
-				break;
-		}
+		wait_until(next, &unblocked);
 	}
-	return MS_EXIT_OK;
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
+	return ret;
 }
