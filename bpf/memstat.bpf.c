@@ -256,6 +256,13 @@ static __u64 cgroup_of(__u64 md)
 	else
 		mc = (struct mem_cgroup *)ptr;
 	last_cgroup = mc ? BPF_CORE_READ(mc, css.cgroup, kn, id) : 0;
+	/*
+	 * A kernfs id is a small number (generation << 32 | inode). Anything that looks like a
+	 * kernel address means the pointer was not a mem_cgroup (7.x stores an obj_cgroup for user
+	 * folios, kernel-pages.md 1.6): print no id rather than an address.
+	 */
+	if (last_cgroup >> 48)
+		last_cgroup = 0;
 	last_memcg_data = md;
 	return last_cgroup;
 }
