@@ -432,12 +432,15 @@ static long walk_batch(__u64 idx, void *ctx)
 
 		holes += stop - cur;
 		if (dump_pages) {
+			/* one exit test on a bounded count: the verifier's states stay linear */
+			__u64 n = (stop - cur) & (2 * MS_BATCH_PAGES - 1);
+
 			for (j = 0; j < MS_BATCH_PAGES; j++) {
-				__u32 idx = (__u32)(base + j - walk_start) & (MS_SECTION_PAGES - 1);
+				__u32 idx = (__u32)(cur + j - walk_start) & (MS_SECTION_PAGES - 1);
 				struct ms_page_rec *r;
 
-				if (base + j < cur || base + j >= stop)
-					continue;
+				if (j >= n)
+					break;
 				r = bpf_map_lookup_elem(&pagerecs, &idx);
 				if (r)
 					r->valid = 0;
