@@ -133,6 +133,10 @@ kmod:
 	@echo "kmod: it loads only on that kernel build (vermagic); on another the kernel refuses" \
 	      "it ('Invalid module format'): rebuild with that kernel's KDIR"
 
+# boot Debian kernels 6.1 ... 7.x under qemu and run memstat, the module and the tests in each
+vmtest:
+	bash tools/vm/matrix.sh
+
 kmod-clean:
 	$(Q)$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
 

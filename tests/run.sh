@@ -66,6 +66,29 @@ else
 fi
 [ $rc -eq 0 ] || failed_suites+=(cli)
 
+# the VM matrix: one result per kernel (PASS and KNOWN-GAP pass; a known gap is printed with
+# its reason), when qemu can run here; MEMSTAT_VM=0 leaves it out
+echo "=== vm matrix (tools/vm/matrix.sh)"
+if [ "${MEMSTAT_VM:-1}" = 0 ]; then
+	echo "vm matrix not run: MEMSTAT_VM=0"
+elif ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "vm matrix not run: qemu-system-x86_64 is missing (tools/setup.sh installs it)"
+	failed=$((failed + 1))
+	failed_suites+=(vm)
+else
+	out=$(bash tools/vm/matrix.sh 2>&1)
+	rc=$?
+	echo "$out"
+	vp=$(sed -n '/^summary/,$p' <<<"$out" | grep -cE '^[0-9][^ ]* [^ ]+ [^ ]+ (PASS|KNOWN-GAP) ')
+	vf=$(sed -n '/^summary/,$p' <<<"$out" | grep -cE '^[0-9][^ ]* [^ ]+ [^ ]+ FAIL ')
+	passed=$((passed + vp))
+	failed=$((failed + vf))
+	if [ $rc -ne 0 ]; then
+		failed_suites+=(vm)
+		[ "$vf" -gt 0 ] || failed=$((failed + 1))
+	fi
+fi
+
 echo
 [ ${#failed_suites[@]} -eq 0 ] || echo "failing suites: ${failed_suites[*]}"
 # skips are listed with their reasons above (gtest: SKIPPED lines; pytest -rs)

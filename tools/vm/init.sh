@@ -1,0 +1,233 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# /init of the test VMs that tools/vm/matrix.sh boots (busybox sh, PID 1). It runs memstat and
+# its integration tests on the VM's kernel and powers the VM off. Two channels:
+#   /dev/console (ttyS0): everything, for people; the host saves it as the serial log.
+#   /dev/ttyS1: "@@ key value" records and "@@BEGIN name" ... "@@END name" blocks for the host to
+#               parse; a separate port so that kernel messages can never tear a record.
+# No `set -e`: PID 1 must reach poweroff whatever fails, and every failure is reported instead.
+
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export HOME=/root TERM=dumb
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/shm /dev/pts /tmp /var/tmp /root
+# the integration tests put a tmpfs file in /dev/shm and expect shmem pages there
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+
+if [ -c /dev/ttyS1 ]; then
+	exec 3>/dev/ttyS1
+else
+	exec 3>/dev/null
+	echo "init: no /dev/ttyS1: the host will see no results"
+fi
+
+R() { echo "@@ $*" >&3; }
+# block NAME FILE [MAXBYTES]: copy a file to the results channel between markers
+block() {
+	echo "@@BEGIN $1" >&3
+	if [ -n "$3" ] && [ "$(wc -c <"$2")" -gt "$3" ]; then
+		head -n 100 "$2" >&3
+		echo "... (cut: $(wc -c <"$2") bytes; the last lines follow) ..." >&3
+		tail -c "$3" "$2" >&3
+	else
+		cat "$2" >&3
+	fi
+	echo >&3
+	echo "@@END $1" >&3
+}
+banner() { echo; echo "======== memstat-vm: $* ========"; }
+finish() {
+	R "end"
+	sync
+	poweroff -f
+	# poweroff -f does not return; if it does, exiting PID 1 panics, and panic=-1 with
+	# qemu -no-reboot ends the VM
+	exit 1
+}
+
+R "start"
+R "uname $(uname -r)"
+R "cmdline $(cat /proc/cmdline)"
+R "memtotal_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+banner "kernel $(uname -r)"
+
+# drivers the host found to be modules in this kernel, dependencies first
+if [ -f /lib/modules/order ]; then
+	for m in $(cat /lib/modules/order); do
+		if ! insmod "/lib/modules/$m.ko"; then
+			R "insmod-fail $m"
+		fi
+	done
+fi
+
+# the test disk: ext4 on virtio, so that file tests use a real page-cache file system (the
+# initramfs is rootfs, whose files are not ordinary page cache)
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if mount -t ext4 /dev/vda /var/tmp; then
+	R "disk ok"
+	# the large shared library the exec test maps must live on that disk too: bind its
+	# directory over the path that the test's glob searches
+	if [ -d /var/tmp/lib ]; then
+		mkdir -p /usr/lib/x86_64-linux-gnu
+		mount --bind /var/tmp/lib /usr/lib/x86_64-linux-gnu
+		R "lib $(ls /usr/lib/x86_64-linux-gnu | tr '\n' ' ')"
+	fi
+else
+	R "disk-fail mount of /dev/vda on /var/tmp failed"
+fi
+chmod 1777 /var/tmp 2>/dev/null
+
+MEMSTAT=/bin/memstat
+export MEMSTAT
+
+# a. the tables
+banner "memstat"
+$MEMSTAT 2>/tmp/memstat.err
+rc=$?
+cat /tmp/memstat.err
+R "rc memstat $rc"
+banner "memstat -v"
+$MEMSTAT -v 2>>/tmp/memstat.err
+rc=$?
+R "rc memstat-v $rc"
+
+# fell back to /proc/kpageflags? Then record why, and libbpf's verifier log
+if grep -q "bpf backend unavailable" /tmp/memstat.err; then
+	R "fallback $(grep -m1 'bpf backend unavailable' /tmp/memstat.err)"
+	banner "verifier log (MEMSTAT_DEBUG=2 memstat --backend bpf)"
+	MEMSTAT_DEBUG=2 $MEMSTAT --backend bpf >/dev/null 2>/tmp/verifier.log
+	R "rc memstat-debug $?"
+	tail -n 60 /tmp/verifier.log
+	block verifier-log /tmp/verifier.log 4000000
+fi
+
+# b. reconciliation with /proc/meminfo: the table for people, the JSON for the host
+banner "memstat --reconcile"
+$MEMSTAT --reconcile
+R "rc memstat-reconcile $?"
+$MEMSTAT --reconcile --json >/tmp/reconcile.json 2>/tmp/reconcile.err
+rc=$?
+cat /tmp/reconcile.err
+R "rc memstat-reconcile-json $rc"
+block reconcile-json /tmp/reconcile.json
+
+# c. what the walker detected
+banner "memstat --features"
+$MEMSTAT --features >/tmp/features.txt 2>&1
+rc=$?
+cat /tmp/features.txt
+R "rc memstat-features $rc"
+block features /tmp/features.txt
+
+# the kernel module, built by the host for this kernel: load it; its walk must reconcile too
+banner "kernel module"
+if [ -f /lib/modules/memstat.ko ]; then
+	if insmod /lib/modules/memstat.ko; then
+		R "kmod loaded"
+		$MEMSTAT --backend kmod --reconcile
+		$MEMSTAT --backend kmod --reconcile --json >/tmp/kmod.json 2>/tmp/kmod.err
+		R "rc memstat-kmod-reconcile $?"
+		cat /tmp/kmod.err
+		block kmod-reconcile-json /tmp/kmod.json
+	else
+		R "kmod-fail insmod memstat.ko failed"
+	fi
+else
+	R "kmod-fail no memstat.ko for this kernel"
+fi
+
+# d. the integration tests (GoogleTest), bounded so that a hang still lets us report
+banner "integration tests"
+timeout "${MEMSTAT_VM_TEST_TIMEOUT:-600}" /bin/integration_tests \
+	--gtest_output=json:/tmp/gtest.json 2>&1
+rc=$?
+R "rc integration-tests $rc"
+if [ -f /tmp/gtest.json ]; then
+	block gtest-json /tmp/gtest.json
+fi
+
+# the stress family: walks while memory churns (THP on), a memory block offlined and onlined,
+# reconciliation once it is quiet, and the benchmark (TCG: only relative numbers mean anything)
+if grep -q 'memstat.stress=1' /proc/cmdline; then
+	banner "stress: walks under churn"
+	echo always >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
+	/bin/churn 30 256 >/tmp/churn.log 2>&1 &
+	churn=$!
+	n=0
+	bad=0
+	while kill -0 $churn 2>/dev/null; do
+		$MEMSTAT --json >/dev/null 2>>/tmp/stress.err || bad=$((bad + 1))
+		if [ -c /dev/memstat ]; then
+			$MEMSTAT --backend kmod --json >/dev/null 2>>/tmp/stress.err || bad=$((bad + 1))
+		fi
+		n=$((n + 1))
+	done
+	wait $churn
+	cat /tmp/churn.log /tmp/stress.err 2>/dev/null
+	R "stress walks $n failed $bad"
+	echo madvise >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
+
+	banner "stress: a memory block offline"
+	# the first online movable block the kernel agrees to offline (one with holes, such as the
+	# last block below 4 GiB, is refused with EINVAL)
+	blk=
+	for b in /sys/devices/system/memory/memory*; do
+		[ "$(cat "$b/online" 2>/dev/null)" = 1 ] || continue
+		grep -q Movable "$b/valid_zones" 2>/dev/null || continue
+		if echo offline >"$b/state" 2>/dev/null; then
+			blk=$b
+			break
+		fi
+	done
+	if [ -n "$blk" ]; then
+		R "offlined ${blk##*/}"
+		$MEMSTAT --json >/tmp/off-bpf.json
+		R "rc offline-bpf $?"
+		block offline-bpf-json /tmp/off-bpf.json
+		$MEMSTAT --backend kmod --json >/tmp/off-kmod.json
+		R "rc offline-kmod $?"
+		block offline-kmod-json /tmp/off-kmod.json
+		echo online_movable >"$blk/state" && R "onlined ${blk##*/}" ||
+			R "stress-fail onlining ${blk##*/} again failed"
+	else
+		R "stress-fail no movable memory block could be offlined"
+	fi
+	$MEMSTAT --reconcile --json >/tmp/after.json
+	block stress-reconcile-json /tmp/after.json
+	$MEMSTAT --backend kmod --reconcile --json >/tmp/after-kmod.json
+	block stress-kmod-reconcile-json /tmp/after-kmod.json
+
+	banner "bench (TCG: relative numbers only)"
+	/bin/bench /bin/memstat >/tmp/bench.txt 2>&1
+	R "rc bench $?"
+	cat /tmp/bench.txt
+	block bench /tmp/bench.txt
+fi
+
+# e. the kernel log: any warning, BUG, oops or stack trace fails the kernel
+banner "dmesg"
+dmesg >/tmp/dmesg.txt
+cat /tmp/dmesg.txt
+grep -E 'WARNING:|(^|[^A-Za-z])BUG:|Oops|general protection|Call Trace' /tmp/dmesg.txt >/tmp/dmesg.bad
+if [ -s /tmp/dmesg.bad ]; then
+	while read -r line; do
+		R "dmesg-bad $line"
+	done </tmp/dmesg.bad
+fi
+R "dmesg_lines $(wc -l </tmp/dmesg.txt)"
+
+umount /usr/lib/x86_64-linux-gnu 2>/dev/null
+umount /var/tmp 2>/dev/null
+banner "done"
+finish

@@ -1,0 +1,755 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# The VM test matrix: boot Debian cloud kernels (6.1 ... 7.x) under qemu and, in each, run
+# memstat, its reconciliation, --features and the integration tests on a real ext4 disk, then
+# check the kernel log. One line per kernel:
+#   <family> <uname -r> <backend> <PASS|FAIL|KNOWN-GAP> max_reconcile_diff=<pct>% tests=<p>/<n> ...
+# and the full serial log of each kernel under the cache directory. Exit status 1 when a kernel
+# fails (a failure listed in tools/vm/known-gaps is reported as KNOWN-GAP and does not fail).
+#
+# Usage (as root, on Debian 12):
+#   bash tools/vm/matrix.sh [--fetch-only] [FAMILY...]
+#     FAMILY        6.1, 6.12, 6.18, 7.x (the default set), or any other X.Y / X.x that Debian
+#                   carries; MEMSTAT_VM_FAMILIES="..." does the same
+#     --fetch-only  only download and unpack the kernels and their headers, print the headers'
+#                   paths (for building the kernel module against them) and exit
+# Environment:
+#   MEMSTAT_VM_CACHE        downloads, unpacked kernels, logs (default /var/cache/memstat-vm)
+#   MEMSTAT_VM_TIMEOUT      seconds one VM may take before it is killed (default 420)
+#   MEMSTAT_VM_MEM          guest memory (default 3G)
+#   MEMSTAT_VM_ACCEL        auto (probe KVM once, else TCG), tcg or kvm (default auto)
+#   MEMSTAT_VM_REFRESH_DAYS refresh the private apt lists when older than this (default 7);
+#                           MEMSTAT_VM_REFRESH=1 refreshes now
+#   MEMSTAT_VM_MIRROR, MEMSTAT_VM_SECURITY_MIRROR
+#                           override the Debian mirrors taken from the host's apt sources
+#
+# Layout of the cache: apt/ (private sources list, lists, caches), debs/ (downloaded packages),
+# <family>/ with root/ (the packages unpacked), vmlinuz, resolved (packages and versions),
+# headers (path of the unpacked headers, or "unavailable: why"), initrd/ (driver modules for
+# the VM), serial.log, results.log, verifier.log; integration_tests.static; summary.txt.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+CACHE=${MEMSTAT_VM_CACHE:-/var/cache/memstat-vm}
+VM_TIMEOUT=${MEMSTAT_VM_TIMEOUT:-420}
+VM_MEM=${MEMSTAT_VM_MEM:-3G}
+ACCEL=${MEMSTAT_VM_ACCEL:-auto}
+REFRESH_DAYS=${MEMSTAT_VM_REFRESH_DAYS:-7}
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+PY=/usr/bin/python3
+# drivers the VM needs; ones the kernel has built in are skipped
+VM_MODULES=(virtio_pci virtio_blk ext4)
+
+fetch_only=0
+families=()
+for a in "$@"; do
+	case $a in
+	--fetch-only) fetch_only=1 ;;
+	-h | --help)
+		sed -n '3,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+		exit 0
+		;;
+	-*)
+		echo "matrix: unknown option $a" >&2
+		exit 2
+		;;
+	*) families+=("$a") ;;
+	esac
+done
+if [ ${#families[@]} -eq 0 ]; then
+	read -r -a families <<<"${MEMSTAT_VM_FAMILIES:-6.1 6.12 6.18 7.x}"
+fi
+
+say() { echo "matrix: $*" >&2; }
+die() {
+	say "$*"
+	exit 2
+}
+
+[ "$(id -u)" -eq 0 ] || die "run as root (it installs packages, and memstat needs root in the VMs)"
+
+# ---- 1. host packages ---------------------------------------------------------------------
+# The build dependencies of memstat itself are installed by tools/setup.sh (below).
+host_packages=(qemu-system-x86 busybox-static cpio e2fsprogs kmod xz-utils zstd gzip python3 debootstrap
+	coreutils util-linux debian-archive-keyring apt)
+
+install_missing() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	say "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	# another apt may be running (a parallel setup): wait for its lock instead of failing
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+install_missing "${host_packages[@]}"
+
+mkdir -p "$CACHE"
+CACHE=$(cd "$CACHE" && pwd)
+# one matrix at a time per cache: two runs would unpack into the same directories
+exec 9>"$CACHE/.lock"
+if ! flock -n 9; then
+	say "waiting for another matrix run to release $CACHE/.lock"
+	flock -w 3600 9 || die "could not lock $CACHE/.lock"
+fi
+
+# ---- 2. kernels from Debian's archive, through a private apt configuration ----------------
+APTDIR=$CACHE/apt
+DEBS=$CACHE/debs
+mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$DEBS"
+# Own source list, state and caches: the system's apt configuration and package cache stay as
+# they are. The host's apt.conf.d (a proxy, say) still applies, except that apt-cache keeps its
+# binary cache (which Debian's container images switch off) so that each look-up is quick.
+APT_OPTS=(-o "Dir::Etc::SourceList=$APTDIR/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+	-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Cache=$APTDIR/cache"
+	-o "Dir::Cache::pkgcache=pkgcache.bin" -o "Dir::Cache::srcpkgcache=srcpkgcache.bin"
+	-o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=/dev/null")
+
+# "URI SUITE" for every enabled deb source of the host, one-line and deb822 formats
+host_sources() {
+	local f
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" | awk '$1 == "deb" { print $2, $3 }'
+	done
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk 'function flush() { if (types ~ /(^| )deb( |$)/ && enabled != "no")
+				for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++) print u[i], s[j]
+			types = ""; enabled = ""; nu = 0; ns = 0 }
+		/^[ \t]*#/ { next }
+		/^[ \t]*$/ { flush(); next }
+		{ key = tolower($1); sub(/:$/, "", key) }
+		key == "types" { types = ""; for (i = 2; i <= NF; i++) types = types " " $i; types = types " " }
+		key == "enabled" { enabled = tolower($2) }
+		key == "uris" { for (i = 2; i <= NF; i++) u[++nu] = $i }
+		key == "suites" { for (i = 2; i <= NF; i++) s[++ns] = $i }
+		END { flush() }' "$f"
+	done
+}
+
+write_sources() {
+	local main=${MEMSTAT_VM_MIRROR:-} sec=${MEMSTAT_VM_SECURITY_MIRROR:-} srcs
+	srcs=$(host_sources)
+	# the main archive: the host's entry for its own release; security: the entry for
+	# <release>-security (kernel updates land there first)
+	local codename
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+	[ -n "$main" ] || main=$(awk -v c="$codename" '$2 == c { print $1; exit }' <<<"$srcs")
+	[ -n "$main" ] || main=$(awk '$2 !~ /-/ && $1 ~ /debian/ { print $1; exit }' <<<"$srcs")
+	[ -n "$sec" ] || sec=$(awk '$2 ~ /-security$/ { print $1; exit }' <<<"$srcs")
+	[ -n "$main" ] || die "no Debian archive in /etc/apt/sources.list(.d); set MEMSTAT_VM_MIRROR"
+	{
+		echo "# written by tools/vm/matrix.sh from the host's apt sources"
+		local s
+		for s in bookworm trixie trixie-backports; do
+			echo "deb [signed-by=$KEYRING] $main $s main"
+		done
+		if [ -n "$sec" ]; then
+			for s in bookworm-security trixie-security; do
+				echo "deb [signed-by=$KEYRING] $sec $s main"
+			done
+		fi
+	} >"$APTDIR/sources.list.new"
+	if cmp -s "$APTDIR/sources.list.new" "$APTDIR/sources.list"; then
+		rm "$APTDIR/sources.list.new"
+	else
+		mv "$APTDIR/sources.list.new" "$APTDIR/sources.list"
+		rm -f "$APTDIR/updated"
+	fi
+}
+
+apt_update_if_stale() {
+	if [ "${MEMSTAT_VM_REFRESH:-0}" = 1 ] || [ ! -f "$APTDIR/updated" ] ||
+		[ -n "$(find "$APTDIR/updated" -mtime +"$REFRESH_DAYS")" ]; then
+		say "refreshing the package lists (bookworm, trixie, trixie-backports)"
+		apt-get "${APT_OPTS[@]}" -qq update
+		touch "$APTDIR/updated"
+	fi
+}
+
+pkgnames() { apt-cache "${APT_OPTS[@]}" pkgnames "$1" 2>/dev/null; }
+candidate() { apt-cache "${APT_OPTS[@]}" policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }'; }
+has_candidate() {
+	local v
+	v=$(candidate "$1")
+	[ -n "$v" ] && [ "$v" != "(none)" ]
+}
+
+# linux-image-* name patterns (the part between "linux-image-" and "-cloud-amd64") of a family.
+# 6.1 is bookworm's ABI-numbered kernel; newer ones are trixie(-backports) "X.Y.Z+deb13".
+family_patterns() {
+	case $1 in
+	6.1) echo '6\.1\.0-[0-9]+' ;;
+	# 6.18, or the newest 6.1x that trixie carries when it has no 6.18
+	6.18) echo '6\.18\.[0-9]+\+deb13(\.[0-9]+)?' '6\.1[3-9]\.[0-9]+\+deb13(\.[0-9]+)?' ;;
+	[0-9].x) echo "${1%.x}"'\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' ;;
+	[0-9].[0-9] | [0-9].[0-9][0-9]) echo "${1//./\\.}"'\.[0-9]+\+deb13(\.[0-9]+)?' ;;
+	*) return 1 ;;
+	esac
+}
+for fam in "${families[@]}"; do
+	family_patterns "$fam" >/dev/null || die "unknown kernel family '$fam' (use X.Y or X.x, e.g. 6.1 6.12 6.18 7.x)"
+done
+
+# The image package of a family: the newest with a downloadable matching headers package, or
+# the newest at all when none has headers (the kernel module cannot be built for it then).
+resolve_image() {
+	local fam=$1 pat pats names n best=""
+	read -r -a pats <<<"$(family_patterns "$fam")"
+	for pat in "${pats[@]}"; do
+		names=$(pkgnames linux-image- | grep -E "^linux-image-($pat)-cloud-amd64\$" | sort -rV || true)
+		for n in $names; do
+			has_candidate "$n" || continue
+			[ -n "$best" ] || best=$n
+			if has_candidate "${n/linux-image-/linux-headers-}"; then
+				echo "$n"
+				return 0
+			fi
+		done
+		if [ -n "$best" ]; then
+			echo "$best"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# Depends of PKG=VER whose names match REGEX (first alternative of each, no versions)
+depends_matching() {
+	apt-cache "${APT_OPTS[@]}" show "$1=$2" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1 |
+		tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/[[:space:]]//g' | grep -E "$3" || true
+}
+
+# download PKG (its candidate version) into $DEBS unless it is there; print the file's path
+download() {
+	local pkg=$1 ver f
+	ver=$(candidate "$pkg")
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "$pkg: not in the archive"
+	f=$(ls "$DEBS/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n 1 || true)
+	if [ -z "$f" ]; then
+		say "downloading $pkg $ver"
+		# apt drops privileges to _apt for downloads: let it write here
+		chown _apt "$DEBS" 2>/dev/null || true
+		(cd "$DEBS" && apt-get "${APT_OPTS[@]}" -qq download "$pkg=$ver" >/dev/null)
+		f=$(ls "$DEBS/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n 1 || true)
+		[ -n "$f" ] || die "$pkg $ver: download failed"
+	fi
+	echo "$f"
+}
+
+# copy a driver module and the modules it depends on into $2, dependencies first in $2/order
+add_module() {
+	local mod=$1 out=$2 moddir=$3 f dep
+	mod=${mod//-/_}
+	grep -qx "$mod" "$out/order" 2>/dev/null && return 0
+	# built in: nothing to load
+	if sed 's#.*/##; s/\.ko.*//; s/-/_/g' "$moddir/modules.builtin" 2>/dev/null | grep -qx "$mod"; then
+		return 0
+	fi
+	f=$(find "$moddir/kernel" -name "$mod.ko*" -o -name "${mod//_/-}.ko*" | head -n 1)
+	[ -n "$f" ] || die "module $mod: neither built in nor in $moddir"
+	# decompress on the host: busybox insmod in the VM then needs no xz or zstd support
+	case $f in
+	*.xz) xz -dc "$f" >"$out/$mod.ko" ;;
+	*.zst) zstd -qdc "$f" >"$out/$mod.ko" ;;
+	*.gz) gzip -dc "$f" >"$out/$mod.ko" ;;
+	*) cp "$f" "$out/$mod.ko" ;;
+	esac
+	for dep in $(modinfo -F depends "$out/$mod.ko" | tr ',' ' '); do
+		add_module "$dep" "$out" "$moddir"
+	done
+	echo "$mod" >>"$out/order"
+}
+
+# Download and unpack one family's kernel and headers (cached by package version).
+fetch_family() {
+	local fam=$1 dir=$CACHE/$1 img ver key rel hdr f p kver moddir
+	img=$(resolve_image "$fam") || die "$fam: no linux-image-*-cloud-amd64 for this family in bookworm, trixie or trixie-backports"
+	ver=$(candidate "$img")
+	key="$img=$ver"
+	if [ -f "$dir/.complete" ] && [ "$(sed -n 's/^image //p' "$dir/resolved" 2>/dev/null)" = "$img $ver" ]; then
+		return 0
+	fi
+	say "$fam: $img $ver"
+	rm -rf "$dir"
+	mkdir -p "$dir/root"
+	{
+		echo "# resolved by tools/vm/matrix.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "image $img $ver"
+	} >"$dir/resolved"
+	dpkg -x "$(download "$img")" "$dir/root"
+	# from 6.19 the kernel is in linux-binary-*, the modules in linux-modules-* and the
+	# config in linux-base-*; linux-image-* only depends on them
+	for p in $(depends_matching "$img" "$ver" '^linux-(binary|modules|base)-[0-9]'); do
+		# linux-base-<release> of 6.18 is named but not in the archive: only the config
+		# and System.map, which the image package has itself then
+		if ! has_candidate "$p"; then
+			say "$fam: $p (a dependency of $img) is not in the archive; going on without it"
+			continue
+		fi
+		echo "package $p $(candidate "$p")" >>"$dir/resolved"
+		dpkg -x "$(download "$p")" "$dir/root"
+	done
+	f=$(ls "$dir"/root/boot/vmlinuz-* "$dir"/root/usr/lib/modules/*/vmlinuz "$dir"/root/lib/modules/*/vmlinuz 2>/dev/null | head -n 1 || true)
+	[ -n "$f" ] || die "$fam: no kernel image in $img or its linux-binary package"
+	ln -sfn "${f#"$dir"/}" "$dir/vmlinuz"
+	rel=${img#linux-image-}
+	echo "release $rel" >>"$dir/resolved"
+	moddir=$(ls -d "$dir"/root/usr/lib/modules/"$rel" "$dir"/root/lib/modules/"$rel" 2>/dev/null | head -n 1 || true)
+	[ -n "$moddir" ] || die "$fam: no modules directory for $rel"
+
+	# the VM's drivers
+	mkdir -p "$dir/initrd/lib/modules"
+	: >"$dir/initrd/lib/modules/order"
+	for p in "${VM_MODULES[@]}"; do
+		add_module "$p" "$dir/initrd/lib/modules" "$moddir"
+	done
+	echo "vm-modules $(tr '\n' ' ' <"$dir/initrd/lib/modules/order")" >>"$dir/resolved"
+
+	# headers, for building the kernel module against this kernel: the flavour's package,
+	# its -common package and linux-kbuild, unpacked into the same root so that their
+	# relative links (scripts -> ../../lib/linux-kbuild-*/scripts) resolve
+	hdr=${img/linux-image-/linux-headers-}
+	if has_candidate "$hdr"; then
+		local todo=("$hdr") seen=" " q
+		while [ ${#todo[@]} -gt 0 ]; do
+			q=${todo[0]}
+			todo=("${todo[@]:1}")
+			case $seen in *" $q "*) continue ;; esac
+			seen="$seen$q "
+			kver=$(candidate "$q")
+			echo "headers-package $q $kver" >>"$dir/resolved"
+			dpkg -x "$(download "$q")" "$dir/root"
+			for p in $(depends_matching "$q" "$kver" '^linux-(headers|kbuild)-'); do
+				todo+=("$p")
+			done
+		done
+		# the flavour's Makefile names the -common tree (and from 7.x its own
+		# KBUILD_OUTPUT) by absolute path, and lib/modules/*/build links to /usr/src:
+		# point them all into the unpacked copy
+		for f in "$dir"/root/usr/src/linux-headers-*/Makefile; do
+			sed -i "s#\(^\|[ =]\)/usr/src/#\1$dir/root/usr/src/#g" "$f"
+		done
+		find "$dir/root" -type l -lname '/usr/src/*' | while read -r f; do
+			ln -sfn "$dir/root$(readlink "$f")" "$f"
+		done
+		echo "$dir/root/usr/src/$hdr" >"$dir/headers"
+		[ -f "$dir/root/usr/src/$hdr/Makefile" ] || die "$fam: $hdr unpacked without a Makefile"
+	else
+		echo "unavailable: the archive has no $hdr" >"$dir/headers"
+		echo "headers-package none" >>"$dir/resolved"
+	fi
+	touch "$dir/.complete"
+}
+
+write_sources
+apt_update_if_stale
+for fam in "${families[@]}"; do
+	fetch_family "$fam"
+done
+
+if [ $fetch_only = 1 ]; then
+	for fam in "${families[@]}"; do
+		printf '%-5s %-28s headers: %s\n' "$fam" "$(sed -n 's/^release //p' "$CACHE/$fam/resolved")" \
+			"$(cat "$CACHE/$fam/headers")"
+	done
+	exit 0
+fi
+
+# ---- the binaries under test, from the current tree -----------------------------------------
+# tools/setup.sh installs the build dependencies that are missing and runs make
+say "building the binaries the VMs run (make vm-bins)"
+bash "$repo/tools/setup.sh" vm-bins >&2
+# the initramfs has no dynamic loader
+for b in memstat integration_tests.static churn bench; do
+	! readelf -l "$repo/build/$b" | grep -q 'program interpreter' ||
+		die "build/$b is not statically linked"
+done
+
+# ---- 3. initramfs and test disk (per run) ---------------------------------------------------
+run=$(mktemp -d "$CACHE/run.XXXXXX")
+vm_pid=
+cleanup() {
+	# only the VM this script started, by its pid
+	[ -z "$vm_pid" ] || kill "$vm_pid" 2>/dev/null || true
+	rm -rf "$run"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# the common part: busybox and its applets, the binaries, /init
+ird=$run/initramfs
+mkdir -p "$ird"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,var/tmp,root,etc,lib/modules}
+cp /bin/busybox "$ird/bin/busybox"
+for a in $("$ird/bin/busybox" --list-full); do
+	[ -e "$ird/$a" ] || ln -s /bin/busybox "$ird/$a"
+done
+cp "$repo/build/memstat" "$ird/bin/memstat"
+cp "$repo/build/integration_tests.static" "$ird/bin/integration_tests"
+cp "$repo/build/churn" "$repo/build/bench" "$ird/bin/"
+install -m 0755 "$here/init.sh" "$ird/init"
+(cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/base.cpio"
+
+# The disk: 1 GiB sparse ext4 with the largest shared library the exec test's globs find on
+# the host, so that the VM finds it on a disk file system (a copy on tmpfs would be shmem).
+# No metadata_csum: the newer kernels have crc32c as a module, which ext4 would then need.
+lib=$(for pat in '/usr/lib/llvm-*/lib/libLLVM-*.so*' '/usr/lib/*/libLLVM-*.so*' '/usr/lib/*/libclang-cpp.so*'; do
+	for f in $pat; do [ -f "$f" ] && echo "$(stat -L -c %s "$f") $f"; done
+done | sort -n | tail -n 1 | cut -d' ' -f2-)
+mkdir -p "$run/disk/lib"
+if [ -n "$lib" ]; then
+	cp "$(readlink -f "$lib")" "$run/disk/lib/$(basename "$lib")"
+else
+	say "no libLLVM or libclang-cpp on the host (install clang): the exec test will skip"
+fi
+truncate -s 1G "$run/disk.img"
+mkfs.ext4 -q -F -O ^metadata_csum -L memstat-vm -d "$run/disk" "$run/disk.img"
+rm -rf "$run/disk"
+
+# ---- KVM or TCG -----------------------------------------------------------------------------
+# KVM is tried once per host kernel and qemu version with a short timeout (on this project's
+# machines a KVM guest hangs at boot); the verdict is cached.
+qemu_version=$(qemu-system-x86_64 --version | head -n 1)
+probe_kvm() {
+	local key verdict
+	key="$(uname -r) $qemu_version"
+	if [ -f "$CACHE/kvm-probe" ] && [ "$(head -n 1 "$CACHE/kvm-probe")" = "$key" ]; then
+		sed -n 2p "$CACHE/kvm-probe"
+		return
+	fi
+	verdict=tcg
+	if [ -c /dev/kvm ]; then
+		mkdir -p "$run/probe/bin"
+		cp /bin/busybox "$run/probe/bin/"
+		printf '#!/bin/busybox sh\n/bin/busybox echo memstat-kvm-ok\n/bin/busybox poweroff -f\n' >"$run/probe/init"
+		chmod +x "$run/probe/init"
+		(cd "$run/probe" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/probe.cpio"
+		if timeout -k 2 15 qemu-system-x86_64 -accel kvm -cpu host -m 512M -smp 1 -nographic \
+			-no-reboot -nic none -kernel "$CACHE/${families[0]}/vmlinuz" -initrd "$run/probe.cpio" \
+			-append "console=ttyS0 panic=-1 quiet" </dev/null 2>&1 | grep -q memstat-kvm-ok; then
+			verdict=kvm
+		fi
+	fi
+	printf '%s\n%s\n' "$key" "$verdict" >"$CACHE/kvm-probe"
+	echo "$verdict"
+}
+case $ACCEL in
+auto) accel=$(probe_kvm) ;;
+kvm | tcg) accel=$ACCEL ;;
+*) die "MEMSTAT_VM_ACCEL must be auto, kvm or tcg" ;;
+esac
+if [ "$accel" = kvm ]; then
+	accel_args=(-accel kvm -cpu host)
+else
+	accel_args=(-accel tcg -cpu max)
+fi
+say "accelerator: $accel"
+
+# ---- 4. known gaps --------------------------------------------------------------------------
+# "<family> <check> <reason>": family may be *; check is a test name (Suite.Test) or one of
+# boot, disk, bpf, memstat, reconcile, features, tests, dmesg
+known_gap() { # FAMILY CHECK: print the reason when listed
+	[ -f "$here/known-gaps" ] || return 1
+	awk -v f="$1" -v c="$2" '!/^[ \t]*(#|$)/ && ($1 == f || $1 == "*") && $2 == c {
+		$1 = ""; $2 = ""; sub(/^ +/, ""); print; found = 1; exit } END { exit !found }' "$here/known-gaps"
+}
+
+# ---- 5. one VM per kernel -------------------------------------------------------------------
+summary=()
+any_fail=0
+
+# parse the JSON of memstat --reconcile --json: "backend max_abs_diff_pct all_ok bad_rows"
+parse_reconcile() {
+	"$PY" - "$1" <<'PY'
+import json, sys
+text = open(sys.argv[1], errors="replace").read()
+line = next((l for l in text.splitlines() if l.startswith("{")), None)
+if line is None:
+    print("none - false no-json"); sys.exit()
+try:
+    j = json.loads(line)
+except ValueError:
+    print("none - false bad-json"); sys.exit()
+if "error" in j:
+    print("none - false error:" + j["error"].replace(" ", "_")); sys.exit()
+rows = j.get("reconcile", {}).get("rows", [])
+diffs = [abs(r["diff_pct"]) for r in rows if r.get("diff_pct") is not None]
+bad = [r["name"].replace(" ", "_") for r in rows if not r.get("ok")]
+print(j.get("backend", "none"), "%.4f" % max(diffs) if diffs else "-",
+      "true" if j.get("reconcile", {}).get("ok") and rows else "false", ",".join(bad) or "-")
+PY
+}
+
+# parse gtest's JSON report: "total N", "passed N", then "fail NAME MSG" / "skip NAME MSG"; a
+# skip's reason is not in gtest 1.12's JSON, so it is taken from the console log
+parse_gtest() {
+	"$PY" - "$1" "$2" <<'PY'
+import json, re, sys
+try:
+    j = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    print("total 0"); print("passed 0"); sys.exit()
+console = open(sys.argv[2], errors="replace").read().replace("\r", "")
+def squash(s):
+    return " ".join(s.split())[:240]
+def skip_reason(name):
+    m = re.search(r"^\[ RUN      \] %s\n(.*?)^\[  SKIPPED \] %s" % (re.escape(name), re.escape(name)),
+                  console, re.M | re.S)
+    if not m:
+        return "skipped"
+    return squash(re.sub(r"^.*: Skipped$", "", m.group(1), flags=re.M)) or "skipped"
+out, total, passed = [], 0, 0
+for suite in j.get("testsuites", []):
+    for t in suite.get("testsuite", []):
+        total += 1
+        name = suite["name"] + "." + t["name"]
+        fails = t.get("failures", [])
+        if fails:
+            out.append("fail %s %s" % (name, squash(fails[0].get("failure", ""))))
+        elif t.get("result") == "SKIPPED" or t.get("status") == "NOTRUN":
+            out.append("skip %s %s" % (name, skip_reason(name)))
+        else:
+            passed += 1
+print("total", total); print("passed", passed)
+print("\n".join(out))
+PY
+}
+
+# extract "@@BEGIN NAME" ... "@@END NAME" from a results log
+extract_block() {
+	awk -v n="$2" '$0 == "@@END " n { p = 0 } p { print } $0 == "@@BEGIN " n { p = 1 }' "$1" | tr -d '\r'
+}
+
+# A Debian 13 build root, for the modules of kernels built with another gcc than the host's:
+# their build tools (modpost, objtool) need Debian 13's glibc and the host's gcc lacks options
+# their configuration uses. Made once with debootstrap from the mirror of the private sources.
+BUILDROOT=$CACHE/trixie-root
+ensure_buildroot() {
+	local mirror
+	[ -f "$BUILDROOT/.complete" ] && return 0
+	mirror=$(awk '$4 == "trixie" { print $3; exit }' "$APTDIR/sources.list")
+	command -v debootstrap >/dev/null ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >&2
+	say "making a Debian 13 build root for kernel modules (once; $BUILDROOT)"
+	rm -rf "$BUILDROOT"
+	debootstrap --variant=minbase --include=gcc-14,make,libc6-dev,libelf-dev,bc,kmod,dwarves \
+		trixie "$BUILDROOT" "$mirror" >"$CACHE/buildroot.log" 2>&1 || return 1
+	touch "$BUILDROOT/.complete"
+}
+
+# Build kmod/memstat.ko against a family's headers, in a copy of the sources (Kbuild writes
+# beside them), with the kernel's own gcc major: natively, or in the build root. Prints the
+# module's path, or why it cannot be built.
+build_kmod() {
+	local fam=$1 out=$run/kmod-$1 h kgcc hgcc rc=0
+	h=$(cat "$CACHE/$fam/headers")
+	case $h in unavailable*) echo "no headers: $h"; return 1 ;; esac
+	rm -rf "$out"
+	mkdir -p "$out"
+	cp -r "$repo/kmod" "$repo/bpf" "$out/"
+	rm -f "$out"/kmod/*.ko "$out"/kmod/*.o "$out"/kmod/.*.cmd
+	kgcc=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)/\1/p' "$h/.config")
+	hgcc=$(gcc -dumpversion | cut -d. -f1)
+	if [ "$((${kgcc:-0} / 10000))" = "$hgcc" ]; then
+		make -C "$h" M="$out/kmod" modules >"$out/build.log" 2>&1 || rc=$?
+	else
+		if ! ensure_buildroot; then
+			echo "no Debian 13 build root for gcc $((${kgcc:-0} / 10000)) (see $CACHE/buildroot.log)"
+			return 1
+		fi
+		mkdir -p "$BUILDROOT$CACHE"
+		mount --bind "$CACHE" "$BUILDROOT$CACHE"
+		mount -t proc proc "$BUILDROOT/proc"
+		chroot "$BUILDROOT" make -C "$h" M="$out/kmod" modules >"$out/build.log" 2>&1 || rc=$?
+		umount "$BUILDROOT/proc" "$BUILDROOT$CACHE" || true
+	fi
+	if [ $rc -ne 0 ] || [ ! -f "$out/kmod/memstat.ko" ]; then
+		echo "build failed: $(grep -m1 -E 'error|Error' "$out/build.log")"
+		return 1
+	fi
+	echo "$out/kmod/memstat.ko"
+}
+
+# MEMSTAT_VM_STRESS: the family that also runs the walks under memory churn with THP, offlines
+# and onlines a memory block (movablecore gives it movable blocks), and runs make bench's program
+STRESS=${MEMSTAT_VM_STRESS:-6.12}
+
+run_family() {
+	local fam=$1 dir=$CACHE/$1 res console rc=0 t0 t1 uname backend maxd ok bad
+	local fails=() gaps=() line name msg reason total passed status
+	res=$dir/results.log
+	console=$dir/serial.log
+	local ko kmod_why="" stress_args=""
+	rm -f "$res" "$dir/verifier.log" "$dir/initrd/lib/modules/memstat.ko"
+	if ko=$(build_kmod "$fam"); then
+		cp "$ko" "$dir/initrd/lib/modules/memstat.ko"
+	else
+		kmod_why=$ko
+	fi
+	[ "$fam" != "$STRESS" ] || stress_args="memstat.stress=1 movablecore=512M"
+	(cd "$dir/initrd" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/mods-$fam.cpio"
+	cat "$run/base.cpio" "$run/mods-$fam.cpio" >"$run/initrd-$fam.cpio"
+	say "$fam: booting $(sed -n 's/^release //p' "$dir/resolved") ($accel, timeout ${VM_TIMEOUT}s; log $console)"
+	t0=$(date +%s)
+	# -snapshot: the VMs share one disk image and none of them changes it
+	timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 "${accel_args[@]}" -m "$VM_MEM" -smp 2 \
+		-nographic -no-reboot -nic none \
+		-kernel "$dir/vmlinuz" -initrd "$run/initrd-$fam.cpio" \
+		-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT / 2)) $stress_args" \
+		-drive "file=$run/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe" \
+		-serial mon:stdio -serial "file:$res" \
+		</dev/null >"$console" 2>&1 &
+	vm_pid=$!
+	wait "$vm_pid" || rc=$?
+	vm_pid=
+	t1=$(date +%s)
+	touch "$res"
+	sed -i 's/\r$//' "$res"
+
+	uname=$(sed -n 's/^@@ uname //p' "$res" | head -n 1)
+	[ -n "$uname" ] || uname=$(sed -n 's/^release //p' "$dir/resolved")
+	if ! grep -q '^@@ start' "$res"; then
+		fails+=("boot|the kernel did not reach /init (qemu exit $rc; see $console)")
+	elif ! grep -q '^@@ end' "$res"; then
+		if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+			fails+=("boot|the VM did not finish within ${VM_TIMEOUT}s (last record: $(grep '^@@' "$res" | tail -n 1))")
+		else
+			fails+=("boot|the VM stopped early (qemu exit $rc; last record: $(grep '^@@' "$res" | tail -n 1))")
+		fi
+	fi
+	while read -r line; do
+		fails+=("boot|insmod ${line#@@ insmod-fail } failed")
+	done < <(grep '^@@ insmod-fail' "$res" || true)
+	grep -q '^@@ disk-fail' "$res" && fails+=("disk|$(sed -n 's/^@@ disk-fail //p' "$res" | head -n 1)")
+
+	# the bpf backend must load and run
+	if grep -q '^@@ fallback' "$res"; then
+		extract_block "$res" verifier-log >"$dir/verifier.log"
+		fails+=("bpf|fell back to kpageflags: $(sed -n 's/^@@ fallback //p' "$res" | head -n 1 | cut -c1-300) (verifier log: $dir/verifier.log)")
+	fi
+	for name in memstat memstat-v memstat-features; do
+		rc=$(sed -n "s/^@@ rc $name //p" "$res" | head -n 1)
+		[ -z "$rc" ] || [ "$rc" = 0 ] || fails+=("memstat|$name exited $rc")
+	done
+	extract_block "$res" features >"$dir/features.txt"
+	if grep -q '^@@ rc memstat-features 0' "$res" && ! grep -q 'vmemmap base: *located' "$dir/features.txt"; then
+		fails+=("features|$(grep 'vmemmap base' "$dir/features.txt" || echo 'no vmemmap base line')")
+	fi
+
+	# reconciliation
+	extract_block "$res" reconcile-json >"$dir/reconcile.json"
+	read -r backend maxd ok bad < <(parse_reconcile "$dir/reconcile.json")
+	if grep -q '^@@ start' "$res" && [ "$ok" != true ]; then
+		fails+=("reconcile|rows outside 0.5% of MemTotal or no reconciliation: $bad (exit $(sed -n 's/^@@ rc memstat-reconcile-json //p' "$res"))")
+	fi
+	[ "$backend" = bpf ] || [ "$backend" = none ] || grep -q '^@@ fallback' "$res" ||
+		fails+=("bpf|memstat --json reports backend $backend")
+
+	# integration tests
+	extract_block "$res" gtest-json >"$dir/gtest.json"
+	total=0
+	passed=0
+	while read -r kind name msg; do
+		case $kind in
+		total) total=$name ;;
+		passed) passed=$name ;;
+		fail) fails+=("$name|failed: $msg") ;;
+		skip) fails+=("$name|skipped: $msg") ;;
+		esac
+	done < <(parse_gtest "$dir/gtest.json" "$console")
+	rc=$(sed -n 's/^@@ rc integration-tests //p' "$res" | head -n 1)
+	if grep -q '^@@ start' "$res" && { [ "$total" = 0 ] || { [ -n "$rc" ] && [ "$rc" != 0 ] && [ "$passed" = "$total" ]; }; }; then
+		fails+=("tests|integration tests exited ${rc:-?} without a complete report (crash or timeout? see $console)")
+	fi
+
+	# the kernel module: built for this kernel, loaded, and its walk reconciles too
+	if [ -n "$kmod_why" ]; then
+		fails+=("kmod|$kmod_why")
+	elif grep -q '^@@ start' "$res"; then
+		grep -q '^@@ kmod loaded' "$res" ||
+			fails+=("kmod|$(sed -n 's/^@@ kmod-fail //p' "$res" | head -n 1)")
+		extract_block "$res" kmod-reconcile-json >"$dir/kmod-reconcile.json" || true
+		read -r kbackend kmaxd kok kbad < <(parse_reconcile "$dir/kmod-reconcile.json") || true
+		[ "$kbackend" = kmod ] && [ "$kok" = true ] ||
+			fails+=("kmod|memstat --backend kmod --reconcile: backend $kbackend, $kbad")
+	fi
+
+	# the stress family: walks under churn, an offlined block, reconciliation afterwards
+	local extra=""
+	if [ "$fam" = "$STRESS" ] && grep -q '^@@ start' "$res"; then
+		line=$(sed -n 's/^@@ stress walks //p' "$res" | head -n 1)
+		case $line in
+		*" failed 0") extra="stress: $line walks under churn" ;;
+		"") fails+=("stress|no walks under churn were reported") ;;
+		*) fails+=("stress|walks under churn: $line") ;;
+		esac
+		while read -r line; do
+			fails+=("stress|${line#@@ stress-fail }")
+		done < <(grep '^@@ stress-fail' "$res" || true)
+		local tb tk
+		tb=$(extract_block "$res" offline-bpf-json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["pages"]["total"])' 2>/dev/null || true)
+		tk=$(extract_block "$res" offline-kmod-json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["pages"]["total"])' 2>/dev/null || true)
+		[ -n "$tb" ] && [ "$tb" = "$tk" ] ||
+			fails+=("stress|with a block offline, bpf counts ${tb:-?} pages and kmod ${tk:-?}")
+		for name in stress-reconcile-json stress-kmod-reconcile-json; do
+			extract_block "$res" $name >"$dir/$name" || true
+			read -r kbackend kmaxd kok kbad < <(parse_reconcile "$dir/$name") || true
+			[ "$kok" = true ] || fails+=("stress|after churn and offline/online, $name: $kbad")
+		done
+		extract_block "$res" bench >"$dir/bench.txt" || true
+		extra="$extra; bench (TCG, relative only): $(awk 'match($0, /[0-9.]+ ns\/page/) { v = substr($0, RSTART, RLENGTH) } /^bpf walk, every page read/ { printf "bpf %s", v } /^kernel module walk/ { printf ", kmod %s", v }' "$dir/bench.txt" || true)"
+	fi
+
+	# kernel log
+	while read -r line; do
+		fails+=("dmesg|${line#@@ dmesg-bad }")
+	done < <(grep '^@@ dmesg-bad' "$res" | head -n 5 || true)
+
+	# known gaps turn failures into KNOWN-GAP; everything else fails the kernel
+	local unknown=() f check
+	for f in "${fails[@]}"; do
+		check=${f%%|*}
+		if reason=$(known_gap "$fam" "$check"); then
+			gaps+=("$check: ${f#*|} [known gap: $reason]")
+		else
+			unknown+=("$check: ${f#*|}")
+		fi
+	done
+	if [ ${#unknown[@]} -gt 0 ]; then
+		status=FAIL
+		any_fail=1
+	elif [ ${#gaps[@]} -gt 0 ]; then
+		status=KNOWN-GAP
+	else
+		status=PASS
+	fi
+	line="$fam $uname $backend $status max_reconcile_diff=${maxd}% tests=$passed/$total vm=$((t1 - t0))s"
+	[ -z "$extra" ] || line="$line $extra"
+	[ ${#unknown[@]} -eq 0 ] || line="$line $(printf '%s; ' "${unknown[@]}")"
+	[ ${#gaps[@]} -eq 0 ] || line="$line $(printf '%s; ' "${gaps[@]}")"
+	line=${line%; }
+	summary+=("$line")
+	echo "$line"
+	echo "  serial log: $console"
+}
+
+for fam in "${families[@]}"; do
+	run_family "$fam"
+done
+
+{
+	echo "# memstat VM matrix, $(date -u +%Y-%m-%dT%H:%M:%SZ), $accel, commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
+	printf '%s\n' "${summary[@]}"
+} >"$CACHE/summary.txt"
+echo
+echo "summary ($CACHE/summary.txt):"
+printf '%s\n' "${summary[@]}"
+exit $any_fail
