@@ -94,6 +94,12 @@ MS_INLINE void ms_features_from_facts(const struct ms_kernel_facts *k, struct ms
 		     (k->pt_base ? k->pt_base : 0x80000000u) : 0;
 	for (i = MS_T_BUDDY; i < MS_NR_PTYPES; i++)
 		f->ptype[i] = k->ptype[i];
+	/* upper-byte types by byte, so that decoding one is a lookup, not a search */
+	for (i = 0; i < 16; i++)
+		f->s3_type[i] = MS_T_UNKNOWN;
+	for (i = MS_T_BUDDY; i < MS_T_UNKNOWN; i++)
+		if (f->ptype[i] >= 0xf0 && f->ptype[i] <= 0xff)
+			f->s3_type[f->ptype[i] & 15] = (__u8)i;
 }
 
 MS_INLINE __u32 ms_page_type_word(const __u64 *p)
@@ -121,10 +127,7 @@ MS_INLINE __u32 ms_ptype(const struct ms_features *f, __u32 pt)
 		t = pt >> 24;
 		if (t < 0xf0 || t == 0xff)
 			return MS_T_NONE;
-		for (i = MS_T_BUDDY; i < MS_NR_PTYPES; i++)
-			if (f->ptype[i] && f->ptype[i] == t)
-				return i;
-		return MS_T_UNKNOWN;
+		return f->s3_type[t & 15];	/* filled by ms_features_from_facts() */
 	}
 	/* <= 6.11: a type is set by clearing its bit below PAGE_TYPE_BASE */
 	if ((pt & f->pt_base) != f->pt_base || pt == 0xffffffffu)
@@ -142,6 +145,16 @@ MS_INLINE __u32 ms_ptype(const struct ms_features *f, __u32 pt)
  * reference, which only a tail page can be, and a tail has bit 0 of word 1 set. So flags,
  * word 1 and word 6 all zero is enough, and the walker tests just those three words.
  */
+/*
+ * The three words ms_page_uninit() tests, OR-ed: 0 for a never-initialised (all-zero) page.
+ * Branch-free, for the walker's 64-page fast paths; a batch that is not all zero goes page by
+ * page through ms_page_uninit(), which also knows the 0xff poison pattern.
+ */
+MS_INLINE __u64 ms_words_set(__u64 flags, __u64 head, __u64 type)
+{
+	return flags | head | type;
+}
+
 MS_INLINE int ms_words_uninit(__u64 flags, __u64 head, __u64 type)
 {
 	return (flags | head | type) == 0 || (flags & head & type) == ~0ULL;

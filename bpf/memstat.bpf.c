@@ -458,8 +458,8 @@ static long walk_batch(__u64 idx, void *ctx)
 		__u64 acc = 0;
 
 		for (j = 0; j < MS_BATCH_PAGES * MS_PAGE_WORDS; j += MS_PAGE_WORDS)
-			acc |= !ms_words_uninit(buf[j + MS_W_FLAGS], buf[j + MS_W_HEAD],
-						buf[j + MS_W_TYPE]);
+			acc |= ms_words_set(buf[j + MS_W_FLAGS], buf[j + MS_W_HEAD],
+					    buf[j + MS_W_TYPE]);
 		if (!acc) {
 			counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
 			cursor = base + MS_BATCH_PAGES;
@@ -493,7 +493,7 @@ static __always_inline int batch_uninit(__u64 base)
 	for (i = 0; i < MS_BATCH_PAGES; i++) {
 		const __u64 *p = bpf_rdonly_cast((void *)(addr + i * 64), id);
 
-		acc |= !ms_words_uninit(p[MS_W_FLAGS], p[MS_W_HEAD], p[MS_W_TYPE]);
+		acc |= ms_words_set(p[MS_W_FLAGS], p[MS_W_HEAD], p[MS_W_TYPE]);
 	}
 	/* a faulting load reads as zero: check that this piece of vmemmap is mapped */
 	return !acc && !bpf_probe_read_kernel(&w, sizeof(w), (void *)addr);

@@ -109,6 +109,8 @@ struct ms_features {
 	__u32 ptype[MS_NR_PTYPES];
 	__u32 pt_base;		/* 0xf0000000 (bits) or PAGE_TYPE_BASE (6.11 enum) */
 	__u64 vmemmap_base;	/* virtual address of the struct page of pfn 0 */
+	/* MS_PT_UPPER_BYTE: the enum ms_ptype of type byte 0xf0 + i (MS_T_UNKNOWN if none) */
+	__u8 s3_type[16];
 };
 
 /* What the walker carries from one page to the next (classify.h ms_page_verdict()). */
