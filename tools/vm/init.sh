@@ -97,20 +97,28 @@ $MEMSTAT 2>/tmp/memstat.err
 rc=$?
 cat /tmp/memstat.err
 R "rc memstat $rc"
+
+# Fell back to /proc/kpageflags? Then record why, and libbpf's verifier log. A program the
+# verifier rejects after 1M instructions takes minutes per load under TCG (measured: 165 s for
+# walk_cast + walk on 7.3), and every later walk would load it again: so the verifier run is
+# bounded, and the steps that need the bpf backend are skipped (the host reports them).
+bpf=1
+if grep -q "bpf backend unavailable" /tmp/memstat.err; then
+	bpf=0
+	R "fallback $(grep -m1 'bpf backend unavailable' /tmp/memstat.err)"
+	banner "verifier log (MEMSTAT_DEBUG=2 memstat --backend bpf)"
+	timeout 400 env MEMSTAT_DEBUG=2 $MEMSTAT --backend bpf --features >/dev/null 2>/tmp/verifier.log
+	R "rc memstat-debug $?"
+	tail -n 60 /tmp/verifier.log
+	block verifier-log /tmp/verifier.log 4000000
+	# the remaining tables from kpageflags, which loads nothing
+	MEMSTAT="/bin/memstat --backend kpageflags"
+fi
+
 banner "memstat -v"
 $MEMSTAT -v 2>>/tmp/memstat.err
 rc=$?
 R "rc memstat-v $rc"
-
-# fell back to /proc/kpageflags? Then record why, and libbpf's verifier log
-if grep -q "bpf backend unavailable" /tmp/memstat.err; then
-	R "fallback $(grep -m1 'bpf backend unavailable' /tmp/memstat.err)"
-	banner "verifier log (MEMSTAT_DEBUG=2 memstat --backend bpf)"
-	MEMSTAT_DEBUG=2 $MEMSTAT --backend bpf >/dev/null 2>/tmp/verifier.log
-	R "rc memstat-debug $?"
-	tail -n 60 /tmp/verifier.log
-	block verifier-log /tmp/verifier.log 4000000
-fi
 
 # b. reconciliation with /proc/meminfo: the table for people, the JSON for the host
 banner "memstat --reconcile"
@@ -123,12 +131,15 @@ R "rc memstat-reconcile-json $rc"
 block reconcile-json /tmp/reconcile.json
 
 # c. what the walker detected
-banner "memstat --features"
-$MEMSTAT --features >/tmp/features.txt 2>&1
-rc=$?
-cat /tmp/features.txt
-R "rc memstat-features $rc"
-block features /tmp/features.txt
+if [ $bpf = 1 ]; then
+	banner "memstat --features"
+	$MEMSTAT --features >/tmp/features.txt 2>&1
+	rc=$?
+	cat /tmp/features.txt
+	R "rc memstat-features $rc"
+	block features /tmp/features.txt
+fi
+MEMSTAT=/bin/memstat
 
 # the kernel module, built by the host for this kernel: load it; its walk must reconcile too
 banner "kernel module"
@@ -149,17 +160,22 @@ fi
 
 # d. the integration tests (GoogleTest), bounded so that a hang still lets us report
 banner "integration tests"
-timeout "${MEMSTAT_VM_TEST_TIMEOUT:-600}" /bin/integration_tests \
-	--gtest_output=json:/tmp/gtest.json 2>&1
-rc=$?
-R "rc integration-tests $rc"
-if [ -f /tmp/gtest.json ]; then
-	block gtest-json /tmp/gtest.json
+if [ $bpf = 1 ]; then
+	timeout "${MEMSTAT_VM_TEST_TIMEOUT:-600}" /bin/integration_tests \
+		--gtest_output=json:/tmp/gtest.json 2>&1
+	rc=$?
+	R "rc integration-tests $rc"
+	if [ -f /tmp/gtest.json ]; then
+		block gtest-json /tmp/gtest.json
+	fi
+else
+	echo "not run: the bpf backend did not load"
+	R "tests-skipped the bpf backend did not load (each walk would repeat the failing verification)"
 fi
 
 # the stress family: walks while memory churns (THP on), a memory block offlined and onlined,
 # reconciliation once it is quiet, and the benchmark (TCG: only relative numbers mean anything)
-if grep -q 'memstat.stress=1' /proc/cmdline; then
+if [ $bpf = 1 ] && grep -q 'memstat.stress=1' /proc/cmdline; then
 	banner "stress: walks under churn"
 	echo always >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
 	/bin/churn 30 256 >/tmp/churn.log 2>&1 &
