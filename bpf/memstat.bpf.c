@@ -107,6 +107,44 @@ int detect(void *ctx)
 	return 0;
 }
 
+/* The memcg of the calling task: task->cgroups->subsys[memory_cgrp_id] (NULL: no memcg). */
+static struct mem_cgroup *current_memcg(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct css_set *cs = BPF_CORE_READ(task, cgroups);
+	struct cgroup_subsys_state *css = NULL;
+	__u32 id;
+
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id___c, memory_cgrp_id___c) || !cs)
+		return NULL;
+	id = bpf_core_enum_value(enum cgroup_subsys_id___c, memory_cgrp_id___c);
+	if (bpf_probe_read_kernel(&css, sizeof(css), &cs->subsys[id & 63]))
+		return NULL;
+	return (struct mem_cgroup *)css;	/* css is mem_cgroup's first member */
+}
+
+/*
+ * What memcg_data of a user folio points to (enum ms_memcg_kind): the probe page was charged
+ * to this task's memcg, so its memcg_data is that mem_cgroup, or an obj_cgroup whose memcg it
+ * is. Anything else (memcg disabled, a flag bit set) leaves it unknown.
+ */
+static __u8 probe_memcg_kind(__u64 page)
+{
+	struct mem_cgroup *mine = current_memcg();
+	__u64 md;
+
+	if (!bpf_core_field_exists(struct page, memcg_data))	/* CONFIG_MEMCG=n */
+		return MS_MEMCG_UNKNOWN;
+	md = BPF_CORE_READ((struct page *)page, memcg_data);
+	if (!mine || !md || (md & 3))
+		return MS_MEMCG_UNKNOWN;
+	if (md == (__u64)mine)
+		return MS_MEMCG_DIRECT;
+	if (BPF_CORE_READ((struct obj_cgroup *)md, memcg) == mine)
+		return MS_MEMCG_OBJCG;
+	return MS_MEMCG_UNKNOWN;
+}
+
 SEC("syscall")
 int find_folio(void *ctx)
 {
@@ -143,6 +181,7 @@ int find_folio(void *ctx)
 	}
 	folio = e;
 	folio_err = 0;
+	feat.memcg_kind = probe_memcg_kind(e);
 	return 0;
 }
 
@@ -155,20 +194,15 @@ __u64 node_start[MS_MAX_NODES], node_end[MS_MAX_NODES], node_deferred[MS_MAX_NOD
 SEC("syscall")
 int get_deferred(void *ctx)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct css_set *cs = BPF_CORE_READ(task, cgroups);
-	struct cgroup_subsys_state *css = NULL;
 	struct mem_cgroup *memcg;
-	__u32 id, nid;
+	__u32 nid;
 
 	nr_nodes_read = 0;
-	if (!bpf_core_field_exists(struct pglist_data, first_deferred_pfn) ||
-	    !bpf_core_enum_value_exists(enum cgroup_subsys_id___c, memory_cgrp_id___c) || !cs)
+	if (!bpf_core_field_exists(struct pglist_data, first_deferred_pfn))
 		return 0;
-	id = bpf_core_enum_value(enum cgroup_subsys_id___c, memory_cgrp_id___c);
-	if (bpf_probe_read_kernel(&css, sizeof(css), &cs->subsys[id & 63]) || !css)
+	memcg = current_memcg();
+	if (!memcg)
 		return 0;
-	memcg = (struct mem_cgroup *)css;
 	for (nid = 0; nid < MS_MAX_NODES && nid < nr_node_ids; nid++) {
 		struct mem_cgroup_per_node *pn = NULL;
 		struct pglist_data *pgdat;
@@ -251,15 +285,18 @@ static __u64 cgroup_of(__u64 md)
 		return 0;
 	if (md == last_memcg_data)
 		return last_cgroup;
-	if (md & 2)	/* MEMCG_DATA_KMEM: an obj_cgroup */
+	/* MEMCG_DATA_KMEM, or a 7.x user folio: an obj_cgroup (find_folio's probe tells) */
+	if ((md & 2) || feat.memcg_kind == MS_MEMCG_OBJCG)
 		mc = BPF_CORE_READ((struct obj_cgroup *)ptr, memcg);
-	else
+	else if (feat.memcg_kind == MS_MEMCG_DIRECT)
 		mc = (struct mem_cgroup *)ptr;
+	else
+		mc = NULL;
 	last_cgroup = mc ? BPF_CORE_READ(mc, css.cgroup, kn, id) : 0;
 	/*
 	 * A kernfs id is a small number (generation << 32 | inode). Anything that looks like a
-	 * kernel address means the pointer was not a mem_cgroup (7.x stores an obj_cgroup for user
-	 * folios, kernel-pages.md 1.6): print no id rather than an address.
+	 * kernel address means the pointer was not what the probe said: print no id rather than
+	 * an address.
 	 */
 	if (last_cgroup >> 48)
 		last_cgroup = 0;

@@ -85,6 +85,17 @@ enum ms_ptype {
  * detect program from BTF (CO-RE, bpf/core_fixes.bpf.h), by the kernel module from its
  * headers, or by the unit tests for a synthetic layout family.
  */
+/*
+ * What page->memcg_data of a charged user folio points to, found by a probe of a page this
+ * process charged (kernel-pages.md 1.6): a struct mem_cgroup up to 6.18, a struct obj_cgroup
+ * in 7.x (folio_memcg() goes through folio_objcg()). Unknown: no cgroup ids are given.
+ */
+enum ms_memcg_kind {
+	MS_MEMCG_UNKNOWN = 0,
+	MS_MEMCG_DIRECT = 1,	/* struct mem_cgroup * */
+	MS_MEMCG_OBJCG = 2,	/* struct obj_cgroup * */
+};
+
 struct ms_features {
 	__u32 page_size;	/* sizeof(struct page): the vmemmap stride; only 64 is supported */
 	__u8 type_scheme;	/* enum ms_type_scheme */
@@ -101,7 +112,8 @@ struct ms_features {
 	__u8 pg_movable_ops;	/* >= 6.17 */
 	__u8 pg_lru;
 	__u8 max_buddy_order;	/* MAX_PAGE_ORDER (inclusive) */
-	__u8 _pad[3];
+	__u8 memcg_kind;	/* enum ms_memcg_kind: what a user folio's memcg_data points to */
+	__u8 _pad[2];
 	/*
 	 * Page-type values: for MS_PT_INVERTED_* the bit that is cleared, for MS_PT_UPPER_BYTE
 	 * the type byte. 0 = this kernel has no such type.

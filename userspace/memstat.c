@@ -287,6 +287,9 @@ static void print_features(const struct ms_features *f, const char *uninit_test)
 	       f->pg_hugetlb != MS_NO_BIT ? "PG_hugetlb in page[1]" : "page type");
 	printf("movable_ops marker:  %s\n", f->movable_flag ? "page flag (>= 6.17)" :
 	       "mapping & 3 == 2 (<= 6.16)");
+	printf("user folio memcg:    %s\n", f->memcg_kind == MS_MEMCG_DIRECT ? "mem_cgroup pointer (<= 6.18)" :
+	       f->memcg_kind == MS_MEMCG_OBJCG ? "obj_cgroup pointer (7.x)" :
+	       "unknown (allpages prints cgroup 0)");
 	printf("uninitialised test:  %s\n", uninit_test);
 	/* the address itself would reveal the KASLR offset: say only that it was found */
 	printf("vmemmap base:        %s\n", f->vmemmap_base ? "located (1 GiB aligned)" : "unknown");

@@ -419,6 +419,97 @@ void read_kpageflags(const struct ms_ranges &r, std::vector<uint64_t> &k)
 	close(fd);
 }
 
+struct CgroupSink {
+	std::map<uint64_t, uint64_t> *want;	// pfn -> cgroup id the dump gave (filled in)
+	uint64_t valid;
+};
+
+extern "C" int collect_cgroup(void *arg, __u64 pfn, const struct ms_page_rec *rec)
+{
+	CgroupSink *s = static_cast<CgroupSink *>(arg);
+	auto it = s->want->find(pfn);
+	if (it != s->want->end() && rec->valid) {
+		it->second = rec->cgroup;
+		s->valid++;
+	}
+	return 0;
+}
+
+// The memory cgroup of this process as its directory's inode number, 0 if it cannot be
+// named: "N:memory:/path" under /sys/fs/cgroup/memory (v1), else "0::/path" under
+// /sys/fs/cgroup when that v2 tree has the memory controller.
+uint64_t own_cgroup_ino()
+{
+	std::istringstream in(read_file("/proc/self/cgroup"));
+	std::string line, dir;
+	struct stat st;
+	while (std::getline(in, line)) {
+		size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+		if (c1 == std::string::npos || c2 == std::string::npos)
+			continue;
+		std::string ctl = line.substr(c1 + 1, c2 - c1 - 1), path = line.substr(c2 + 1);
+		if (ctl == "memory")
+			dir = "/sys/fs/cgroup/memory" + path;
+		else if (ctl.empty() && dir.empty() &&
+			 read_file("/sys/fs/cgroup/cgroup.controllers").find("memory") != std::string::npos)
+			dir = "/sys/fs/cgroup" + path;
+	}
+	return !dir.empty() && stat(dir.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+// allpages' cgroup column: the memcg this process's locked anonymous pages are charged to is
+// what /proc/kpagecgroup says, and this process's own cgroup when it can be named. On 7.x the
+// folio holds an obj_cgroup, not the mem_cgroup (find_folio's probe tells them apart).
+TEST(Allpages, CgroupIsTheChargedMemcg)
+{
+	int kpc = open("/proc/kpagecgroup", O_RDONLY);
+	if (kpc < 0)
+		GTEST_SKIP() << "no /proc/kpagecgroup (a kernel without CONFIG_MEMCG): no memcg to compare";
+	const size_t len = 16 * kMiB;
+	Mapping m(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len);
+	ASSERT_TRUE(m.ok());
+	touch_write(m.data(), len);
+	ASSERT_EQ(mlock(m.data(), len), 0) << strerror(errno);
+	std::map<uint64_t, uint64_t> got;
+	for (uint64_t pfn : pfns_of(m.data(), len))
+		if (pfn)
+			got[pfn] = ~0ULL;
+	ASSERT_EQ(got.size(), len / page_size());
+
+	struct ms_ranges r;
+	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
+	struct ms_bpf *b = nullptr;
+	char why[512];
+	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why)), 0) << why;
+	EXPECT_NE(ms_bpf_features(b)->memcg_kind, MS_MEMCG_UNKNOWN)
+		<< "the probe could not tell what a user folio's memcg_data points to";
+	CgroupSink sink = { &got, 0 };
+	struct ms_result res;
+	EXPECT_EQ(ms_bpf_dump(b, &r, &res, collect_cgroup, &sink), 0);
+	ms_bpf_free(b);
+	ms_ranges_free(&r);
+	EXPECT_EQ(sink.valid, got.size());
+
+	uint64_t own = own_cgroup_ino(), agree = 0, first = 0;
+	std::string diffs;
+	for (auto &kv : got) {
+		uint64_t k = 0;
+		EXPECT_EQ(pread(kpc, &k, 8, kv.first * 8), 8);
+		if (kv.second == k && k != 0)
+			agree++;
+		else if (diffs.size() < 300)
+			diffs += " pfn " + std::to_string(kv.first) + ": allpages " +
+				 std::to_string(kv.second) + " kpagecgroup " + std::to_string(k);
+		if (!first)
+			first = kv.second;
+	}
+	close(kpc);
+	EXPECT_EQ(agree, got.size()) << diffs;
+	if (own) {
+		EXPECT_EQ(first, own) << "this process's cgroup directory has inode " << own;
+	}
+}
+
 // The walk runs in this process, with every buffer touched before the first kpageflags read,
 // so that the only pages changing between the two reads are other processes' and the kernel's.
 TEST(CrossCheck, PerPageClassesAgreeWithKpageflags)
