@@ -420,7 +420,8 @@ void read_kpageflags(const struct ms_ranges &r, std::vector<uint64_t> &k)
 }
 
 struct CgroupSink {
-	std::map<uint64_t, uint64_t> *want;	// pfn -> cgroup id the dump gave (filled in)
+	// pfn -> the cgroup id the dump gave and the folio's first pfn (filled in)
+	std::map<uint64_t, std::pair<uint64_t, uint64_t>> *want;
 	uint64_t valid;
 };
 
@@ -429,7 +430,7 @@ extern "C" int collect_cgroup(void *arg, __u64 pfn, const struct ms_page_rec *re
 	CgroupSink *s = static_cast<CgroupSink *>(arg);
 	auto it = s->want->find(pfn);
 	if (it != s->want->end() && rec->valid) {
-		it->second = rec->cgroup;
+		it->second = std::make_pair((uint64_t)rec->cgroup, (uint64_t)rec->head_pfn);
 		s->valid++;
 	}
 	return 0;
@@ -458,8 +459,10 @@ uint64_t own_cgroup_ino()
 }
 
 // allpages' cgroup column: the memcg this process's locked anonymous pages are charged to is
-// what /proc/kpagecgroup says, and this process's own cgroup when it can be named. On 7.x the
-// folio holds an obj_cgroup, not the mem_cgroup (find_folio's probe tells them apart).
+// what /proc/kpagecgroup says of their folio's first page (6.1's kpagecgroup says 0 for the
+// tail pages of a THP: it reads each page's own memcg_data), and this process's own cgroup
+// when it can be named. On 7.x the folio holds an obj_cgroup, not the mem_cgroup (find_folio's
+// probe tells them apart).
 TEST(Allpages, CgroupIsTheChargedMemcg)
 {
 	int kpc = open("/proc/kpagecgroup", O_RDONLY);
@@ -470,10 +473,10 @@ TEST(Allpages, CgroupIsTheChargedMemcg)
 	ASSERT_TRUE(m.ok());
 	touch_write(m.data(), len);
 	ASSERT_EQ(mlock(m.data(), len), 0) << strerror(errno);
-	std::map<uint64_t, uint64_t> got;
+	std::map<uint64_t, std::pair<uint64_t, uint64_t>> got;
 	for (uint64_t pfn : pfns_of(m.data(), len))
 		if (pfn)
-			got[pfn] = ~0ULL;
+			got[pfn] = std::make_pair(~0ULL, 0ULL);
 	ASSERT_EQ(got.size(), len / page_size());
 
 	struct ms_ranges r;
@@ -493,15 +496,15 @@ TEST(Allpages, CgroupIsTheChargedMemcg)
 	uint64_t own = own_cgroup_ino(), agree = 0, first = 0;
 	std::string diffs;
 	for (auto &kv : got) {
-		uint64_t k = 0;
-		EXPECT_EQ(pread(kpc, &k, 8, kv.first * 8), 8);
-		if (kv.second == k && k != 0)
+		uint64_t k = 0, id = kv.second.first, head = kv.second.second;
+		EXPECT_EQ(pread(kpc, &k, 8, head * 8), 8);
+		if (id == k && k != 0)
 			agree++;
 		else if (diffs.size() < 300)
-			diffs += " pfn " + std::to_string(kv.first) + ": allpages " +
-				 std::to_string(kv.second) + " kpagecgroup " + std::to_string(k);
+			diffs += " pfn " + std::to_string(kv.first) + " (folio at " + std::to_string(head) +
+				 "): allpages " + std::to_string(id) + " kpagecgroup " + std::to_string(k);
 		if (!first)
-			first = kv.second;
+			first = id;
 	}
 	close(kpc);
 	EXPECT_EQ(agree, got.size()) << diffs;
