@@ -541,7 +541,8 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	struct ms_result res;
 	struct ms_bpf *b = NULL;
 	struct ms_kmod *km = NULL;
-	const char *backend = "auto";
+	enum ms_backend_choice backend = MS_BE_AUTO;
+	struct ms_backend be = {};
 	bool summary = false;
 	char why[512];
 	int c, ret = MS_EXIT_USAGE;
@@ -586,12 +587,11 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			}
 			break;
 		case 'b':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "kmod")) {
+			if (ms_backend_parse(optarg, &backend) || backend == MS_BE_KPF) {
 				ret = usage_error("unknown backend '%s' (allpages: auto, bpf or kmod)",
 						  optarg);
 				goto out;
 			}
-			backend = optarg;
 			break;
 		case OPT_SUMMARY:
 			summary = true;
@@ -627,24 +627,13 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 
-	ret = MS_EXIT_FAIL;
-	if (strcmp(backend, "kmod"))
-		ret = ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why));
-	if (ret && strcmp(backend, "bpf")) {
-		char why2[512];
-
-		if (!strcmp(backend, "kmod") || access(MS_KMOD_DEVICE, F_OK) == 0) {
-			ret = ms_kmod_open(&km, why2, sizeof(why2));
-			if (!ret && !strcmp(backend, "auto"))
-				ms_err("bpf backend unavailable: %s; using the kernel module", why);
-			if (ret)
-				snprintf(why, sizeof(why), "%s", why2);
-		}
-	}
+	ret = ms_backend_open(backend, MS_BPF_ALLPAGES, false, &be, why, sizeof(why), NULL, 0);
 	if (ret) {
 		ms_err("%s (allpages needs the bpf or the kmod backend)", why);
 		goto out;
 	}
+	b = be.bpf;
+	km = be.kmod;
 	d->feat = b ? ms_bpf_features(b) : ms_kmod_features(km);
 	if (load_flag_names(d))
 		ms_err("kernel BTF has no enum pageflags: flags are printed as '?'");

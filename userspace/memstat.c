@@ -45,11 +45,10 @@ static const char usage_text[] =
 	"Exit codes: 0 ok, 1 failure, 2 usage, 3 reconcile mismatch, 4 missing privilege,\n"
 	"5 unsupported kernel layout.\n";
 
-enum backend_choice { BACKEND_AUTO, BACKEND_BPF, BACKEND_KMOD, BACKEND_KPF };
 
 struct opts {
 	bool verbose, json, reconcile, runs, features, fsync, sampling;
-	enum backend_choice backend;
+	enum ms_backend_choice backend;
 	const char *output;
 	int format;		/* -1: not given, else enum ms_format */
 	struct ms_sample_opts so;
@@ -150,15 +149,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->reconcile = true;
 			break;
 		case 'b':
-			if (!strcmp(optarg, "auto"))
-				o->backend = BACKEND_AUTO;
-			else if (!strcmp(optarg, "bpf"))
-				o->backend = BACKEND_BPF;
-			else if (!strcmp(optarg, "kmod"))
-				o->backend = BACKEND_KMOD;
-			else if (!strcmp(optarg, "kpageflags"))
-				o->backend = BACKEND_KPF;
-			else
+			if (ms_backend_parse(optarg, &o->backend))
 				return usage_error("unknown backend '%s' (expected auto, bpf, kmod or "
 						   "kpageflags)", optarg);
 			break;
@@ -219,7 +210,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (o->runs && (o->json || o->reconcile || o->features || o->sampling))
 		return usage_error("%s", "--runs cannot be combined with --json, --reconcile, "
 				   "--features, an interval or an output format");
-	if (o->features && (o->json || o->reconcile || o->sampling || o->backend == BACKEND_KPF))
+	if (o->features && (o->json || o->reconcile || o->sampling || o->backend == MS_BE_KPF))
 		return usage_error("%s", "--features cannot be combined with --json, --reconcile, "
 				   "an interval, an output format or --backend kpageflags");
 	if (o->sampling && o->reconcile)
@@ -329,42 +320,20 @@ struct walker {
 	ms_run_fn fn;
 };
 
-/*
- * The backend asked for; auto: BPF, else the kernel module if it is loaded, else
- * /proc/kpageflags, saying why on stderr (and in fallback, for JSON).
- */
-static int open_backend(enum backend_choice c, struct walker *w, char *fallback, size_t flen)
+/* The backend asked for (backend.c); a failure is said on stderr and in the JSON. */
+static int open_backend(enum ms_backend_choice c, struct walker *w, char *fallback, size_t flen)
 {
-	char why[512] = "", why2[512] = "";
-	int ret;
+	struct ms_backend be;
+	char why[512] = "";
+	int ret = ms_backend_open(c, 0, true, &be, why, sizeof(why), fallback, flen);
 
-	if (c == BACKEND_KPF)
-		return MS_EXIT_OK;
-	if (c == BACKEND_KMOD) {
-		ret = ms_kmod_open(&w->kmod, why, sizeof(why));
-		if (ret) {
-			ms_err("%s", why);
-			fail_json(why);
-		}
-		return ret;
-	}
-	ret = ms_bpf_open(&w->bpf, 0, why, sizeof(why));
-	if (!ret)
-		return MS_EXIT_OK;
-	if (c == BACKEND_BPF) {
+	if (ret) {
 		ms_err("%s", why);
 		fail_json(why);
 		return ret;
 	}
-	snprintf(fallback, flen, "bpf backend unavailable: %s", why);
-	if (access(MS_KMOD_DEVICE, F_OK) == 0) {
-		if (ms_kmod_open(&w->kmod, why2, sizeof(why2)) == MS_EXIT_OK) {
-			ms_err("%s; using the kernel module (%s)", fallback, MS_KMOD_DEVICE);
-			return MS_EXIT_OK;
-		}
-		ms_err("%s", why2);
-	}
-	ms_err("%s; falling back to /proc/kpageflags", fallback);
+	w->bpf = be.bpf;
+	w->kmod = be.kmod;
 	return MS_EXIT_OK;
 }
 

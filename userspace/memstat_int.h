@@ -102,6 +102,17 @@ int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_re
 const struct ms_features *ms_kmod_features(const struct ms_kmod *k);
 void ms_kmod_free(struct ms_kmod *k);
 
+/* The backend asked for with --backend, and the one opened (neither: /proc/kpageflags). */
+enum ms_backend_choice { MS_BE_AUTO, MS_BE_BPF, MS_BE_KMOD, MS_BE_KPF };
+struct ms_backend {
+	struct ms_bpf *bpf;
+	struct ms_kmod *kmod;
+};
+int ms_backend_parse(const char *name, enum ms_backend_choice *out);
+int ms_backend_open(enum ms_backend_choice c, unsigned int bpf_flags, bool kpf_ok,
+		    struct ms_backend *be, char *why, size_t whylen, char *fallback, size_t flen);
+void ms_backend_close(struct ms_backend *be);
+
 /* /proc/kpageflags backend. */
 int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_run_fn fn, void *arg, char *why, size_t whylen);
