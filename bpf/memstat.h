@@ -94,6 +94,7 @@ enum ms_memcg_kind {
 	MS_MEMCG_UNKNOWN = 0,
 	MS_MEMCG_DIRECT = 1,	/* struct mem_cgroup * */
 	MS_MEMCG_OBJCG = 2,	/* struct obj_cgroup * */
+	MS_MEMCG_PER_POINTER = 3,	/* the kernel module tells each pointer by its css.ss */
 };
 
 struct ms_features {

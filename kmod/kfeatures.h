@@ -79,6 +79,9 @@ static inline void ms_kmod_features(struct ms_features *f)
 #endif
 	ms_features_from_facts(&k, f);
 	f->vmemmap_base = (unsigned long)vmemmap;
+#ifdef CONFIG_MEMCG
+	f->memcg_kind = MS_MEMCG_PER_POINTER;	/* memstat_main.c memcg_cgroup_id() */
+#endif
 }
 
 #endif /* MEMSTAT_KFEATURES_H */

@@ -14,6 +14,7 @@
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/magic.h>
+#include <linux/memcontrol.h>
 #include <linux/memory_hotplug.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -60,7 +61,8 @@ struct ms_kwalk {
 	u64 last_mapping;
 	struct ms_facts_slot *last;
 	/* allpages: the folio or free block the walk is in */
-	u64 own_start, own_end, own_index, own_ino, own_flags;
+	u64 own_start, own_end, own_index, own_ino, own_flags, own_cgroup;
+	u64 last_memcg_data, last_cgroup;	/* the previous folio's memcg_data and its id */
 	u32 own_dev, own_sub, own_order, own_role_head;
 	struct ms_page_rec *recs;	/* one section's records, copied out at the end of a call */
 	u64 batch[MS_BATCH_PAGES * MS_PAGE_WORDS];	/* 64 struct pages, copied at once */
@@ -191,6 +193,50 @@ static void count(struct ms_kwalk *k, u64 pfn, u32 sub, u64 n, u64 end)
 	k->cursor = pfn + n;
 }
 
+/*
+ * The cgroup id of a memcg_data word (0: none, a slab's object vector, or unreadable), the
+ * id /proc/kpagecgroup gives (kernfs_node.id). Bit 1 (MEMCG_DATA_KMEM) marks an obj_cgroup;
+ * without it the pointer is a mem_cgroup up to 6.18 and an obj_cgroup on 7.x (kernel-pages.md
+ * 1.6). The two are told apart by what the pointer holds: a mem_cgroup begins with its css,
+ * whose ss is &memory_cgrp_subsys. Every pointer is read with copy_from_kernel_nofault():
+ * the folio may be freed and its memcg with it while we look.
+ */
+static u64 memcg_cgroup_id(struct ms_kwalk *k, u64 md)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *mc = (struct mem_cgroup *)(unsigned long)(md & ~3ULL);
+	struct cgroup_subsys *ss = NULL;
+	struct cgroup *cg = NULL;
+	struct kernfs_node *kn = NULL;
+	u64 id = 0;
+
+	if (!md || (md & 1))
+		return 0;
+	if (md == k->last_memcg_data)
+		return k->last_cgroup;
+	if (!(md & 2) && copy_from_kernel_nofault(&ss, &mc->css.ss, sizeof(ss)))
+		goto out;
+	if ((md & 2) || ss != &memory_cgrp_subsys) {
+		struct obj_cgroup *objcg = (struct obj_cgroup *)mc;
+
+		if (copy_from_kernel_nofault(&mc, &objcg->memcg, sizeof(mc)) || !mc ||
+		    copy_from_kernel_nofault(&ss, &mc->css.ss, sizeof(ss)) ||
+		    ss != &memory_cgrp_subsys)
+			goto out;
+	}
+	if (copy_from_kernel_nofault(&cg, &mc->css.cgroup, sizeof(cg)) || !cg ||
+	    copy_from_kernel_nofault(&kn, &cg->kn, sizeof(kn)) || !kn ||
+	    copy_from_kernel_nofault(&id, &kn->id, sizeof(id)))
+		id = 0;
+out:
+	k->last_memcg_data = md;
+	k->last_cgroup = id;
+	return id;
+#else
+	return 0;
+#endif
+}
+
 /* allpages: pages [start, start + n) share sub with the head h (as own() in memstat.bpf.c) */
 static void own(struct ms_kwalk *k, u64 start, u32 n, u32 sub, const u64 *h)
 {
@@ -213,6 +259,10 @@ static void own(struct ms_kwalk *k, u64 start, u32 n, u32 sub, const u64 *h)
 	k->own_ino = 0;
 	k->own_dev = 0;
 	k->own_index = 0;
+	k->own_cgroup = 0;
+	if (sub == MS_UNKNOWN || sub == MS_FREE_UNINIT || k->own_role_head == MS_ROLE_FREE_HEAD)
+		return;
+	k->own_cgroup = memcg_cgroup_id(k, h[MS_W_MEMCG]);
 	if (m && !(m & 3) && (sub == MS_FILE || sub == MS_EXEC || sub == MS_FILE_BUFFERS ||
 			      sub == MS_SHMEM)) {
 		struct ms_facts_slot *s = facts_slot(k, m);
@@ -239,7 +289,7 @@ static void record(struct ms_kwalk *k, u64 pfn, u64 start_pfn, const u64 *p)
 	r->ino = k->own_ino;
 	r->dev = k->own_dev;
 	r->offset = k->own_ino ? k->own_index + (pfn - k->own_start) : 0;
-	r->cgroup = 0;	/* the module does not resolve memcgs (yet) */
+	r->cgroup = k->own_cgroup;
 	r->valid = 1;
 }
 
@@ -327,6 +377,7 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			goto out;
 		memset(k->facts, 0, sizeof(k->facts));
 		k->last = NULL;
+		k->last_memcg_data = 0;
 		k->generation = req.generation;
 		k->have_generation = true;
 	}

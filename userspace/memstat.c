@@ -280,6 +280,7 @@ static void print_features(const struct ms_features *f, const char *uninit_test)
 	       "mapping & 3 == 2 (<= 6.16)");
 	printf("user folio memcg:    %s\n", f->memcg_kind == MS_MEMCG_DIRECT ? "mem_cgroup pointer (<= 6.18)" :
 	       f->memcg_kind == MS_MEMCG_OBJCG ? "obj_cgroup pointer (7.x)" :
+	       f->memcg_kind == MS_MEMCG_PER_POINTER ? "told per pointer (kernel module)" :
 	       "unknown (allpages prints cgroup 0)");
 	printf("uninitialised test:  %s\n", uninit_test);
 	/* the address itself would reveal the KASLR offset: say only that it was found */

@@ -458,12 +458,13 @@ uint64_t own_cgroup_ino()
 	return !dir.empty() && stat(dir.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
-// allpages' cgroup column: the memcg this process's locked anonymous pages are charged to is
-// what /proc/kpagecgroup says of their folio's first page (6.1's kpagecgroup says 0 for the
-// tail pages of a THP: it reads each page's own memcg_data), and this process's own cgroup
-// when it can be named. On 7.x the folio holds an obj_cgroup, not the mem_cgroup (find_folio's
-// probe tells them apart).
-TEST(Allpages, CgroupIsTheChargedMemcg)
+// allpages' cgroup column, from the BPF walk or the module's: the memcg this process's locked
+// anonymous pages are charged to is what /proc/kpagecgroup says of their folio's first page
+// (6.1's kpagecgroup says 0 for the tail pages of a THP: it reads each page's own
+// memcg_data), and this process's own cgroup when it can be named. On 7.x the folio holds an
+// obj_cgroup, not the mem_cgroup: find_folio's probe tells BPF which, the module looks at
+// each pointer.
+void expect_cgroups_of_charged_pages(bool kmod)
 {
 	int kpc = open("/proc/kpagecgroup", O_RDONLY);
 	if (kpc < 0)
@@ -481,15 +482,23 @@ TEST(Allpages, CgroupIsTheChargedMemcg)
 
 	struct ms_ranges r;
 	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
-	struct ms_bpf *b = nullptr;
-	char why[512];
-	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why)), 0) << why;
-	EXPECT_NE(ms_bpf_features(b)->memcg_kind, MS_MEMCG_UNKNOWN)
-		<< "the probe could not tell what a user folio's memcg_data points to";
 	CgroupSink sink = { &got, 0 };
 	struct ms_result res;
-	EXPECT_EQ(ms_bpf_dump(b, &r, &res, collect_cgroup, &sink), 0);
-	ms_bpf_free(b);
+	char why[512];
+	if (kmod) {
+		struct ms_kmod *k = nullptr;
+		ASSERT_EQ(ms_kmod_open(&k, why, sizeof(why)), 0) << why;
+		EXPECT_EQ(ms_kmod_features(k)->memcg_kind, MS_MEMCG_PER_POINTER);
+		EXPECT_EQ(ms_kmod_walk(k, &r, &res, nullptr, collect_cgroup, &sink), 0);
+		ms_kmod_free(k);
+	} else {
+		struct ms_bpf *b = nullptr;
+		ASSERT_EQ(ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why)), 0) << why;
+		EXPECT_NE(ms_bpf_features(b)->memcg_kind, MS_MEMCG_UNKNOWN)
+			<< "the probe could not tell what a user folio's memcg_data points to";
+		EXPECT_EQ(ms_bpf_dump(b, &r, &res, collect_cgroup, &sink), 0);
+		ms_bpf_free(b);
+	}
 	ms_ranges_free(&r);
 	EXPECT_EQ(sink.valid, got.size());
 
@@ -511,6 +520,19 @@ TEST(Allpages, CgroupIsTheChargedMemcg)
 	if (own) {
 		EXPECT_EQ(first, own) << "this process's cgroup directory has inode " << own;
 	}
+}
+
+TEST(Allpages, CgroupIsTheChargedMemcg)
+{
+	expect_cgroups_of_charged_pages(false);
+}
+
+TEST(KmodBackend, AllpagesCgroupIsTheChargedMemcg)
+{
+	if (access(MS_KMOD_DEVICE, F_OK))
+		GTEST_SKIP() << "the memstat module is not loaded (this kernel cannot load modules; "
+				"tools/vm loads it in each VM)";
+	expect_cgroups_of_charged_pages(true);
 }
 
 // The walk runs in this process, with every buffer touched before the first kpageflags read,
