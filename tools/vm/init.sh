@@ -231,6 +231,41 @@ if [ $bpf = 1 ] && grep -q 'memstat.stress=1' /proc/cmdline; then
 	block bench /tmp/bench.txt
 fi
 
+# the module once more: two walks at once (each open file has its own walker: both are served),
+# then a clean unload while idle, after which --backend kmod says the module is not loaded
+if [ -c /dev/memstat ]; then
+	banner "kernel module: two walks at once, then rmmod"
+	$MEMSTAT --backend kmod --json >/tmp/kc1.json 2>/tmp/kc1.err &
+	k1=$!
+	$MEMSTAT --backend kmod --json >/tmp/kc2.json 2>/tmp/kc2.err
+	r2=$?
+	wait $k1
+	r1=$?
+	cat /tmp/kc1.err /tmp/kc2.err
+	if [ $r1 = 0 ] && [ $r2 = 0 ] && grep -q '"backend": *"kmod"' /tmp/kc1.json &&
+		grep -q '"backend": *"kmod"' /tmp/kc2.json; then
+		R "kmod concurrent ok"
+	else
+		R "kmod-concurrent-fail two walks at once exited $r1 and $r2"
+	fi
+	if rmmod memstat; then
+		if [ -e /dev/memstat ]; then
+			R "kmod-unload-fail /dev/memstat is still there after rmmod"
+		else
+			$MEMSTAT --backend kmod >/dev/null 2>/tmp/gone.err
+			r=$?
+			cat /tmp/gone.err
+			if [ $r != 0 ] && grep -q 'not loaded' /tmp/gone.err; then
+				R "kmod unloaded"
+			else
+				R "kmod-unload-fail after rmmod, memstat --backend kmod exited $r: $(head -n 1 /tmp/gone.err)"
+			fi
+		fi
+	else
+		R "kmod-unload-fail rmmod memstat failed"
+	fi
+fi
+
 # e. the kernel log: any warning, BUG, oops or stack trace fails the kernel
 banner "dmesg"
 dmesg >/tmp/dmesg.txt

@@ -698,6 +698,12 @@ run_family() {
 	elif grep -q '^@@ start' "$res"; then
 		grep -q '^@@ kmod loaded' "$res" ||
 			fails+=("kmod|$(sed -n 's/^@@ kmod-fail //p' "$res" | head -n 1)")
+		if grep -q '^@@ kmod loaded' "$res"; then
+			grep -q '^@@ kmod concurrent ok' "$res" ||
+				fails+=("kmod|$(sed -n 's/^@@ kmod-concurrent-fail //p' "$res" | head -n 1 | grep . || echo 'no result of two walks at once')")
+			grep -q '^@@ kmod unloaded' "$res" ||
+				fails+=("kmod|$(sed -n 's/^@@ kmod-unload-fail //p' "$res" | head -n 1 | grep . || echo 'no result of rmmod')")
+		fi
 		extract_block "$res" kmod-reconcile-json >"$dir/kmod-reconcile.json" || true
 		read -r kbackend kmaxd kok kbad < <(parse_reconcile "$dir/kmod-reconcile.json") || true
 		[ "$kbackend" = kmod ] && [ "$kok" = true ] ||
