@@ -24,6 +24,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/threads.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
@@ -34,7 +35,10 @@
 #include "kfeatures.h"
 
 #define MS_FACTS_BITS	12
-#define MS_MAX_MMS	65536	/* processes whose exec mappings one generation collects */
+/* room for this many processes first, doubled while full; the VM tests start it at 1 */
+static unsigned int first_mms = 4096;
+module_param(first_mms, uint, 0400);
+MODULE_PARM_DESC(first_mms, "processes collect_exec() makes room for first (doubled while full)");
 
 struct ms_facts_slot {
 	u64 mapping;
@@ -132,30 +136,51 @@ static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 	return facts_slot(ctx, mapping)->flags;
 }
 
-/* Every address_space some process maps VM_EXEC, under each mm's mmap_lock. */
+/*
+ * Every address_space some process maps VM_EXEC, under each mm's mmap_lock, taken killable
+ * as the kernel's own task_vma iterator and /proc/PID/maps take it. The mms are pinned under
+ * RCU first; when there are more processes than room, all are let go and the room doubled,
+ * so that no process is left out (an incomplete exec set would misclassify).
+ */
 static int collect_exec(struct ms_kwalk *k)
 {
 	struct mm_struct **mms;
 	struct task_struct *p;
-	size_t n = 0, i;
+	size_t room = first_mms ? first_mms : 1, n, i;
+	bool full;
 	int err = 0;
 
 	xa_destroy(&k->exec_set);
 	k->exec_mappings = 0;
-	mms = kvcalloc(MS_MAX_MMS, sizeof(*mms), GFP_KERNEL);
-	if (!mms)
-		return -ENOMEM;
-	rcu_read_lock();
-	for_each_process(p) {
-		struct mm_struct *mm;
+	for (;;) {
+		mms = kvcalloc(room, sizeof(*mms), GFP_KERNEL);
+		if (!mms)
+			return -ENOMEM;
+		n = 0;
+		full = false;
+		rcu_read_lock();
+		for_each_process(p) {
+			struct mm_struct *mm;
 
-		if (n == MS_MAX_MMS)
+			if (n == room) {
+				full = true;
+				break;
+			}
+			mm = get_task_mm(p);	/* NULL for kernel threads */
+			if (mm)
+				mms[n++] = mm;
+		}
+		rcu_read_unlock();
+		if (!full)
 			break;
-		mm = get_task_mm(p);	/* NULL for kernel threads */
-		if (mm)
-			mms[n++] = mm;
+		for (i = 0; i < n; i++)
+			mmput(mms[i]);
+		kvfree(mms);
+		if (room >= PID_MAX_LIMIT)
+			return -E2BIG;
+		room *= 2;
+		cond_resched();
 	}
-	rcu_read_unlock();
 	for (i = 0; i < n; i++) {
 		struct vm_area_struct *vma;
 
