@@ -168,6 +168,35 @@ def test_prometheus_file_parses_and_is_replaced_atomically(tmp_path):
     assert os.listdir(tmp_path) == ["memstat.prom"], "no temporary file left behind"
 
 
+def test_prometheus_readers_never_see_a_partial_file(tmp_path):
+    # a scraper reading the file while memstat rewrites it every 50 ms: each read is a whole
+    # sample (it parses and its classes add up), and each sample is a new file (renamed over
+    # the old one, so a reader holding the old one keeps a whole file too)
+    prom = tmp_path / "memstat.prom"
+    p = subprocess.Popen([MEMSTAT, "-o", str(prom), "--format", "prom", "0.05", "40"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reads, changes, last = 0, 0, None
+    try:
+        while p.poll() is None:
+            try:
+                with open(prom) as f:
+                    ino = os.fstat(f.fileno()).st_ino
+                    text = f.read()
+            except FileNotFoundError:
+                continue
+            families = {m.name: m for m in text_string_to_metric_families(text)}
+            pages = {s.labels["class"]: s.value for s in families["memstat_pages"].samples}
+            assert sum(pages[c] for c in CLASSES) == pages["total"], text
+            reads += 1
+            changes += last is not None and ino != last
+            last = ino
+    finally:
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert reads >= 40, "the reader kept up with the samples"
+    assert changes >= 10, "each sample is written to a new file and renamed into place"
+
+
 def test_a_walk_longer_than_the_interval_is_reported(tmp_path):
     # a full walk takes tens of milliseconds on any machine memstat targets: 0.01 s is too short
     r = run("--json", "0.01", "3")
