@@ -146,7 +146,7 @@ static int collect_exec(struct ms_kwalk *k)
 {
 	struct mm_struct **mms;
 	struct task_struct *p;
-	size_t room = first_mms ? first_mms : 1, n, i;
+	size_t room = clamp_t(size_t, first_mms, 1, PID_MAX_LIMIT), n, i;
 	bool full;
 	int err = 0;
 

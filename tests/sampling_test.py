@@ -183,6 +183,8 @@ def test_prometheus_readers_never_see_a_partial_file(tmp_path):
                     ino = os.fstat(f.fileno()).st_ino
                     text = f.read()
             except FileNotFoundError:
+                # only before the first sample: a renamed-over file never disappears
+                assert last is None, "the Prometheus file disappeared between samples"
                 continue
             families = {m.name: m for m in text_string_to_metric_families(text)}
             pages = {s.labels["class"]: s.value for s in families["memstat_pages"].samples}

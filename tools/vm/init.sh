@@ -107,7 +107,8 @@ if grep -q "bpf backend unavailable" /tmp/memstat.err; then
 	bpf=0
 	R "fallback $(grep -m1 'bpf backend unavailable' /tmp/memstat.err)"
 	banner "verifier log (MEMSTAT_DEBUG=2 memstat --backend bpf)"
-	timeout 400 env MEMSTAT_DEBUG=2 $MEMSTAT --backend bpf --features >/dev/null 2>/tmp/verifier.log
+	# bounded to a quarter of the VM's time, so that the logs and dmesg still get out
+	timeout $(( ${MEMSTAT_VM_TEST_TIMEOUT:-600} / 2 )) env MEMSTAT_DEBUG=2 $MEMSTAT --backend bpf --features >/dev/null 2>/tmp/verifier.log
 	R "rc memstat-debug $?"
 	tail -n 60 /tmp/verifier.log
 	block verifier-log /tmp/verifier.log 4000000
