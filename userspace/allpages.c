@@ -539,8 +539,6 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	struct ms_report_opts ro = {};
 	struct ms_ranges ranges = {};
 	struct ms_result res;
-	struct ms_bpf *b = NULL;
-	struct ms_kmod *km = NULL;
 	enum ms_backend_choice backend = MS_BE_AUTO;
 	struct ms_backend be = {};
 	bool summary = false;
@@ -632,16 +630,14 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		ms_err("%s (allpages needs the bpf or the kmod backend)", why);
 		goto out;
 	}
-	b = be.bpf;
-	km = be.kmod;
-	d->feat = b ? ms_bpf_features(b) : ms_kmod_features(km);
+	d->feat = be.bpf ? ms_bpf_features(be.bpf) : ms_kmod_features(be.kmod);
 	if (load_flag_names(d))
 		ms_err("kernel BTF has no enum pageflags: flags are printed as '?'");
 	load_zones(d);
 
 	header(d);
-	ret = b ? ms_bpf_dump(b, &ranges, &res, on_page, d) :
-		  ms_kmod_walk(km, &ranges, &res, NULL, on_page, d);
+	ret = be.bpf ? ms_bpf_dump(be.bpf, &ranges, &res, on_page, d) :
+		       ms_kmod_walk(be.kmod, &ranges, &res, NULL, on_page, d);
 	if (!d->err)
 		flush(d);
 	if (d->err == EPIPE) {	/* memstat allpages | head: a normal end */
@@ -667,8 +663,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		}
 	}
 out:
-	ms_bpf_free(b);
-	ms_kmod_free(km);
+	ms_backend_close(&be);
 	ms_ranges_free(&ranges);
 	for (c = 0; c < 64; c++)
 		free((void *)d->flag_name[c]);

@@ -45,7 +45,6 @@ static const char usage_text[] =
 	"Exit codes: 0 ok, 1 failure, 2 usage, 3 reconcile mismatch, 4 missing privilege,\n"
 	"5 unsupported kernel layout.\n";
 
-
 struct opts {
 	bool verbose, json, reconcile, runs, features, fsync, sampling;
 	enum ms_backend_choice backend;
@@ -315,8 +314,7 @@ static int allpages(int argc, char **argv)
 
 /* One walk with whichever backend this run uses: the sampler calls it once per sample. */
 struct walker {
-	struct ms_bpf *bpf;
-	struct ms_kmod *kmod;
+	struct ms_backend be;	/* neither: /proc/kpageflags */
 	const struct ms_ranges *ranges;
 	ms_run_fn fn;
 };
@@ -324,18 +322,14 @@ struct walker {
 /* The backend asked for (backend.c); a failure is said on stderr and in the JSON. */
 static int open_backend(enum ms_backend_choice c, struct walker *w, char *fallback, size_t flen)
 {
-	struct ms_backend be;
 	char why[512] = "";
-	int ret = ms_backend_open(c, 0, true, &be, why, sizeof(why), fallback, flen);
+	int ret = ms_backend_open(c, 0, true, &w->be, why, sizeof(why), fallback, flen);
 
 	if (ret) {
 		ms_err("%s", why);
 		fail_json(why);
-		return ret;
 	}
-	w->bpf = be.bpf;
-	w->kmod = be.kmod;
-	return MS_EXIT_OK;
+	return ret;
 }
 
 static int walk_once(void *arg, struct ms_result *res)
@@ -344,10 +338,10 @@ static int walk_once(void *arg, struct ms_result *res)
 	char why[512] = "";
 	int ret;
 
-	if (w->bpf)
-		return ms_bpf_walk(w->bpf, w->ranges, res, w->fn, NULL);
-	if (w->kmod)
-		return ms_kmod_walk(w->kmod, w->ranges, res, w->fn, NULL, NULL);
+	if (w->be.bpf)
+		return ms_bpf_walk(w->be.bpf, w->ranges, res, w->fn, NULL);
+	if (w->be.kmod)
+		return ms_kmod_walk(w->be.kmod, w->ranges, res, w->fn, NULL, NULL);
 	ret = ms_kpf_walk("/proc/kpageflags", w->ranges, res, w->fn, NULL, why, sizeof(why));
 	if (ret)
 		ms_err("%s", why);
@@ -407,14 +401,14 @@ int main(int argc, char **argv)
 		goto out;
 	if (fallback[0])
 		ro.fallback_reason = fallback;
-	bpf = walker.bpf;
+	bpf = walker.be.bpf;
 	if (o.features) {
-		if (!bpf && !walker.kmod) {
+		if (!bpf && !walker.be.kmod) {
 			ms_err("--features needs the bpf or kmod backend");
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		print_features(bpf ? ms_bpf_features(bpf) : ms_kmod_features(walker.kmod),
+		print_features(bpf ? ms_bpf_features(bpf) : ms_kmod_features(walker.be.kmod),
 			       bpf ? (ms_bpf_has_cast(bpf) ? "3 words per page via bpf_rdonly_cast "
 				      "(>= 6.2)" : "64-byte copies") : "kernel module");
 		ret = MS_EXIT_OK;
@@ -481,8 +475,7 @@ int main(int argc, char **argv)
 	}
 	ret = o.reconcile && !rc.all_ok ? MS_EXIT_MISMATCH : MS_EXIT_OK;
 out:
-	ms_bpf_free(walker.bpf);
-	ms_kmod_free(walker.kmod);
+	ms_backend_close(&walker.be);
 	ms_ranges_free(&ranges);
 	return ret;
 }
