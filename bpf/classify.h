@@ -4,8 +4,8 @@
  * shared by the BPF walker (bpf/memstat.bpf.c), the unit tests (tests/classify_test.cc) and
  * the kernel module. It never dereferences anything: the caller passes the words it read and
  * the features of the running kernel (struct ms_features, filled from BTF by
- * bpf/core_fixes.bpf.h). The rules and their kernel sources are in shared/docs/kernel-pages.md
- * sections 2 and 7; every layout difference is a field of struct ms_features.
+ * bpf/core_fixes.bpf.h). The rules and their kernel sources are in docs/page-classes.md
+ * sections 1.3, 2 and 3; every layout difference is a field of struct ms_features.
  *
  * Word indices of a 64-byte struct page (include/linux/mm_types.h, identical from 6.1 to 7.3;
  * the detect program refuses a kernel where the BTF offsets differ):
@@ -43,7 +43,7 @@
 
 /*
  * struct ms_features from what the kernel has. The rules, with the commits behind them
- * (shared/docs/kernel-pages.md 1.3-1.5, 2.5):
+ * (docs/page-classes.md sections 3.2-3.7):
  * - <= 6.10 page types are macros, not in BTF: PAGE_TYPE_BASE 0xf0000000, a type clears its
  *   bit (include/linux/page-flags.h): buddy 0x80, offline 0x100, table 0x200, guard 0x400;
  *   hugetlb 0x800 from d99e3140a4d3 (v6.9, backported to 6.6.30), which exists exactly where

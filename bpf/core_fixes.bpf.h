@@ -7,7 +7,7 @@
  * depend on the build machine's kernel and one object runs on 6.1 ... 7.x. Where a name changed
  * between versions, a ___flavor type carries the other name; bpf_core_*_exists() picks the one
  * the running kernel has. Each difference cites the kernel commit that made it (details and
- * measurements in shared/docs/kernel-pages.md, sections 1, 2 and 7).
+ * measurements in docs/page-classes.md, sections 3 and 7).
  *
  * ms_kernel_facts() gathers what the running kernel has; classify.h's ms_features_from_facts()
  * turns that into struct ms_features, the only thing the shared
@@ -46,7 +46,7 @@ struct inode {
 /*
  * The cgroup of a page's memcg (allpages): page->memcg_data is a struct mem_cgroup * for user
  * folios (6.1-6.18), or with bit 1 (MEMCG_DATA_KMEM) a struct obj_cgroup *; bit 0 marks a
- * slab's object-extension vector (kernel-pages.md 1.6). kernfs_node.id is the cgroup id
+ * slab's object-extension vector (docs/page-classes.md 3.8). kernfs_node.id is the cgroup id
  * (u64 since 5.5). 7.x stores an obj_cgroup for user folios too; see memstat.bpf.c cgroup_of().
  */
 struct kernfs_node {
@@ -68,7 +68,7 @@ struct pglist_data {
 	/*
 	 * Only with CONFIG_DEFERRED_STRUCT_PAGE_INIT: struct pages from here to the node's end
 	 * are not initialised yet, except boot-reserved ones (mm/mm_init.c, defer_init() and
-	 * deferred_grow_zone(); kernel-pages.md 2.8 and 6.3). Only ever grows.
+	 * deferred_grow_zone(); docs/page-classes.md 3.9 and 6.4). Only ever grows.
 	 */
 	unsigned long first_deferred_pfn;
 } __attribute__((preserve_access_index));
@@ -209,7 +209,7 @@ enum pageflags___c {
 };
 
 /*
- * Page types in the u32 at offset 48, three encodings (kernel-pages.md 1.4):
+ * Page types in the u32 at offset 48, three encodings (docs/page-classes.md 3.3):
  * - <= 6.10: macros (not in BTF): PAGE_TYPE_BASE 0xf0000000, a type clears its bit:
  *   PG_buddy 0x80, PG_offline 0x100, PG_table 0x200, PG_guard 0x400 (include/linux/page-flags.h
  *   6.1), PG_hugetlb 0x800 (d99e3140a4d3, v6.9 / 6.6.30), PG_slab 0x1000 (v6.10).

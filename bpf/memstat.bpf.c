@@ -4,7 +4,7 @@
  * events, nothing written to kernel memory):
  *   detect        SEC("syscall"): fill `feat` from BTF (core_fixes.bpf.h).
  *   find_folio    SEC("syscall"): the folio cached at index 0 of the memfd `memfd_fd` of the
- *                 calling process, for locating vmemmap (kernel-pages.md 6.2, method 1).
+ *                 calling process, for locating vmemmap (docs/page-classes.md 6.2).
  *   collect_exec  SEC("iter/task_vma"): every address_space mapped VM_EXEC by some process.
  *   get_deferred  SEC("syscall"): each node's first_deferred_pfn (uninitialised struct pages).
  *   walk          SEC("syscall"): classify pfns [walk_start, walk_end), 64 struct pages per

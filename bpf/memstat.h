@@ -87,7 +87,7 @@ enum ms_ptype {
  */
 /*
  * What page->memcg_data of a charged user folio points to, found by a probe of a page this
- * process charged (kernel-pages.md 1.6): a struct mem_cgroup up to 6.18, a struct obj_cgroup
+ * process charged (docs/page-classes.md 3.8): a struct mem_cgroup up to 6.18, a struct obj_cgroup
  * in 7.x (folio_memcg() goes through folio_objcg()). Unknown: no cgroup ids are given.
  */
 enum ms_memcg_kind {

@@ -2,7 +2,7 @@
 /*
  * struct ms_features for the kernel module, from the headers it is built against: the module's
  * counterpart of bpf/core_fixes.bpf.h, which the BPF walker fills from BTF at run time. Every
- * difference cites the commit that made it (shared/docs/kernel-pages.md sections 1-2, 7).
+ * difference cites the commit that made it (docs/page-classes.md sections 3 and 7).
  */
 #ifndef MEMSTAT_KFEATURES_H
 #define MEMSTAT_KFEATURES_H

@@ -221,8 +221,8 @@ static void count(struct ms_kwalk *k, u64 pfn, u32 sub, u64 n, u64 end)
 /*
  * The cgroup id of a memcg_data word (0: none, a slab's object vector, or unreadable), the
  * id /proc/kpagecgroup gives (kernfs_node.id). Bit 1 (MEMCG_DATA_KMEM) marks an obj_cgroup;
- * without it the pointer is a mem_cgroup up to 6.18 and an obj_cgroup on 7.x (kernel-pages.md
- * 1.6). The two are told apart by what the pointer holds: a mem_cgroup begins with its css,
+ * without it the pointer is a mem_cgroup up to 6.18 and an obj_cgroup on 7.x (docs/page-classes.md
+ * 3.8). The two are told apart by what the pointer holds: a mem_cgroup begins with its css,
  * whose ss is &memory_cgrp_subsys. Every pointer is read with copy_from_kernel_nofault():
  * the folio may be freed and its memcg with it while we look.
  */

@@ -75,7 +75,7 @@ static __u64 pagemap_pfn(int pm, const void *addr)
 }
 
 /*
- * vmemmap_base without symbols (kernel-pages.md 6.2 method 1): the struct page of a memfd's only
+ * vmemmap_base without symbols (docs/page-classes.md 6.2): the struct page of a memfd's only
  * page, found through the fd table and the page cache xarray, minus its pfn times 64. Every
  * KASLR region base is 1 GiB aligned (arch/x86/mm/kaslr.c), which rejects a race with migration.
  */

@@ -37,7 +37,7 @@
 
 enum ms_sub ms_kpf_classify(__u64 k, enum ms_sub prev_head)
 {
-	/* 6.1/6.6 tails carry only some of the head's bits (kernel-pages.md section 3) */
+	/* 6.1/6.6 tails carry only some of the head's bits (docs/page-classes.md section 5.2) */
 	if ((k & KPF(KPF_COMPOUND_TAIL)) && !(k & (KPF(KPF_BUDDY) | KPF(KPF_SLAB) | KPF(KPF_HUGE))) &&
 	    prev_head != MS_NR_SUBS)
 		return prev_head;

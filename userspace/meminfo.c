@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* /proc/meminfo, and how the walk's classes reconcile with it (kernel-pages.md section 4). */
+/* /proc/meminfo, and how the walk's classes reconcile with it (docs/page-classes.md section 4). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

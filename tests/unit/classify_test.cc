@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Unit tests of the page classifier (bpf/classify.h) on every layout family it supports (6.1,
 // 6.6.0-6.6.29, 6.6.30+, 6.12, 6.18, 7.x) and on raw words measured on 6.18. The rules and the
-// values come from shared/docs/kernel-pages.md; section numbers below refer to it.
+// values come from docs/page-classes.md; section numbers below refer to it.
 #include <gtest/gtest.h>
 
 #include "layouts.h"
@@ -15,12 +15,12 @@ constexpr u64 kAnonVma = 0xffff888132489068ULL;		// anon: mapping = anon_vma | 1
 constexpr u64 kStableNode = 0xffff88814e398300ULL;	// KSM: mapping = stable_node | 3
 constexpr u64 kFileMapping = 0xffff888104a2c6f8ULL;	// an ext4 address_space
 constexpr u64 kBdevMapping = 0xffff888100c5a3e0ULL;	// a block device's address_space
-constexpr u64 kShmemMapping = 0xffff88810a039688ULL;	// a memfd's (section 9)
+constexpr u64 kShmemMapping = 0xffff88810a039688ULL;	// a memfd's (section 8)
 constexpr u64 kHugetlbfsMapping = 0xffff888109b4e2a8ULL;
-constexpr u64 kSlabCache = 0xffff88810022f100ULL;	// struct kmem_cache * (section 9)
+constexpr u64 kSlabCache = 0xffff88810022f100ULL;	// struct kmem_cache * (section 8)
 constexpr u64 kZsMops = 0xffffffff82a1b2c0ULL;		// &zsmalloc_mops
 constexpr u64 kBalloonMops = 0xffffffff82a1b3a0ULL;	// &balloon_mops
-constexpr u64 kZspage = 0xffff8881327d3f18ULL;		// private of a zsmalloc page (section 9)
+constexpr u64 kZspage = 0xffff8881327d3f18ULL;		// private of a zsmalloc page (section 8)
 
 constexpr u8 kTranshugeDtor = 3;	// 6.1 TRANSHUGE_PAGE_DTOR with CONFIG_HUGETLB_PAGE=y
 constexpr u8 kHugetlbDtor = 2;		// 6.1 HUGETLB_PAGE_DTOR
@@ -98,7 +98,7 @@ Page buddy(const Family &fam, u64 order)
 		.priv(order).page_type(type_word(fam, MS_T_BUDDY));
 }
 
-// The interior of a free block, words measured on 6.18 (pfn 0x100415, section 9).
+// The interior of a free block, words measured on 6.18 (pfn 0x100415, section 8).
 Page free_interior()
 {
 	return Page::raw(0x0017fff800000000, 0xdead000000000100, 0xdead000000000122, 0,
@@ -930,7 +930,7 @@ TEST(PtypeS3, LargeKmallocByteIsUnknownOn612)
 		  (Verdict{MS_KERNEL_OTHER, 1}));
 }
 
-// ================= raw words measured on 6.18.44 (section 9) =================
+// ================= raw words measured on 6.18.44 (section 8) =================
 
 class Measured618 : public testing::Test {
 protected:

@@ -3,7 +3,7 @@
 //
 // A Family is one kernel layout: the struct ms_features that the detect program
 // (bpf/core_fixes.bpf.h) fills from that kernel's BTF, plus what the tests know about the kernel
-// from shared/docs/kernel-pages.md (which marker it uses for hugetlb, slab, zsmalloc ...), so a
+// from docs/page-classes.md (which marker it uses for hugetlb, slab, zsmalloc ...), so a
 // test builds pages the way that kernel writes them and not the way the classifier reads them.
 // A Memmap holds struct pages by pfn; walk() classifies a pfn range the way the BPF walker
 // (visit() and visit_tail() in bpf/memstat.bpf.c) does.
@@ -26,7 +26,7 @@ using u8 = __u8;
 using u32 = __u32;
 using u64 = __u64;
 
-// x86_64 vmemmap_base defaults (arch/x86/include/asm/pgtable_64_types.h, kernel-pages.md 6.1)
+// x86_64 vmemmap_base defaults (arch/x86/include/asm/pgtable_64_types.h, docs/page-classes.md 6.1)
 constexpr u64 kVmemmap4 = 0xffffea0000000000ULL;	// 4-level paging
 constexpr u64 kVmemmap5 = 0xffd4000000000000ULL;	// 5-level paging
 
@@ -36,7 +36,7 @@ constexpr u64 kListPoison2 = 0xdead000000000122ULL;	// LIST_POISON2
 
 // ---- what ms_kernel_facts() reads from BTF ----
 
-enum class Scheme { kBits, kEnum, kByte };	// kernel-pages.md 1.4: S1, S2, S3
+enum class Scheme { kBits, kEnum, kByte };	// docs/page-classes.md 3.3: the three encodings
 
 struct Btf {
 	u8 pg_head, pg_reserved, pg_swapbacked, pg_owner_priv_1, pg_lru;
@@ -126,7 +126,7 @@ inline void PrintTo(const Family &fam, std::ostream *os)
 	*os << fam.name;
 }
 
-// Bit numbers: kernel-pages.md table 1.3.
+// Bit numbers: docs/page-classes.md table 3.2.
 inline Family family_6_1()
 {
 	Btf b = {};
@@ -175,7 +175,7 @@ inline Family family_6_18()
 	b.pg_head = 6, b.pg_reserved = 13, b.pg_swapbacked = 17, b.pg_owner_priv_1 = 10;
 	b.pg_lru = 5, b.pg_movable_ops = 3;
 	b.scheme = Scheme::kByte, b.pgty_large_kmalloc = true;
-	b.vmemmap_base = kVmemmap4;	// the base measured on the 6.18 machine (section 9)
+	b.vmemmap_base = kVmemmap4;	// the base measured on the 6.18 machine (docs/page-classes.md section 8)
 	return {"v6_18", detect(b), HugetlbMark::kType, ZsmallocMark::kTypeAndFlag,
 		false, true, true, true, false, 8, 9};
 }
@@ -319,7 +319,7 @@ inline u64 tail_word(const Family &fam, u64 head_pfn, unsigned order)
 	return vaddr(fam.f, head_pfn) | 1;
 }
 
-// Write the folio order into page[1] the way fam's kernel does (kernel-pages.md 1.2).
+// Write the folio order into page[1] the way fam's kernel does (docs/page-classes.md 3.4).
 inline void set_order(const Family &fam, Page &p1, unsigned order)
 {
 	if (fam.f.has_dtor)	// page[1].compound_order, the byte at head + 81
