@@ -108,5 +108,40 @@ if [ -w /dev/full ]; then
 		bad "--runs on a full disk: exit $rc" "$(cat "$tmp/err")"
 fi
 
+# ---- exit codes of output errors (issue 7, item 13): a file that cannot be used is bad input,
+# exit 2; a write that fails (full disk, file size limit) is a run-time failure, exit 1 ----
+if [ -w /dev/full ]; then
+	"$memstat" --format csv >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "failed to write output: No space left" "$tmp/err" &&
+		ok "csv header on a full disk: exit 1" || bad "csv header on a full disk: exit $rc" "$(cat "$tmp/err")"
+	run "-o /dev/full (not a regular file)" 2 "$memstat" -o /dev/full
+	one_line_err "-o /dev/full" "refusing to write /dev/full: not a regular file"
+fi
+# writing the header of a new log fails (RLIMIT_FSIZE 0, SIGXFSZ ignored: EFBIG; kpageflags,
+# since the bpf backend's memfd probe is held to the limit too): exit 1, and
+# the file memstat created for it is not left behind (stderr goes through a pipe: the limit
+# applies to files only)
+err=$( (trap '' XFSZ; ulimit -f 0; exec "$memstat" --backend kpageflags -o "$tmp/new.csv") 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 1 ] && grep -q "failed to write $tmp/new.csv: File too large" <<<"$err" &&
+	ok "log header write error: exit 1" || bad "log header write error: exit $rc, expected 1" "$err"
+[ ! -e "$tmp/new.csv" ] && ok "log header write error: no empty log left" || bad "empty log left behind"
+
+# ---- a --json error carries its reason (issue 7, item 13): /proc/kpageflags made unopenable
+# in a private mount namespace (a socket bound over it: open gives ENXIO) ----
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/sock"
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c 'mount --bind "$1" /proc/kpageflags && exec "$2" --backend kpageflags --json' \
+		sh "$tmp/sock" "$memstat" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] && python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]
+assert e == "failed to open /proc/kpageflags: No such device or address", e' "$tmp/out" &&
+		ok "walk failure with --json: the reason in the JSON (exit 1)" ||
+		bad "walk failure with --json: exit $rc" "$(cat "$tmp/out" "$tmp/err")"
+else
+	echo "skip walk failure with --json: unshare -m is not permitted here"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -48,8 +48,9 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 	return mi->mem_total > 0 ? 0 : -EINVAL;
 }
 
+/* missing: the meminfo field that is absent when kb < 0 */
 static void row(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
-		long long kb, long page_kb, long long total_pages)
+		long long kb, const char *missing, long page_kb, long long total_pages)
 {
 	struct ms_recon_row *r = &rc->row[rc->n++];
 
@@ -57,9 +58,12 @@ static void row(struct ms_recon *rc, const char *name, const char *field, __u64 
 	r->field = field;
 	r->walk = walk;
 	r->meminfo = kb < 0 ? -1 : kb / page_kb;
+	r->missing = kb < 0 ? missing : NULL;
 	r->diff = r->meminfo < 0 ? 0 : (long long)walk - r->meminfo;
 	r->diff_pct = total_pages > 0 ? 100.0 * (double)r->diff / (double)total_pages : 0;
-	r->ok = r->meminfo >= 0 && (r->diff < 0 ? -r->diff_pct : r->diff_pct) <= MS_RECON_TOLERANCE_PCT;
+	/* a counter this kernel does not have cannot disagree: the row is n/a, not a mismatch */
+	r->ok = r->meminfo < 0 ||
+		(r->diff < 0 ? -r->diff_pct : r->diff_pct) <= MS_RECON_TOLERANCE_PCT;
 	if (!r->ok)
 		rc->all_ok = false;
 }
@@ -67,6 +71,12 @@ static void row(struct ms_recon *rc, const char *name, const char *field, __u64 
 static long long sum_kb(long long a, long long b)
 {
 	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+/* The first of the fields of Cached+Buffers+SwapCached that the kernel lacks. */
+static const char *file_pages_missing(const struct ms_meminfo *mi)
+{
+	return mi->cached < 0 ? "Cached" : mi->buffers < 0 ? "Buffers" : "SwapCached";
 }
 
 void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long page_kb,
@@ -83,32 +93,33 @@ void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long p
 	 * (adjust_managed_page_count()): then compare without the offline pages.
 	 */
 	row(rc, "Total - reserved", "MemTotal", r->total - s[MS_KERNEL_RESERVED], mi->mem_total,
-	    page_kb, tot);
+	    "MemTotal", page_kb, tot);
 	if (!rc->row[0].ok && s[MS_KERNEL_OFFLINE]) {
 		rc->n = 0;
 		rc->all_ok = true;
 		row(rc, "Total - reserved - offline", "MemTotal",
 		    r->total - s[MS_KERNEL_RESERVED] - s[MS_KERNEL_OFFLINE], mi->mem_total,
-		    page_kb, tot);
+		    "MemTotal", page_kb, tot);
 	}
 	/* NR_FREE_PAGES: buddy blocks, unaccepted blocks and (lazy init) uninitialised pages;
 	 * pages on per-cpu lists are not in it */
 	row(rc, "Free (buddy, uninitialised, unaccepted)", "MemFree",
-	    s[MS_FREE_BUDDY] + s[MS_FREE_UNINIT] + s[MS_FREE_UNACCEPTED], mi->mem_free, page_kb, tot);
+	    s[MS_FREE_BUDDY] + s[MS_FREE_UNINIT] + s[MS_FREE_UNACCEPTED], mi->mem_free, "MemFree", page_kb, tot);
 	/* NR_ANON_MAPPED */
 	row(rc, "Anon", "AnonPages", s[MS_ANON] + s[MS_ANON_SWAPCACHE] + s[MS_ANON_KSM],
-	    mi->anon_pages, page_kb, tot);
-	row(rc, "Shmem", "Shmem", s[MS_SHMEM], mi->shmem, page_kb, tot);
+	    mi->anon_pages, "AnonPages", page_kb, tot);
+	row(rc, "Shmem", "Shmem", s[MS_SHMEM], mi->shmem, "Shmem", page_kb, tot);
 	/* NR_FILE_PAGES = Cached + Buffers + SwapCached: all page cache and swap cache */
 	row(rc, "Page cache + Exec + Shmem + swap cache", "Cached+Buffers+SwapCached",
 	    s[MS_FILE] + s[MS_EXEC] + s[MS_FILE_BUFFERS] + s[MS_FILE_SWAPCACHE] + s[MS_SHMEM] +
 	    s[MS_ANON_SWAPCACHE],
-	    sum_kb(sum_kb(mi->cached, mi->buffers), mi->swap_cached), page_kb, tot);
+	    sum_kb(sum_kb(mi->cached, mi->buffers), mi->swap_cached), file_pages_missing(mi),
+	    page_kb, tot);
 	/* NR_SLAB_*_B: slab pages and kmalloc_large pages */
 	row(rc, "Kernel slab + large kmalloc", "Slab",
-	    s[MS_KERNEL_SLAB] + s[MS_KERNEL_LARGE_KMALLOC], mi->slab, page_kb, tot);
+	    s[MS_KERNEL_SLAB] + s[MS_KERNEL_LARGE_KMALLOC], mi->slab, "Slab", page_kb, tot);
 	row(rc, "Kernel page tables", "PageTables", s[MS_KERNEL_PAGETABLE], mi->page_tables,
-	    page_kb, tot);
+	    "PageTables", page_kb, tot);
 	row(rc, "Hugetlb", "Hugetlb", s[MS_HUGETLB] + s[MS_HUGETLB_FREE],
-	    mi->hugetlb < 0 ? 0 : mi->hugetlb, page_kb, tot);
+	    mi->hugetlb < 0 ? 0 : mi->hugetlb, "Hugetlb", page_kb, tot);
 }

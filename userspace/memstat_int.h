@@ -42,8 +42,18 @@ struct ms_ranges {
 	__u64 pages;
 };
 int ms_ranges_from_iomem(const char *path, struct ms_ranges *out);
+/* The System RAM ranges of an iomem file alone, offline blocks not removed. */
+int ms_ranges_parse_iomem(const char *path, struct ms_ranges *out);
 int ms_ranges_drop_offline(struct ms_ranges *r, const char *sysdir);
 void ms_ranges_free(struct ms_ranges *r);
+
+/* A zone of /proc/zoneinfo: pfns [start, end) of node's zone name. */
+struct ms_zone {
+	int node;
+	char name[16];
+	__u64 start, end;
+};
+int ms_zones_read(const char *path, struct ms_zone **out, size_t *n);
 
 /* The result of one walk. */
 struct ms_result {
@@ -133,9 +143,10 @@ struct ms_recon_row {
 	const char *field;	/* the meminfo counter(s) it should match */
 	__u64 walk;		/* pages */
 	long long meminfo;	/* pages, -1 when the counter is absent */
+	const char *missing;	/* the absent meminfo field (the row is n/a), or NULL */
 	long long diff;		/* walk - meminfo, pages */
 	double diff_pct;	/* of MemTotal */
-	bool ok;		/* |diff| <= 0.5% of MemTotal */
+	bool ok;		/* not a mismatch: |diff| <= 0.5% of MemTotal, or n/a */
 };
 #define MS_RECON_MAX 8
 #define MS_RECON_TOLERANCE_PCT 0.5
@@ -210,6 +221,9 @@ const char *ms_missing_capability(void);
 
 /* Errors: "memstat: " + message, one line, on stderr. */
 void ms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The last message ms_err() printed ("" if none), for the reason of a --json error. */
+const char *ms_last_error(void);
+void ms_clear_last_error(void);
 double ms_now_ms(void);
 
 #endif /* MEMSTAT_INT_H */

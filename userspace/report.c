@@ -92,8 +92,9 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 		const struct ms_recon_row *w = &rc->row[i];
 
 		if (w->meminfo < 0) {
-			fprintf(out, "%-40s %12llu %13s %10s %8s  %-26s %s\n", w->name,
-				(unsigned long long)w->walk, "-", "-", "-", w->field, "ABSENT");
+			fprintf(out, "%-40s %12llu %13s %10s %8s  %-26s n/a, the kernel has no %s\n",
+				w->name, (unsigned long long)w->walk, "-", "-", "-", w->field,
+				w->missing ? w->missing : w->field);
 			continue;
 		}
 		fprintf(out, "%-40s %12llu %13lld %+10lld %+7.3f%%  %-26s %s\n", w->name,
@@ -189,15 +190,23 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 			ms_json_string(out, w->name);
 			fputs(",\"meminfo_field\":", out);
 			ms_json_string(out, w->field);
-			if (w->meminfo < 0)
+			if (w->meminfo < 0) {
+				char reason[128];
+
+				snprintf(reason, sizeof(reason), "the kernel has no %s",
+					 w->missing ? w->missing : w->field);
 				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_pages\":null,"
-					"\"diff_pages\":null,\"diff_pct\":null,\"ok\":false}",
-					(unsigned long long)w->walk);
-			else
+					"\"diff_pages\":null,\"diff_pct\":null,\"ok\":true,"
+					"\"status\":\"n/a\",\"reason\":", (unsigned long long)w->walk);
+				ms_json_string(out, reason);
+				fputc('}', out);
+			} else {
 				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_pages\":%lld,"
-					"\"diff_pages\":%lld,\"diff_pct\":%.4f,\"ok\":%s}",
+					"\"diff_pages\":%lld,\"diff_pct\":%.4f,\"ok\":%s,"
+					"\"status\":\"%s\"}",
 					(unsigned long long)w->walk, w->meminfo, w->diff, w->diff_pct,
-					w->ok ? "true" : "false");
+					w->ok ? "true" : "false", w->ok ? "ok" : "mismatch");
+			}
 		}
 		fputs("]}", out);
 	}

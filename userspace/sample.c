@@ -90,34 +90,73 @@ static char *csv_header_string(void)
 	return s;
 }
 
-/* Open (or create) the log for appending; CSV: write the header unless the file has it. */
+/*
+ * Exit code for a failed open(2) or mkstemp(3) of the output: a place that cannot be used (no
+ * such directory, no permission, read-only, a symbolic link, a directory) is bad input, 2; a
+ * failure of the system (full, out of quota, I/O error, out of memory or descriptors) is a
+ * run-time failure, 1.
+ */
+static int open_errno_exit(int err)
+{
+	switch (err) {
+	case ENOSPC:
+	case EDQUOT:
+	case EIO:
+	case ENOMEM:
+	case EMFILE:
+	case ENFILE:
+	case EINTR:
+	case EAGAIN:
+		return MS_EXIT_FAIL;
+	default:
+		return MS_EXIT_USAGE;
+	}
+}
+
+/*
+ * Open (or create) the log for appending; CSV: write the header unless the file has it.
+ * Returns an MS_EXIT_* code: 2 for a file that cannot be used, 1 when reading or writing it
+ * failed. A file this call created is removed again when its header cannot be written.
+ */
 static int open_append(struct ms_sink *s, char *why, size_t whylen)
 {
+	const int flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+	bool created = false;
 	struct stat st;
 	char *hdr;
-	int fd;
+	int fd, err;
 
-	fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	fd = open(s->path, flags);
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(s->path, flags | O_CREAT | O_EXCL, 0644);
+		created = fd >= 0;
+		if (fd < 0 && errno == EEXIST)	/* created by someone else meanwhile */
+			fd = open(s->path, flags);
+	}
 	if (fd < 0) {
-		int err = errno;
-
+		err = errno;
 		if (err == ELOOP)
 			snprintf(why, whylen, "refusing to write %s: it is a symbolic link", s->path);
 		else
 			snprintf(why, whylen, "failed to open %s: %s", s->path, strerror(err));
-		return -1;
+		return open_errno_exit(err);
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st)) {
+		snprintf(why, whylen, "failed to stat %s: %s", s->path, strerror(errno));
+		close(fd);
+		return MS_EXIT_FAIL;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		snprintf(why, whylen, "refusing to write %s: not a regular file", s->path);
 		close(fd);
-		return -1;
+		return MS_EXIT_USAGE;
 	}
 	if (s->fmt == MS_FMT_CSV) {
 		hdr = csv_header_string();
 		if (!hdr) {
 			snprintf(why, whylen, "out of memory");
 			close(fd);
-			return -1;
+			return MS_EXIT_FAIL;
 		}
 		if (st.st_size > 0) {
 			char line[8192];
@@ -130,19 +169,21 @@ static int open_append(struct ms_sink *s, char *why, size_t whylen)
 					close(rd);
 				free(hdr);
 				close(fd);
-				return -1;
+				return MS_EXIT_USAGE;
 			}
 			close(rd);
-		} else if (write_all(fd, hdr, strlen(hdr))) {
-			snprintf(why, whylen, "failed to write %s: %s", s->path, strerror(errno));
+		} else if ((err = write_all(fd, hdr, strlen(hdr)))) {
+			snprintf(why, whylen, "failed to write %s: %s", s->path, strerror(-err));
 			free(hdr);
+			if (created)
+				unlink(s->path);
 			close(fd);
-			return -1;
+			return MS_EXIT_FAIL;
 		}
 		free(hdr);
 	}
 	s->fd = fd;
-	return 0;
+	return MS_EXIT_OK;
 }
 
 /* Prometheus textfile: the target may not be a symlink or a directory; its directory writable. */
@@ -155,23 +196,26 @@ static int check_prom_target(struct ms_sink *s, char *why, size_t whylen)
 	if (lstat(s->path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		snprintf(why, whylen, "refusing to replace %s: %s", s->path,
 			 S_ISLNK(st.st_mode) ? "it is a symbolic link" : "not a regular file");
-		return -1;
+		return MS_EXIT_USAGE;
 	}
 	if (snprintf(tmpl, sizeof(tmpl), "%s.tmp.XXXXXX", s->path) >= (int)sizeof(tmpl)) {
 		snprintf(why, whylen, "output path too long");
-		return -1;
+		return MS_EXIT_USAGE;
 	}
 	fd = mkstemp(tmpl);
 	if (fd < 0) {
+		int err = errno;
+
 		snprintf(why, whylen, "failed to create a file beside %s: %s", s->path,
-			 strerror(errno));
-		return -1;
+			 strerror(err));
+		return open_errno_exit(err);
 	}
 	close(fd);
 	unlink(tmpl);
-	return 0;
+	return MS_EXIT_OK;
 }
 
+/* Returns an MS_EXIT_* code (2: the output cannot be used; 1: writing it failed). */
 int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
 {
 	struct winsize ws;
@@ -191,10 +235,10 @@ int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
 			free(hdr);
 			if (err) {
 				snprintf(why, whylen, "failed to write output: %s", strerror(-err));
-				return -1;
+				return MS_EXIT_FAIL;
 			}
 		}
-		return 0;
+		return MS_EXIT_OK;
 	}
 	if (s->fmt == MS_FMT_PROM)
 		return check_prom_target(s, why, whylen);
@@ -339,9 +383,9 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 		if (reopen_requested && sink->path && sink->fmt != MS_FMT_PROM) {
 			reopen_requested = 0;
 			ms_sink_close(sink);
-			if (ms_sink_open(sink, why, sizeof(why))) {
+			ret = ms_sink_open(sink, why, sizeof(why));
+			if (ret) {
 				ms_err("%s", why);
-				ret = MS_EXIT_FAIL;
 				break;
 			}
 		}

@@ -59,15 +59,27 @@ __u64 ms_class_pages(const struct ms_result *r, enum ms_class c)
 	return n;
 }
 
+/* The last message ms_err() printed: the reason a --json error object carries. */
+static char last_error[1024];
+
 void ms_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("memstat: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "memstat: %s\n", last_error);
+}
+
+const char *ms_last_error(void)
+{
+	return last_error;
+}
+
+void ms_clear_last_error(void)
+{
+	last_error[0] = '\0';
 }
 
 double ms_now_ms(void)
