@@ -78,6 +78,13 @@ MS_INLINE void ms_features_from_facts(const struct ms_kernel_facts *k, struct ms
 	f->type_scheme = k->type_scheme;
 	for (i = 0; i < MS_NR_PTYPES; i++)
 		f->ptype[i] = 0;
+	if (k->type_scheme == MS_PT_INVERTED_BITS && k->ptype[MS_T_BUDDY]) {
+		/* the kernel module asked the kernel's own helpers (kmod/kfeatures.h): take them */
+		f->pt_base = 0xf0000000u;
+		for (i = MS_T_BUDDY; i < MS_NR_PTYPES; i++)
+			f->ptype[i] = k->ptype[i];
+		return;
+	}
 	if (k->type_scheme == MS_PT_INVERTED_BITS) {
 		f->pt_base = 0xf0000000u;
 		f->ptype[MS_T_BUDDY] = 0x80;

@@ -121,6 +121,7 @@ struct ms_features {
 	 */
 	__u32 ptype[MS_NR_PTYPES];
 	__u32 pt_base;		/* 0xf0000000 (bits) or PAGE_TYPE_BASE (6.11 enum) */
+	__u32 _pad2;		/* explicit: the module copies this struct to user space */
 	__u64 vmemmap_base;	/* virtual address of the struct page of pfn 0 */
 	/* MS_PT_UPPER_BYTE: the enum ms_ptype of type byte 0xf0 + i (MS_T_UNKNOWN if none) */
 	__u8 s3_type[16];
@@ -219,6 +220,14 @@ struct ms_mapping_facts {
  */
 #define MS_KMOD_DEVICE		"/dev/memstat"
 #define MS_KMOD_NEW_RANGE	0x1
+/*
+ * allpages --raw-pointers: records keep the struct page words that hold kernel pointers
+ * (compound_head/lru, mapping, private, memcg_data). Without it they read 0, for they reveal
+ * the KASLR layout; the module refuses it (EPERM) when the kernel is locked down for
+ * confidentiality.
+ */
+#define MS_KMOD_RAW_POINTERS	0x2
+#define MS_KMOD_FLAGS		(MS_KMOD_NEW_RANGE | MS_KMOD_RAW_POINTERS)
 struct ms_kmod_walk {
 	__u64 start_pfn;	/* in */
 	__u64 end_pfn;		/* in: at most MS_SECTION_PAGES after start_pfn */
@@ -233,5 +242,21 @@ struct ms_kmod_walk {
 #define MS_KMOD_IOC_WALK	_IOWR('M', 0x31, struct ms_kmod_walk)
 /* the module's struct ms_features (from the headers it was built against) */
 #define MS_KMOD_IOC_FEATURES	_IOR('M', 0x32, struct ms_features)
+
+/*
+ * The structs the module copies to user space have no implicit padding, so no byte of kernel
+ * memory can ride along (C11 static assertions; the BPF and C++ builds check them too).
+ */
+#ifdef __cplusplus
+#define MS_STATIC_ASSERT static_assert
+#else
+#define MS_STATIC_ASSERT _Static_assert
+#endif
+MS_STATIC_ASSERT(sizeof(struct ms_features) == 4 + 16 + 4 * MS_NR_PTYPES + 4 + 4 + 8 + 16,
+		 "struct ms_features has implicit padding");
+MS_STATIC_ASSERT(sizeof(struct ms_kmod_walk) == 3 * 8 + 2 * 4 + 8 * MS_COUNTS + 3 * 8,
+		 "struct ms_kmod_walk has implicit padding");
+MS_STATIC_ASSERT(sizeof(struct ms_page_rec) == 8 * 8 + 5 * 8 + 4 + 4,
+		 "struct ms_page_rec has implicit padding");
 
 #endif /* MEMSTAT_H */

@@ -1,23 +1,176 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * struct ms_features for the kernel module, from the headers it is built against: the module's
- * counterpart of bpf/core_fixes.bpf.h, which the BPF walker fills from BTF at run time. Every
- * difference cites the commit that made it (docs/page-classes.md sections 3 and 7).
+ * struct ms_features for the kernel module: the module's counterpart of bpf/core_fixes.bpf.h,
+ * which the BPF walker fills from BTF at run time (docs/page-classes.md section 3).
+ *
+ * Features are detected, not inferred from LINUX_VERSION_CODE: distributions backport changes
+ * without changing the version (the hugetlb page type of d99e3140a4d3 "mm: turn folio_test_hugetlb
+ * into a PageType" went into 6.6.30, and vendor kernels keep SUBLEVEL 0). So every encoding is
+ * asked of the kernel's own helpers, applied at load time to two synthetic struct pages (a head
+ * and its first tail, in module memory, never in vmemmap): which page_type value makes
+ * PageBuddy() true, which page[1] bit or byte makes PageHuge() true, where compound_order()
+ * finds the order. The answer is what the running kernel's code means, whatever its version.
+ *
+ * The only version tests left decide whether a helper exists at all (PageZsmalloc() and the
+ * others below), each with the commit that added it: a helper's absence is a compile error,
+ * not a silent misreading.
  */
 #ifndef MEMSTAT_KFEATURES_H
 #define MEMSTAT_KFEATURES_H
 
 #include <linux/version.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/page-flags.h>
 
-/* classify.h reads 64-byte struct pages (mm_types.h without KMSAN and the like) */
+/* classify.h reads 64-byte struct pages at these word offsets (mm_types.h, 6.1 to 7.x) */
 static_assert(sizeof(struct page) == 64, "memstat supports only 64-byte struct page");
+static_assert(offsetof(struct page, flags) == MS_W_FLAGS * 8, "struct page: flags");
+static_assert(offsetof(struct page, mapping) == MS_W_MAPPING * 8, "struct page: mapping");
+static_assert(offsetof(struct page, private) == MS_W_PRIVATE * 8, "struct page: private");
+static_assert(offsetof(struct page, page_type) == MS_W_TYPE * 8, "struct page: page_type");
+static_assert(offsetof(struct page, _refcount) == MS_W_TYPE * 8 + 4, "struct page: _refcount");
+#ifdef CONFIG_MEMCG
+static_assert(offsetof(struct page, memcg_data) == MS_W_MEMCG * 8, "struct page: memcg_data");
+#endif
+/* page-flag bit numbers are kept in a byte and tested in a 64-bit word */
+static_assert(PG_head < 64 && PG_reserved < 64 && PG_swapbacked < 64 &&
+	      PG_owner_priv_1 < 64 && PG_lru < 64, "a page flag bit does not fit");
 
-/* What this kernel has, from its headers; classify.h's ms_features_from_facts() does the rest. */
-static inline void ms_kmod_features(struct ms_features *f)
+/* the synthetic head and first tail the probes run on */
+struct ms_probe {
+	struct page pg[2];
+};
+
+/* word i of a struct page (flags is a struct on 7.x: the words are what classify.h reads) */
+static unsigned long *ms_probe_word(struct page *p, unsigned int i)
 {
+	return (unsigned long *)p + i;
+}
+
+static void ms_probe_reset(struct ms_probe *s)
+{
+	memset(s, 0, sizeof(*s));
+	*ms_probe_word(&s->pg[0], MS_W_FLAGS) = 1UL << PG_head;
+	s->pg[0].page_type = UINT_MAX;		/* _mapcount -1: untyped, as after init */
+	atomic_set(&s->pg[0]._refcount, 1);
+	/* page[1]: a tail of page[0] (word 1: compound_head / compound_info, bit 0) */
+	*ms_probe_word(&s->pg[1], MS_W_HEAD) = (unsigned long)&s->pg[0] + 1;
+	s->pg[1].page_type = UINT_MAX;
+}
+
+/*
+ * The page_type values to try, per encoding: an upper-byte type (4ffca5a96678, v6.12; the low
+ * 24 bits are the owner's, set here so that no inverted-bit test can take the value for one of
+ * its own), or one inverted bit below PAGE_TYPE_BASE (<= 6.11).
+ */
+static u32 ms_probe_type(bool upper, unsigned int i)
+{
+	return upper ? ((0xf0u + i) << 24) | 0xffffff : ~(1u << i);
+}
+
+/* The page_type value that makes test() true on the head, or 0 when none does. */
+static u32 ms_probe_ptype(struct ms_probe *s, bool upper, bool (*test)(struct page *))
+{
+	unsigned int i;
+
+	for (i = 0; i < (upper ? 15 : 31); i++) {
+		ms_probe_reset(s);
+		s->pg[0].page_type = ms_probe_type(upper, i);
+		if (test(&s->pg[0]))
+			return s->pg[0].page_type;
+	}
+	return 0;
+}
+
+/* A page flag bit that makes test() true, on the head (page 0) or page[1]; MS_NO_BIT if none. */
+static u8 ms_probe_flag(struct ms_probe *s, int page, bool (*test)(struct page *))
+{
+	unsigned int bit;
+
+	for (bit = 0; bit < BITS_PER_LONG; bit++) {
+		if (page == 0 && bit == PG_head)
+			continue;
+		ms_probe_reset(s);
+		*ms_probe_word(&s->pg[page], MS_W_FLAGS) |= 1UL << bit;
+		if (test(&s->pg[0]))
+			return bit;
+	}
+	return MS_NO_BIT;
+}
+
+/* The kernel's helpers, as bool functions of a page (their signatures differ by version). */
+static bool ms_t_buddy(struct page *p) { return PageBuddy(p); }
+static bool ms_t_offline(struct page *p) { return PageOffline(p); }
+static bool ms_t_table(struct page *p) { return PageTable(p); }
+static bool ms_t_guard(struct page *p) { return PageGuard(p); }
+static bool ms_t_slab(struct page *p) { return PageSlab(p); }
+static bool ms_t_huge(struct page *p) { return PageHuge(p); }
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+/* "mm/zsmalloc: use a proper page type" (v6.11) */
+static bool ms_t_zsmalloc(struct page *p) { return PageZsmalloc(p); }
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+/* PageUnaccepted(): a page type from v6.12 (docs/page-classes.md section 3.3) */
+static bool ms_t_unaccepted(struct page *p) { return PageUnaccepted(p); }
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+/* PGTY_large_kmalloc (v6.18) */
+static bool ms_t_large_kmalloc(struct page *p) { return PageLargeKmalloc(p); }
+#endif
+
+/*
+ * The encoding of page types, from the page_type value PageBuddy() answers to: an upper-byte
+ * type (v6.12+), or an inverted bit under PAGE_TYPE_BASE, whose bits are those that PageBuddy()
+ * needs set (0xf0000000 up to 6.10, 0x80000000 in 6.11). Returns the buddy value, 0 for none.
+ */
+static u32 ms_probe_scheme(struct ms_probe *s, struct ms_kernel_facts *k)
+{
+	unsigned int bit;
+	u32 buddy;
+
+	buddy = ms_probe_ptype(s, true, ms_t_buddy);
+	if (buddy) {
+		k->type_scheme = MS_PT_UPPER_BYTE;
+		return buddy;
+	}
+	buddy = ms_probe_ptype(s, false, ms_t_buddy);
+	if (!buddy)
+		return 0;
+	k->pt_base = 0;
+	for (bit = 0; bit < 32; bit++) {
+		if (!(buddy & (1u << bit)))
+			continue;
+		ms_probe_reset(s);
+		s->pg[0].page_type = buddy & ~(1u << bit);
+		if (!ms_t_buddy(&s->pg[0]))
+			k->pt_base |= 1u << bit;
+	}
+	k->type_scheme = k->pt_base == 0xf0000000u ? MS_PT_INVERTED_BITS : MS_PT_INVERTED_ENUM;
+	return buddy;
+}
+
+/* A probed page_type value as struct ms_kernel_facts keeps it: the type byte or the bit. */
+static u32 ms_probe_value(const struct ms_kernel_facts *k, u32 pt)
+{
+	if (!pt)
+		return 0;
+	return k->type_scheme == MS_PT_UPPER_BYTE ? pt >> 24 : ~pt & ~k->pt_base;
+}
+
+/* The probed value of the page type test() answers to, in this kernel's encoding. */
+static u32 ms_probe_typed(struct ms_probe *s, const struct ms_kernel_facts *k,
+			  bool (*test)(struct page *))
+{
+	return ms_probe_value(k, ms_probe_ptype(s, k->type_scheme == MS_PT_UPPER_BYTE, test));
+}
+
+/* What this kernel has, asked of its own helpers; classify.h's ms_features_from_facts() does the rest. */
+static int ms_kmod_features(struct ms_features *f)
+{
+	static struct ms_probe s;	/* 128 bytes, used only at load */
 	struct ms_kernel_facts k;
+	u32 buddy;
 
 	memset(&k, 0, sizeof(k));
 	memset(f, 0, sizeof(*f));
@@ -27,61 +180,75 @@ static inline void ms_kmod_features(struct ms_features *f)
 	k.pg_swapbacked = PG_swapbacked;
 	k.pg_owner_priv_1 = PG_owner_priv_1;
 	k.pg_lru = PG_lru;
-	k.pg_slab = MS_NO_BIT;
-	k.pg_hugetlb = MS_NO_BIT;
 	k.pg_movable_ops = MS_NO_BIT;
-	k.hugetlb_page_dtor = -1;
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 10, 0)
-	k.pg_slab = PG_slab;		/* "mm: free up PG_slab" (v6.10) made it a page type */
-#endif
-#if (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 30)) || \
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 9))
-	k.pg_hugetlb = PG_hugetlb;	/* 9c5ccf2db04b (v6.6) until d99e3140a4d3 (v6.9, 6.6.30) */
-#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
-	k.pg_movable_ops = PG_movable_ops;	/* movable_ops page migration rework (v6.17) */
-#endif
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
-	k.has_compound_dtor = 1;	/* ebc1baf5c9b4 moved the order to page[1].flags (v6.6) */
-	k.has_dtor_enum = 1;
-#ifdef CONFIG_HUGETLB_PAGE
-	k.hugetlb_page_dtor = HUGETLB_PAGE_DTOR;
-#endif
+	/* "mm/migration: rework movable_ops page migration" (v6.17): a page flag */
+	static_assert(PG_movable_ops < 64, "PG_movable_ops does not fit");
+	k.pg_movable_ops = PG_movable_ops;
 #endif
 
+	buddy = ms_probe_scheme(&s, &k);
+	if (!buddy)
+		return -ENODEV;	/* PageBuddy() answers to no page_type: not a layout we know */
+	k.ptype[MS_T_BUDDY] = ms_probe_value(&k, buddy);
+	k.ptype[MS_T_OFFLINE] = ms_probe_typed(&s, &k, ms_t_offline);
+	k.ptype[MS_T_TABLE] = ms_probe_typed(&s, &k, ms_t_table);
+	k.ptype[MS_T_GUARD] = ms_probe_typed(&s, &k, ms_t_guard);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	k.ptype[MS_T_ZSMALLOC] = ms_probe_typed(&s, &k, ms_t_zsmalloc);
+#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	/* 4ffca5a96678 "mm: support only one page_type per page" (v6.12): the top byte */
-	k.type_scheme = MS_PT_UPPER_BYTE;
-	k.ptype[MS_T_BUDDY] = PGTY_buddy;
-	k.ptype[MS_T_OFFLINE] = PGTY_offline;
-	k.ptype[MS_T_TABLE] = PGTY_table;
-	k.ptype[MS_T_GUARD] = PGTY_guard;
-	k.ptype[MS_T_HUGETLB] = PGTY_hugetlb;
-	k.ptype[MS_T_SLAB] = PGTY_slab;
-	k.ptype[MS_T_ZSMALLOC] = PGTY_zsmalloc;
-	k.ptype[MS_T_UNACCEPTED] = PGTY_unaccepted;
+	k.ptype[MS_T_UNACCEPTED] = ms_probe_typed(&s, &k, ms_t_unaccepted);
+#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
-	k.ptype[MS_T_LARGE_KMALLOC] = PGTY_large_kmalloc;	/* in 6.18, not in 6.12 */
+	k.ptype[MS_T_LARGE_KMALLOC] = ms_probe_typed(&s, &k, ms_t_large_kmalloc);
 #endif
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-	/* 6.11: enum pagetype of inverted bits below PAGE_TYPE_BASE */
-	k.type_scheme = MS_PT_INVERTED_ENUM;
-	k.pt_base = PAGE_TYPE_BASE;
-	k.ptype[MS_T_BUDDY] = PG_buddy;
-	k.ptype[MS_T_OFFLINE] = PG_offline;
-	k.ptype[MS_T_TABLE] = PG_table;
-	k.ptype[MS_T_GUARD] = PG_guard;
-	k.ptype[MS_T_HUGETLB] = PG_hugetlb;
-	k.ptype[MS_T_SLAB] = PG_slab;
-	k.ptype[MS_T_ZSMALLOC] = PG_zsmalloc;
-#else
-	k.type_scheme = MS_PT_INVERTED_BITS;	/* <= 6.10: macros, which classify.h knows */
-#endif
+
+	/* slab: a page type ("mm: free up PG_slab", v6.10) or the PG_slab flag before it */
+	k.ptype[MS_T_SLAB] = ms_probe_typed(&s, &k, ms_t_slab);
+	k.pg_slab = k.ptype[MS_T_SLAB] ? MS_NO_BIT : ms_probe_flag(&s, 0, ms_t_slab);
+
+	/*
+	 * hugetlb, in the order the kernel moved it: a page type on the head (d99e3140a4d3, v6.9 and
+	 * 6.6.30+), PG_hugetlb in page[1].flags (9c5ccf2db04b, v6.6), or HUGETLB_PAGE_DTOR in
+	 * page[1].compound_dtor (<= 6.5). None of them: no CONFIG_HUGETLB_PAGE.
+	 */
+	k.pg_hugetlb = MS_NO_BIT;
+	k.hugetlb_page_dtor = -1;
+	k.has_dtor_enum = 1;		/* the probe knows: no answer means no hugetlb */
+	k.ptype[MS_T_HUGETLB] = ms_probe_typed(&s, &k, ms_t_huge);
+	if (!k.ptype[MS_T_HUGETLB])
+		k.pg_hugetlb = ms_probe_flag(&s, 1, ms_t_huge);
+	if (!k.ptype[MS_T_HUGETLB] && k.pg_hugetlb == MS_NO_BIT) {
+		unsigned int v;
+
+		for (v = 1; v < 256; v++) {
+			ms_probe_reset(&s);
+			((u8 *)&s.pg[1])[16] = v;	/* compound_dtor: the byte at +80 of the head */
+			if (ms_t_huge(&s.pg[0])) {
+				k.hugetlb_page_dtor = v;
+				break;
+			}
+		}
+	}
+
+	/* the folio order: page[1].compound_order (the byte at +81, <= 6.5) or its flags' low byte */
+	ms_probe_reset(&s);
+	((u8 *)&s.pg[1])[17] = 5;
+	k.has_compound_dtor = compound_order(&s.pg[0]) == 5;
+	if (!k.has_compound_dtor) {
+		ms_probe_reset(&s);
+		*ms_probe_word(&s.pg[1], MS_W_FLAGS) |= 5;
+		if (compound_order(&s.pg[0]) != 5)
+			return -ENODEV;	/* the order is in neither place classify.h reads */
+	}
+
 	ms_features_from_facts(&k, f);
 	f->vmemmap_base = (unsigned long)vmemmap;
 #ifdef CONFIG_MEMCG
 	f->memcg_kind = MS_MEMCG_PER_POINTER;	/* memstat_main.c memcg_cgroup_id() */
 #endif
+	return 0;
 }
 
 #endif /* MEMSTAT_KFEATURES_H */

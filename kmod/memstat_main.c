@@ -23,6 +23,7 @@
 #include <linux/mutex.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/threads.h>
 #include <linux/uaccess.h>
@@ -69,6 +70,7 @@ struct ms_kwalk {
 	u64 last_memcg_data, last_cgroup;	/* the previous folio's memcg_data and its id */
 	u32 own_dev, own_sub, own_order, own_role_head;
 	struct ms_page_rec *recs;	/* one section's records, copied out at the end of a call */
+	bool raw_pointers;	/* this call's records keep the pointer words (MS_KMOD_RAW_POINTERS) */
 	u64 batch[MS_BATCH_PAGES * MS_PAGE_WORDS];	/* 64 struct pages, copied at once */
 };
 
@@ -136,11 +138,55 @@ static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 	return facts_slot(ctx, mapping)->flags;
 }
 
+/* Record the VM_EXEC file mappings of one mm, giving way to writers of its mmap_lock. */
+static int collect_exec_mm(struct ms_kwalk *k, struct mm_struct *mm)
+{
+	unsigned long addr = 0;
+	int err = 0;
+
+	for (;;) {
+		struct vm_area_struct *vma;
+		bool contended = false;
+
+		if (mmap_read_lock_killable(mm))
+			return -EINTR;
+		{
+			VMA_ITERATOR(vmi, mm, addr);
+
+			for_each_vma(vmi, vma) {
+				addr = vma->vm_end;
+				if ((vma->vm_flags & VM_EXEC) && vma->vm_file) {
+					if (xa_err(xa_store(&k->exec_set,
+							    (unsigned long)vma->vm_file->f_mapping >> 3,
+							    xa_mk_value(1), GFP_KERNEL)))
+						err = -ENOMEM;
+					k->exec_mappings++;
+				}
+				/*
+				 * As the kernel's task_vma iterator (kernel/bpf/task_iter.c) does: let
+				 * a waiting writer in, then go on from the end of this vma.
+				 */
+				if (mmap_lock_is_contended(mm)) {
+					contended = true;
+					break;
+				}
+			}
+		}
+		mmap_read_unlock(mm);
+		if (!contended || err)
+			return err;
+		cond_resched();
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+}
+
 /*
- * Every address_space some process maps VM_EXEC, under each mm's mmap_lock, taken killable
- * as the kernel's own task_vma iterator and /proc/PID/maps take it. The mms are pinned under
- * RCU first; when there are more processes than room, all are let go and the room doubled,
- * so that no process is left out (an incomplete exec set would misclassify).
+ * Every address_space some process maps VM_EXEC (an incomplete set would misclassify). The
+ * mm_structs are held only by mmgrab() (mm_count) while the list is built under RCU, so no
+ * address space is kept alive by memstat; each is pinned with mmget_not_zero() just for its
+ * own vma walk, and one that exited in between is skipped (its mappings are gone). When there
+ * are more processes than room, all are let go and the room doubled, so none is left out.
  */
 static int collect_exec(struct ms_kwalk *k)
 {
@@ -162,11 +208,17 @@ static int collect_exec(struct ms_kwalk *k)
 		for_each_process(p) {
 			struct mm_struct *mm;
 
+			if (p->flags & PF_KTHREAD)
+				continue;
 			if (n == room) {
 				full = true;
 				break;
 			}
-			mm = get_task_mm(p);	/* NULL for kernel threads */
+			task_lock(p);
+			mm = p->mm;
+			if (mm)
+				mmgrab(mm);
+			task_unlock(p);
 			if (mm)
 				mms[n++] = mm;
 		}
@@ -174,7 +226,7 @@ static int collect_exec(struct ms_kwalk *k)
 		if (!full)
 			break;
 		for (i = 0; i < n; i++)
-			mmput(mms[i]);
+			mmdrop(mms[i]);
 		kvfree(mms);
 		if (room >= PID_MAX_LIMIT)
 			return -E2BIG;
@@ -182,23 +234,11 @@ static int collect_exec(struct ms_kwalk *k)
 		cond_resched();
 	}
 	for (i = 0; i < n; i++) {
-		struct vm_area_struct *vma;
-
-		if (!mmap_read_lock_killable(mms[i])) {
-			VMA_ITERATOR(vmi, mms[i], 0);
-
-			for_each_vma(vmi, vma) {
-				if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
-					continue;
-				if (xa_err(xa_store(&k->exec_set,
-						    (unsigned long)vma->vm_file->f_mapping >> 3,
-						    xa_mk_value(1), GFP_KERNEL)))
-					err = -ENOMEM;
-				k->exec_mappings++;
-			}
-			mmap_read_unlock(mms[i]);
+		if (!err && mmget_not_zero(mms[i])) {
+			err = collect_exec_mm(k, mms[i]);
+			mmput(mms[i]);
 		}
-		mmput(mms[i]);
+		mmdrop(mms[i]);
 		cond_resched();
 	}
 	kvfree(mms);
@@ -305,6 +345,10 @@ static void record(struct ms_kwalk *k, u64 pfn, u64 start_pfn, const u64 *p)
 	k->counts[k->own_sub & (MS_COUNTS - 1)]++;
 	k->cursor = pfn + 1;
 	memcpy(r->w, p, sizeof(r->w));
+	if (!k->raw_pointers) {
+		/* kernel addresses (KASLR): lru / compound_head, mapping, private, memcg_data */
+		r->w[1] = r->w[2] = r->w[MS_W_MAPPING] = r->w[MS_W_PRIVATE] = r->w[MS_W_MEMCG] = 0;
+	}
 	r->sub = k->own_sub;
 	r->order = k->own_order;
 	r->head_pfn = k->own_start;
@@ -376,8 +420,15 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	u64 n;
 
 	if (cmd == MS_KMOD_IOC_FEATURES) {
-		struct ms_features f = k->f;
+		struct ms_features f;
 
+		/*
+		 * memstat.h asserts that struct ms_features has no implicit padding, so every byte
+		 * copied out is a field; the reserved ones are zeroed here, not trusted.
+		 */
+		memcpy(&f, &k->f, sizeof(f));
+		memset(f._pad, 0, sizeof(f._pad));
+		f._pad2 = 0;
 		f.vmemmap_base = 0;	/* user space has no use for it, and it reveals KASLR */
 		return copy_to_user((void __user *)arg, &f, sizeof(f)) ? -EFAULT : 0;
 	}
@@ -387,15 +438,26 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EFAULT;
 	if (req.end_pfn <= req.start_pfn || req.end_pfn - req.start_pfn > MS_SECTION_PAGES)
 		return -EINVAL;
+	if (req.flags & ~MS_KMOD_FLAGS)
+		return -EINVAL;		/* a flag this module does not know: refuse, never ignore */
+	if ((req.flags & MS_KMOD_RAW_POINTERS) && !req.recs)
+		return -EINVAL;
+	/* raw pointer words reveal the kernel's layout: refused under lockdown (confidentiality) */
+	if ((req.flags & MS_KMOD_RAW_POINTERS) && security_locked_down(LOCKDOWN_BPF_READ_KERNEL))
+		return -EPERM;
 	n = req.end_pfn - req.start_pfn;
 	dump = req.recs != 0;
-	if (dump && !k->recs) {
-		k->recs = vzalloc(MS_SECTION_PAGES * sizeof(struct ms_page_rec));
-		if (!k->recs)
-			return -ENOMEM;
-	}
 	if (!mutex_trylock(&k->lock))
 		return -EBUSY;	/* another thread is walking with this file */
+	/* under the lock: two threads on one file must not both allocate or free it */
+	if (dump && !k->recs) {
+		k->recs = vzalloc(MS_SECTION_PAGES * sizeof(struct ms_page_rec));
+		if (!k->recs) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	k->raw_pointers = req.flags & MS_KMOD_RAW_POINTERS;
 	if (!k->have_generation || req.generation != k->generation) {
 		ret = collect_exec(k);
 		if (ret)
@@ -476,7 +538,12 @@ static struct miscdevice ms_dev = {
 
 static int __init ms_init(void)
 {
-	ms_kmod_features(&ms_feat);
+	int err = ms_kmod_features(&ms_feat);
+
+	if (err) {
+		pr_err("memstat: this kernel's page layout is not one memstat knows\n");
+		return err;
+	}
 	return misc_register(&ms_dev);
 }
 

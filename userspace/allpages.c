@@ -631,6 +631,8 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 	d->feat = be.bpf ? ms_bpf_features(be.bpf) : ms_kmod_features(be.kmod);
+	if (be.kmod)
+		ms_kmod_set_raw_pointers(be.kmod, d->raw);
 	if (load_flag_names(d))
 		ms_err("kernel BTF has no enum pageflags: flags are printed as '?'");
 	load_zones(d);

@@ -18,7 +18,13 @@ struct ms_kmod {
 	struct ms_features feat;
 	__u32 generation;
 	struct ms_page_rec *recs;	/* one section's records (allpages, --runs) */
+	bool raw_pointers;		/* allpages --raw-pointers: ask for the pointer words */
 };
+
+void ms_kmod_set_raw_pointers(struct ms_kmod *k, bool raw)
+{
+	k->raw_pointers = raw;
+}
 
 int ms_kmod_open(struct ms_kmod **out, char *why, size_t whylen)
 {
@@ -90,7 +96,14 @@ int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_re
 			w.recs = recs ? (__u64)(unsigned long)k->recs : 0;
 			w.generation = k->generation;
 			w.flags = start != prev_end ? MS_KMOD_NEW_RANGE : 0;
+			if (recs && k->raw_pointers)
+				w.flags |= MS_KMOD_RAW_POINTERS;
 			if (ioctl(k->fd, MS_KMOD_IOC_WALK, &w)) {
+				if (errno == EPERM && (w.flags & MS_KMOD_RAW_POINTERS)) {
+					ms_err("the kernel is locked down (confidentiality): %s refuses "
+					       "--raw-pointers; run without it", MS_KMOD_DEVICE);
+					return MS_EXIT_PERM;
+				}
 				ms_err("failed to walk pfn %#llx with %s: %s%s", (unsigned long long)start,
 				       MS_KMOD_DEVICE, strerror(errno),
 				       errno == EBUSY ? " (another memstat is walking)" : "");

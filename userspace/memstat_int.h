@@ -110,6 +110,7 @@ int ms_kmod_open(struct ms_kmod **out, char *why, size_t whylen);
 int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_result *res,
 		 ms_run_fn run_fn, ms_page_fn page_fn, void *arg);
 const struct ms_features *ms_kmod_features(const struct ms_kmod *k);
+void ms_kmod_set_raw_pointers(struct ms_kmod *k, bool raw);
 void ms_kmod_free(struct ms_kmod *k);
 
 /* The backend asked for with --backend, and the one opened (neither: /proc/kpageflags). */
