@@ -226,6 +226,14 @@ MS_INLINE int ms_tail_head(const struct ms_features *f, __u64 pfn, const __u64 *
 	return 0;
 }
 
+/* Is h1, the struct page after the head at pfn, a tail of that head? */
+MS_INLINE int ms_is_tail_of(const struct ms_features *f, __u64 pfn, const __u64 *h1)
+{
+	__u64 hp = 0;
+
+	return (h1[MS_W_HEAD] & 1) && ms_head_of(f, pfn + 1, h1[MS_W_HEAD], &hp) && hp == pfn;
+}
+
 /* The folio order of a head page, from its first tail page's words h1 (NULL: unknown). */
 MS_INLINE __u32 ms_folio_order(const struct ms_features *f, const __u64 *h, const __u64 *h1)
 {
@@ -279,6 +287,14 @@ MS_INLINE __u32 ms_classify_head(const struct ms_features *f, __u64 pfn, const _
 		return MS_FREE_UNACCEPTED;
 	}
 	large = ms_flag(fl, f->pg_head);
+	/*
+	 * page[1] says the order (and, up to 6.8, whether it is hugetlb) only while it is a tail of
+	 * this head: in a torn read (the folio split or freed while read) it may hold anything, and
+	 * an order taken from it would skip up to 2^18 pages. Then the head counts alone and the
+	 * next page gets its own verdict.
+	 */
+	if (large && h1 && !ms_is_tail_of(f, pfn, h1))
+		h1 = 0;
 	order = large ? ms_folio_order(f, h, h1) : 0;
 	*npages = ms_run_len(pfn, order, MS_MAX_FOLIO_ORDER);
 

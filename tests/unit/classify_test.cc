@@ -453,6 +453,27 @@ TEST_P(EveryFamily, AnonThpCovers512Pages)
 	EXPECT_EQ(walk_runs(mm, 0x40000, 0x40200), "0x40000+512 ANON");
 }
 
+// A torn read: the head still says PG_head, but page[1] is no longer its tail (the folio was
+// split or freed and page[1] reused). Its order byte must not be trusted: the head counts alone
+// and the next pages get their own verdicts, instead of 2^18 pages being skipped.
+TEST_P(EveryFamily, HeadWhosePage1IsNotItsTailCountsAlone)
+{
+	Page &h = anon_thp(mm, 0x40000, 9);
+
+	set_order(fam, mm.page1(0x40000), 18);		// a stale order in page[1]
+	mm.page1(0x40000).word1(vaddr(fam.f, 0x3fe00) | 1);	// a tail of another head
+	EXPECT_EQ(classify(fam, 0x40000, h, &mm.page1(0x40000)), (Verdict{MS_ANON, 1}));
+	mm.page1(0x40000).word1(vaddr(fam.f, 0x9a0c1) + 8);	// not a tail at all (on a list)
+	EXPECT_EQ(classify(fam, 0x40000, h, &mm.page1(0x40000)), (Verdict{MS_ANON, 1}));
+	// the pages after it are not swallowed by the head
+	for (u64 pfn = 0x40001; pfn < 0x40200; pfn++)
+		mm[pfn] = anon(fam);
+	EXPECT_EQ(walk_runs(mm, 0x40000, 0x40200), "0x40000+512 ANON");
+	mm[0x40100] = pcp_free(fam);
+	EXPECT_EQ(walk_runs(mm, 0x40000, 0x40200),
+		  "0x40000+256 ANON, 0x40100+1 FREE_PCP, 0x40101+255 ANON");
+}
+
 TEST_P(EveryFamily, WalkStartingInsideAFolioCountsTheRestAsTheHeadsClass)
 {
 	anon_thp(mm, 0x40000, 9);
