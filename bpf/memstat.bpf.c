@@ -571,12 +571,25 @@ static __always_inline void walk_begin(void)
 /* at most 2^23 batches per call; user space passes one memory section at a time */
 #define MS_LOOPS (MS_SECTION_PAGES / MS_BATCH_PAGES + 2)
 
+/*
+ * A walk that did not reach walk_end (bpf_loop failed, or ran out of iterations for a range
+ * longer than one section) must not pass for a whole one: the return value tells user space.
+ */
+#define MS_WALK_LOOP_FAILED	1
+#define MS_WALK_SHORT		2
+
+static __always_inline int walk_end_check(long loops)
+{
+	if (loops < 0)
+		return MS_WALK_LOOP_FAILED;
+	return cursor < walk_end ? MS_WALK_SHORT : 0;
+}
+
 SEC("syscall")
 int walk(void *ctx)
 {
 	walk_begin();
-	bpf_loop(MS_LOOPS, walk_batch, NULL, 0);
-	return 0;
+	return walk_end_check(bpf_loop(MS_LOOPS, walk_batch, NULL, 0));
 }
 
 /* walk, with the cheaper test for batches of uninitialised struct pages (v6.2+) */
@@ -584,7 +597,6 @@ SEC("syscall")
 int walk_cast(void *ctx)
 {
 	walk_begin();
-	bpf_loop(MS_LOOPS, walk_batch_cast, NULL, 0);
-	return 0;
+	return walk_end_check(bpf_loop(MS_LOOPS, walk_batch_cast, NULL, 0));
 }
 

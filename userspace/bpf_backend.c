@@ -190,8 +190,12 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 		snprintf(why, whylen, "out of memory");
 		return MS_EXIT_FAIL;
 	}
-	/* first walk_cast; a kernel without bpf_rdonly_cast (6.1) rejects it: then walk */
-	for (b->cast = true;; b->cast = false) {
+	/*
+	 * first walk_cast; a kernel without bpf_rdonly_cast (6.1) rejects it: then walk.
+	 * MEMSTAT_TEST_NO_CAST=1 (tests only) loads walk at once, so that the integration test can
+	 * compare the two programs on one kernel.
+	 */
+	for (b->cast = !getenv("MEMSTAT_TEST_NO_CAST");; b->cast = false) {
 		b->skel = memstat_bpf__open();
 		if (!b->skel) {
 			snprintf(why, whylen, "failed to open the BPF object: %s", strerror(errno));
@@ -353,6 +357,8 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	struct memstat_bpf *s = b->skel;
 	struct ms_run_merger merger = { run_fn, arg, 0, 0, MS_NR_SUBS };
 	__u64 prev_end = 0, extra[MS_NR_SUBS] = {}, extra_holes = 0, cached = 0;
+	__u64 section_pages = MS_SECTION_PAGES;
+	const char *test_step;
 	bool use_cache;
 	double t0;
 	size_t i;
@@ -375,8 +381,21 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		return MS_EXIT_FAIL;
 	}
 
+	/*
+	 * One section per program run. MEMSTAT_TEST_WALK_PAGES (a power of 2; for tests only, and
+	 * only for counting walks) asks for longer runs, so that a test can check that a run longer
+	 * than the walker's loop is reported, not counted in part.
+	 */
+	test_step = getenv("MEMSTAT_TEST_WALK_PAGES");
+	if (test_step && !run_fn && !page_fn) {
+		unsigned long long v = strtoull(test_step, NULL, 0);
+
+		if (v && !(v & (v - 1)))
+			section_pages = v;
+	}
 	t0 = ms_now_ms();
-	use_cache = !run_fn && !page_fn && !b->no_cache && cache_begin(b, ranges);
+	use_cache = !run_fn && !page_fn && !b->no_cache && section_pages == MS_SECTION_PAGES &&
+		    cache_begin(b, ranges);
 	memset(s->bss->counts, 0, sizeof(s->bss->counts));
 	s->bss->holes = 0;
 	s->bss->reads = 0;
@@ -388,7 +407,7 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	s->bss->dump = run_fn != NULL;
 	s->bss->dump_pages = page_fn != NULL;
 	for (i = 0; i < ranges->n; i++) {
-		__u64 start = ranges->r[i].start, end = ranges->r[i].end, step = MS_SECTION_PAGES;
+		__u64 start = ranges->r[i].start, end = ranges->r[i].end, step = section_pages;
 
 		if (start != prev_end) {	/* not contiguous: nothing carries over */
 			s->bss->cursor = start;
@@ -430,6 +449,13 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 			if (err < 0) {
 				ms_err("failed to run the page walk at pfn %#llx: %s",
 				       (unsigned long long)start, strerror(-err));
+				return MS_EXIT_FAIL;
+			}
+			if (err > 0) {	/* memstat.bpf.c walk_end_check(): never a partial count */
+				ms_err("the page walk of pfns %#llx-%#llx stopped short at pfn %#llx (%s)",
+				       (unsigned long long)start, (unsigned long long)stop - 1,
+				       (unsigned long long)s->bss->cursor,
+				       err == 1 ? "bpf_loop failed" : "out of loop iterations");
 				return MS_EXIT_FAIL;
 			}
 			if (c) {
