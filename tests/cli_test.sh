@@ -143,5 +143,16 @@ else
 	echo "skip walk failure with --json: unshare -m is not permitted here"
 fi
 
+# ---- a walk that stops short is an error, never a partial count (issue 7, item 10): runs of
+# 65536 pages are longer than the walker's loop can cover ----
+MEMSTAT_TEST_WALK_PAGES=65536 "$memstat" --backend bpf --json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "stopped short at pfn" "$tmp/out" "$tmp/err" &&
+	ok "a short walk: exit 1, the pfn where it stopped" ||
+	bad "a short walk: exit $rc, expected 1 and 'stopped short'" "$(cat "$tmp/out" "$tmp/err")"
+MEMSTAT_TEST_WALK_PAGES=16384 "$memstat" --backend bpf >/dev/null 2>"$tmp/err" &&
+	ok "runs shorter than a section: a whole walk" ||
+	bad "runs of 16384 pages failed" "$(cat "$tmp/err")"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
