@@ -373,3 +373,103 @@ def test_an_unreadable_meminfo_is_exit_1_with_its_reason(tmp_path):
     r = run("--reconcile", "--json", env=dict(os.environ, MEMSTAT_MEMINFO=str(missing)))
     assert r.returncode == 1
     assert json.loads(r.stdout)["error"] == "failed to read %s: No such file or directory" % missing
+
+
+# ---- which files a log may be (issue 7, item 11) ----
+
+def opens_of(path, action):
+    """How many times `action()` opens `path`: inotify's open and close events on it (the
+    kernel merges an event with an identical one still queued, so two opens in a row may show
+    as one IN_OPEN; the closes of a read-only and a writable descriptor differ)."""
+    import ctypes
+    import struct
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_NONBLOCK)
+    assert fd >= 0, os.strerror(ctypes.get_errno())
+    try:
+        IN_CLOSE_WRITE, IN_CLOSE_NOWRITE, IN_OPEN = 0x8, 0x10, 0x20
+        mask = IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE
+        assert libc.inotify_add_watch(fd, str(path).encode(), mask) >= 0
+        action()
+        data = b""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        opens, closes, off = 0, 0, 0
+        while off < len(data):
+            _, ev, _, length = struct.unpack_from("iIII", data, off)
+            opens += bool(ev & IN_OPEN)
+            closes += bool(ev & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE))
+            off += 16 + length
+        return max(opens, closes)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_the_header_is_checked_through_the_descriptor_samples_go_to(tmp_path, fmt):
+    # a second open() of the path to read its first line could meet another file than the one
+    # appended to (a rename in between): the path is opened once
+    log = tmp_path / ("m." + fmt)
+    assert run("-o", str(log), "--format", fmt).returncode == 0
+    results = []
+    n = opens_of(log, lambda: results.append(run("-o", str(log), "--format", fmt)))
+    assert results[0].returncode == 0, results[0].stderr
+    assert n == 1, "memstat opened %s %d times" % (log, n)
+    assert len(log.read_text().splitlines()) == (3 if fmt == "csv" else 2)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "prom"])
+def test_a_copy_of_etc_passwd_is_refused_and_untouched(tmp_path, fmt):
+    target = tmp_path / "passwd"
+    shutil.copyfile("/etc/passwd", target)
+    digest, ino = sha(target), target.stat().st_ino
+    r = run("-o", str(target), "--format", fmt)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.splitlines()) == 1
+    assert {"csv": "columns differ", "jsonl": "not a memstat sample",
+            "prom": "not a memstat Prometheus file"}[fmt] in r.stderr
+    assert sha(target) == digest and target.stat().st_ino == ino
+    assert os.listdir(tmp_path) == ["passwd"]
+
+
+def test_a_jsonl_log_of_another_format_version_is_refused(tmp_path):
+    log = tmp_path / "m.jsonl"
+    assert run("-o", str(log), "--format", "jsonl").returncode == 0
+    log.write_text(log.read_text().replace('{"format_version":1,', '{"format_version":2,', 1))
+    digest = sha(log)
+    r = run("-o", str(log), "--format", "jsonl")
+    assert r.returncode == 2
+    assert "format_version 2, this memstat writes 1" in r.stderr
+    assert sha(log) == digest
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "prom"])
+def test_a_hard_link_is_refused_and_both_names_untouched(tmp_path, fmt):
+    log = tmp_path / ("m." + fmt)
+    assert run("-o", str(log), "--format", fmt).returncode == 0
+    other = tmp_path / "other-name"
+    os.link(log, other)
+    digest = sha(log)
+    for name in (log, other):
+        r = run("-o", str(name), "--format", fmt)
+        assert r.returncode == 2, r.stderr
+        assert "has 2 hard links" in r.stderr and len(r.stderr.splitlines()) == 1
+    assert sha(log) == digest and os.path.samefile(log, other)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "prom"])
+def test_another_users_file_is_refused_and_untouched(tmp_path, fmt):
+    log = tmp_path / ("m." + fmt)
+    assert run("-o", str(log), "--format", fmt).returncode == 0
+    os.chown(log, 65534, 65534)
+    digest, ino = sha(log), log.stat().st_ino
+    r = run("-o", str(log), "--format", fmt)
+    assert r.returncode == 2, r.stderr
+    assert "belongs to uid 65534" in r.stderr and len(r.stderr.splitlines()) == 1
+    assert sha(log) == digest and log.stat().st_ino == ino

@@ -18,6 +18,10 @@ enum {
 	MS_EXIT_UNSUPPORTED = 5,/* the kernel's layout is not one memstat knows */
 };
 
+/* "format_version" of the JSON output and JSON-lines logs (README.md): bumped when a key
+ * changes meaning or disappears. */
+#define MS_FORMAT_VERSION 1
+
 /* One row of the summary: a sub-class, its class and its names. */
 struct ms_sub_info {
 	enum ms_class cls;

@@ -149,7 +149,7 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 {
 	int c, i;
 
-	fputs("{\"format_version\":1,", out);
+	fprintf(out, "{\"format_version\":%d,", MS_FORMAT_VERSION);
 	if (iso && ts) {
 		fputs("\"timestamp\":", out);
 		ms_json_string(out, iso);

@@ -91,6 +91,52 @@ static char *csv_header_string(void)
 }
 
 /*
+ * A log memstat appends to or replaces must be a regular file with one name, owned by this
+ * user: a hard link or another user's file (e.g. -o /etc/passwd) is someone else's data.
+ */
+static int check_owned_file(const struct stat *st, const char *path, const char *verb,
+			    char *why, size_t whylen)
+{
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "refusing to %s %s: not a regular file", verb, path);
+		return MS_EXIT_USAGE;
+	}
+	if (st->st_nlink > 1) {
+		snprintf(why, whylen, "refusing to %s %s: it has %lu hard links (write to a file "
+			 "of its own)", verb, path, (unsigned long)st->st_nlink);
+		return MS_EXIT_USAGE;
+	}
+	if (st->st_uid != geteuid()) {
+		snprintf(why, whylen, "refusing to %s %s: it belongs to uid %u, not to this user "
+			 "(uid %u)", verb, path, (unsigned)st->st_uid, (unsigned)geteuid());
+		return MS_EXIT_USAGE;
+	}
+	return MS_EXIT_OK;
+}
+
+/*
+ * The format_version of a memstat JSON-lines sample ({"format_version":N,"timestamp":...),
+ * or -1 when the line is not one.
+ */
+static long jsonl_version(const char *line)
+{
+	static const char pre[] = "{\"format_version\":";
+	const char *p = line + sizeof(pre) - 1;
+	char *end;
+	long v;
+
+	if (strncmp(line, pre, sizeof(pre) - 1) || *p < '0' || *p > '9')
+		return -1;
+	v = strtol(p, &end, 10);
+	if (strncmp(end, ",\"timestamp\":\"", 14))
+		return -1;
+	return v;
+}
+
+/* Does an existing non-empty file begin like the Prometheus file memstat writes? */
+#define PROM_FIRST_LINE "# HELP memstat_pages "
+
+/*
  * Exit code for a failed open(2) or mkstemp(3) of the output: a place that cannot be used (no
  * such directory, no permission, read-only, a symbolic link, a directory) is bad input, 2; a
  * failure of the system (full, out of quota, I/O error, out of memory or descriptors) is a
@@ -120,11 +166,13 @@ static int open_errno_exit(int err)
  */
 static int open_append(struct ms_sink *s, char *why, size_t whylen)
 {
-	const int flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+	/* read and write: the header is checked through the descriptor samples go to (a second
+	 * open of the path could meet another file); O_NONBLOCK: a FIFO does not hang us */
+	const int flags = O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 	bool created = false;
 	struct stat st;
-	char *hdr;
-	int fd, err;
+	char *hdr = NULL;
+	int fd, err, ret;
 
 	fd = open(s->path, flags);
 	if (fd < 0 && errno == ENOENT) {
@@ -146,58 +194,111 @@ static int open_append(struct ms_sink *s, char *why, size_t whylen)
 		close(fd);
 		return MS_EXIT_FAIL;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "refusing to write %s: not a regular file", s->path);
-		close(fd);
-		return MS_EXIT_USAGE;
-	}
+	ret = check_owned_file(&st, s->path, "write", why, whylen);
+	if (ret)
+		goto fail;
 	if (s->fmt == MS_FMT_CSV) {
 		hdr = csv_header_string();
 		if (!hdr) {
 			snprintf(why, whylen, "out of memory");
-			close(fd);
-			return MS_EXIT_FAIL;
+			ret = MS_EXIT_FAIL;
+			goto fail;
 		}
-		if (st.st_size > 0) {
-			char line[8192];
-			int rd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (rd < 0 || first_line(rd, line, sizeof(line)) || strcmp(line, hdr)) {
-				snprintf(why, whylen, "refusing to append to %s: its columns differ "
-					 "from this memstat's (write to a new file)", s->path);
-				if (rd >= 0)
-					close(rd);
-				free(hdr);
-				close(fd);
-				return MS_EXIT_USAGE;
-			}
-			close(rd);
-		} else if ((err = write_all(fd, hdr, strlen(hdr)))) {
-			snprintf(why, whylen, "failed to write %s: %s", s->path, strerror(-err));
-			free(hdr);
-			if (created)
-				unlink(s->path);
-			close(fd);
-			return MS_EXIT_FAIL;
-		}
-		free(hdr);
 	}
+	if (st.st_size > 0 && (s->fmt == MS_FMT_CSV || s->fmt == MS_FMT_JSONL)) {
+		char line[8192];
+
+		err = first_line(fd, line, sizeof(line));
+		if (err) {
+			snprintf(why, whylen, "failed to read %s: %s", s->path, strerror(-err));
+			ret = MS_EXIT_FAIL;
+			goto fail;
+		}
+		if (s->fmt == MS_FMT_CSV && strcmp(line, hdr)) {
+			snprintf(why, whylen, "refusing to append to %s: its columns differ "
+				 "from this memstat's (write to a new file)", s->path);
+			ret = MS_EXIT_USAGE;
+			goto fail;
+		}
+		if (s->fmt == MS_FMT_JSONL && jsonl_version(line) != MS_FORMAT_VERSION) {
+			if (jsonl_version(line) < 0)
+				snprintf(why, whylen, "refusing to append to %s: its first line is "
+					 "not a memstat sample (write to a new file)", s->path);
+			else
+				snprintf(why, whylen, "refusing to append to %s: its samples have "
+					 "format_version %ld, this memstat writes %d (write to a new "
+					 "file)", s->path, jsonl_version(line), MS_FORMAT_VERSION);
+			ret = MS_EXIT_USAGE;
+			goto fail;
+		}
+	} else if (hdr && (err = write_all(fd, hdr, strlen(hdr)))) {
+		snprintf(why, whylen, "failed to write %s: %s", s->path, strerror(-err));
+		ret = MS_EXIT_FAIL;
+		goto fail;
+	}
+	free(hdr);
 	s->fd = fd;
 	return MS_EXIT_OK;
+fail:
+	free(hdr);
+	if (created)
+		unlink(s->path);
+	close(fd);
+	return ret;
 }
 
-/* Prometheus textfile: the target may not be a symlink or a directory; its directory writable. */
+/*
+ * The file a Prometheus sample is renamed over: absent, or a regular file with one name, owned
+ * by this user, empty or written by memstat before. Checked before every sample.
+ */
+static int prom_target_ok(const char *path, char *why, size_t whylen)
+{
+	char line[sizeof(PROM_FIRST_LINE)];
+	struct stat st;
+	int fd, err, ret;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		err = errno;
+		if (err == ENOENT)
+			return MS_EXIT_OK;
+		if (err == ELOOP) {
+			snprintf(why, whylen, "refusing to replace %s: it is a symbolic link", path);
+			return MS_EXIT_USAGE;
+		}
+		snprintf(why, whylen, "failed to open %s: %s", path, strerror(err));
+		return open_errno_exit(err);
+	}
+	if (fstat(fd, &st)) {
+		snprintf(why, whylen, "failed to stat %s: %s", path, strerror(errno));
+		close(fd);
+		return MS_EXIT_FAIL;
+	}
+	ret = check_owned_file(&st, path, "replace", why, whylen);
+	if (!ret && st.st_size > 0) {
+		ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
+
+		if (n < 0) {
+			snprintf(why, whylen, "failed to read %s: %s", path, strerror(errno));
+			ret = MS_EXIT_FAIL;
+		} else if ((size_t)n != sizeof(line) - 1 || memcmp(line, PROM_FIRST_LINE, n)) {
+			snprintf(why, whylen, "refusing to replace %s: it is not a memstat "
+				 "Prometheus file", path);
+			ret = MS_EXIT_USAGE;
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+/* Prometheus textfile: the target as prom_target_ok() wants it; its directory writable. */
 static int check_prom_target(struct ms_sink *s, char *why, size_t whylen)
 {
+	int ret = prom_target_ok(s->path, why, whylen), fd;
 	char tmpl[4096];
-	struct stat st;
-	int fd;
 
-	if (lstat(s->path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "refusing to replace %s: %s", s->path,
-			 S_ISLNK(st.st_mode) ? "it is a symbolic link" : "not a regular file");
-		return MS_EXIT_USAGE;
-	}
+	if (ret)
+		return ret;
 	if (snprintf(tmpl, sizeof(tmpl), "%s.tmp.XXXXXX", s->path) >= (int)sizeof(tmpl)) {
 		snprintf(why, whylen, "output path too long");
 		return MS_EXIT_USAGE;
@@ -247,9 +348,13 @@ int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
 
 static int write_prom(struct ms_sink *s, const char *buf, size_t len)
 {
-	char tmpl[4096];
+	char tmpl[4096], why[600];
 	int fd, err = 0;
 
+	if (prom_target_ok(s->path, why, sizeof(why))) {
+		ms_err("%s", why);
+		return -ECANCELED;	/* refused, and said so */
+	}
 	snprintf(tmpl, sizeof(tmpl), "%s.tmp.XXXXXX", s->path);
 	fd = mkstemp(tmpl);
 	if (fd < 0)
@@ -391,10 +496,12 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 		}
 		ret = ms_sink_write(sink, &now, &res, &o);
 		if (ret) {
-			if (ret != -EPIPE)	/* the reader went away: a normal end */
+			if (ret != -EPIPE && ret != -ECANCELED)	/* EPIPE: the reader went away */
 				ms_err("failed to write %s: %s", sink->path ? sink->path : "output",
 				       strerror(-ret));
-			ret = ret == -EPIPE ? MS_EXIT_OK : MS_EXIT_FAIL;
+			/* ECANCELED: the Prometheus file became one memstat may not replace */
+			ret = ret == -EPIPE ? MS_EXIT_OK : ret == -ECANCELED ? MS_EXIT_USAGE :
+			      MS_EXIT_FAIL;
 			break;
 		}
 		taken++;
