@@ -154,5 +154,25 @@ MEMSTAT_TEST_WALK_PAGES=16384 "$memstat" --backend bpf >/dev/null 2>"$tmp/err" &
 	ok "runs shorter than a section: a whole walk" ||
 	bad "runs of 16384 pages failed" "$(cat "$tmp/err")"
 
+# ---- the exec set's scope (issue 7, item 8): the BPF task iterator sees only the reader's PID
+# namespace; memstat says so in --json and --features instead of passing a partial set off ----
+"$memstat" --json >"$tmp/out" 2>"$tmp/err"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["exec_all_processes"] is True' \
+	"$tmp/out" && ok "initial PID namespace: exec_all_processes true" ||
+	bad "initial PID namespace: exec_all_processes is not true" "$(cat "$tmp/out" "$tmp/err")"
+if unshare -p -f --mount-proc true 2>/dev/null; then
+	unshare -p -f --mount-proc "$memstat" --json >"$tmp/out" 2>"$tmp/err"
+	python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+assert d["exec_all_processes"] is False, d["exec_all_processes"]' "$tmp/out" &&
+		ok "child PID namespace: exec_all_processes false" ||
+		bad "child PID namespace: exec_all_processes is not false" "$(cat "$tmp/out" "$tmp/err")"
+	unshare -p -f --mount-proc "$memstat" --features >"$tmp/out" 2>"$tmp/err"
+	grep -q "^exec mappings from:  this PID namespace's processes only" "$tmp/out" &&
+		ok "child PID namespace: --features names the exec set's scope" ||
+		bad "child PID namespace: --features does not say" "$(cat "$tmp/out" "$tmp/err")"
+else
+	echo "skip the child PID namespace checks: unshare -p is not permitted here"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -367,6 +367,7 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	memset(res, 0, sizeof(*res));
 	res->backend = "bpf";
 	res->exec_known = true;
+	res->exec_all_processes = ms_pid_ns_initial() != 0;	/* iter/task_vma: this PID namespace */
 	res->uninit_known = true;
 	if (page_fn && !b->recs) {
 		ms_err("internal: allpages needs ms_bpf_open(MS_BPF_ALLPAGES)");

@@ -67,6 +67,7 @@ struct ms_result {
 	__u64 holes;			/* present pages whose struct page could not be read */
 	bool exec_known;		/* false: the backend cannot tell exec from page cache */
 	bool uninit_known;		/* false: the backend cannot see uninitialised pages */
+	bool exec_all_processes;	/* the exec set saw every process (false: a PID namespace's) */
 	__u64 exec_mappings;		/* VM_EXEC file mappings seen (bpf) */
 	__u64 mapping_lookups;		/* mapping facts read from the kernel (bpf) */
 	__u64 reads;			/* bulk reads of struct pages (bpf) or preads (kpageflags) */
@@ -230,5 +231,7 @@ void ms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *ms_last_error(void);
 void ms_clear_last_error(void);
 double ms_now_ms(void);
+/* 1: in the initial PID namespace, 0: in a child one (a container), -1: cannot tell */
+int ms_pid_ns_initial(void);
 
 #endif /* MEMSTAT_INT_H */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,6 +92,20 @@ double ms_now_ms(void)
 }
 
 /* Which of the capabilities memstat needs does this process lack? NULL: none. */
+/*
+ * The BPF task iterator walks the tasks of the reader's PID namespace only, so inside a
+ * container the exec set misses the libraries that only processes outside it map. The initial
+ * PID namespace has a fixed inode number, PROC_PID_INIT_INO (include/linux/proc_ns.h).
+ */
+int ms_pid_ns_initial(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return -1;
+	return st.st_ino == 0xEFFFFFFCu;
+}
+
 const char *ms_missing_capability(void)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
