@@ -123,3 +123,29 @@ void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long p
 	row(rc, "Hugetlb", "Hugetlb", s[MS_HUGETLB] + s[MS_HUGETLB_FREE],
 	    mi->hugetlb < 0 ? 0 : mi->hugetlb, "Hugetlb", page_kb, tot);
 }
+
+/*
+ * Unaccepted memory (TDX and SNP guests) before 6.12: the head of an unaccepted block sits on
+ * zone->unaccepted_pages with no page type (PageUnaccepted() came with the v6.12 page-type
+ * rework, docs/page-classes.md section 2.4), and its pages look like per-cpu free pages to the
+ * walk, while the kernel counts them in MemFree and in Unaccepted. So where the kernel has no
+ * such type, the walk's per-cpu free pages hold them: meminfo's Unaccepted is moved from
+ * free_pcp to free_unaccepted (never more than free_pcp holds), and the result says where the
+ * number came from. A kernel with the type counts them page by page; nothing is moved then.
+ */
+void ms_unaccepted_from_meminfo(struct ms_result *r, const struct ms_features *f,
+				const struct ms_meminfo *mi, long page_kb)
+{
+	__u64 n;
+
+	r->unaccepted_from_meminfo = false;
+	if (!f || f->ptype[MS_T_UNACCEPTED] || !mi || mi->unaccepted <= 0 || page_kb <= 0)
+		return;
+	n = (__u64)(mi->unaccepted / page_kb);
+	if (n > r->sub[MS_FREE_PCP])
+		n = r->sub[MS_FREE_PCP];
+	r->sub[MS_FREE_PCP] -= n;
+	r->sub[MS_FREE_UNACCEPTED] += n;
+	r->unaccepted_from_meminfo = true;
+}
+

@@ -313,8 +313,9 @@ static int allpages(int argc, char **argv)
 }
 
 /*
- * FOR TESTS ONLY: MEMSTAT_MEMINFO names a file read instead of /proc/meminfo by --reconcile,
- * so that a test can show a kernel without some counter. Not for users: the walk still reads
+ * FOR TESTS ONLY: MEMSTAT_MEMINFO names a file read instead of /proc/meminfo by --reconcile
+ * and by the unaccepted-memory correction of kernels before 6.12 (walk_once()), so that a test
+ * can show a kernel without some counter. Not for users: the walk still reads
  * the running kernel, so any other file makes the reconciliation meaningless.
  */
 static const char *meminfo_path(void)
@@ -350,10 +351,18 @@ static int walk_once(void *arg, struct ms_result *res)
 	char why[512] = "";
 	int ret;
 
-	if (w->be.bpf)
-		return ms_bpf_walk(w->be.bpf, w->ranges, res, w->fn, NULL);
-	if (w->be.kmod)
-		return ms_kmod_walk(w->be.kmod, w->ranges, res, w->fn, NULL, NULL);
+	if (w->be.bpf || w->be.kmod) {
+		const struct ms_features *f = w->be.bpf ? ms_bpf_features(w->be.bpf) :
+						 ms_kmod_features(w->be.kmod);
+		struct ms_meminfo mi;
+
+		ret = w->be.bpf ? ms_bpf_walk(w->be.bpf, w->ranges, res, w->fn, NULL) :
+				  ms_kmod_walk(w->be.kmod, w->ranges, res, w->fn, NULL, NULL);
+		/* < 6.12: unaccepted blocks carry no type (meminfo.c ms_unaccepted_from_meminfo()) */
+		if (!ret && !f->ptype[MS_T_UNACCEPTED] && !ms_meminfo_read(meminfo_path(), &mi))
+			ms_unaccepted_from_meminfo(res, f, &mi, sysconf(_SC_PAGESIZE) / 1024);
+		return ret;
+	}
 	ret = ms_kpf_walk("/proc/kpageflags", w->ranges, res, w->fn, NULL, why, sizeof(why));
 	if (ret)
 		ms_err("%s", why);

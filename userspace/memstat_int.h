@@ -68,6 +68,7 @@ struct ms_result {
 	bool exec_known;		/* false: the backend cannot tell exec from page cache */
 	bool uninit_known;		/* false: the backend cannot see uninitialised pages */
 	bool exec_all_processes;	/* the exec set saw every process (false: a PID namespace's) */
+	bool unaccepted_from_meminfo;	/* free_unaccepted is meminfo's Unaccepted (< 6.12) */
 	__u64 exec_mappings;		/* VM_EXEC file mappings seen (bpf) */
 	__u64 mapping_lookups;		/* mapping facts read from the kernel (bpf) */
 	__u64 reads;			/* bulk reads of struct pages (bpf) or preads (kpageflags) */
@@ -142,6 +143,9 @@ struct ms_meminfo {
 		percpu, kernel_stack, zswap;
 };
 int ms_meminfo_read(const char *path, struct ms_meminfo *mi);
+/* Unaccepted memory on a kernel without the page type (< 6.12), from meminfo (meminfo.c). */
+void ms_unaccepted_from_meminfo(struct ms_result *r, const struct ms_features *f,
+				const struct ms_meminfo *mi, long page_kb);
 
 /* Reconciliation of the walk with /proc/meminfo. */
 struct ms_recon_row {

@@ -171,13 +171,14 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 	for (i = 0; i < MS_NR_SUBS; i++)
 		fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
 			(unsigned long long)r->sub[i]);
-	fprintf(out, "},\"exec_known\":%s,\"exec_all_processes\":%s,\"uninit_known\":%s,\"holes\":%llu,"
+	fprintf(out, "},\"exec_known\":%s,\"exec_all_processes\":%s,\"unaccepted_from_meminfo\":%s,\"uninit_known\":%s,\"holes\":%llu,"
 		"\"exec_mappings\":%llu,\"mapping_lookups\":%llu,\"reads\":%llu,"
 		"\"cached_pages\":%llu,"
 		"\"walk_ms\":%.3f,\"elapsed_ms\":%.3f",
 		r->exec_known ? "true" : "false",
 		r->exec_known && r->exec_all_processes ? "true" : "false",
 		r->uninit_known ? "true" : "false",
+		r->unaccepted_from_meminfo ? "true" : "false",
 		(unsigned long long)r->holes, (unsigned long long)r->exec_mappings,
 		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads,
 		(unsigned long long)r->cached_pages, r->walk_ms,
