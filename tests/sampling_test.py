@@ -535,3 +535,87 @@ def test_another_users_file_is_refused_and_untouched(tmp_path, fmt):
     assert r.returncode == 2, r.stderr
     assert "belongs to uid 65534" in r.stderr and len(r.stderr.splitlines()) == 1
     assert sha(log) == digest and log.stat().st_ino == ino
+
+
+# ---- reconcile against meminfo read before and after the walk (issue 7, item 20) ----
+
+def test_reconcile_reports_both_readings_and_judges_against_the_interval():
+    r = run("--reconcile", "--json")
+    j = json.loads(r.stdout)
+    for row in j["reconcile"]["rows"]:
+        lo, hi = sorted((row["meminfo_before"], row["meminfo_after"]))
+        assert lo <= row["meminfo_pages"] <= hi, row
+        assert row["diff_pages"] == row["walk_pages"] - row["meminfo_pages"], row
+        if lo <= row["walk_pages"] <= hi:
+            assert row["diff_pages"] == 0, row
+    assert r.returncode == (0 if j["reconcile"]["ok"] else 3)
+    r = run("--reconcile")
+    assert re.search(r"^Walk class +Walk pages +Meminfo before +Meminfo after +Diff ", r.stdout, re.M)
+
+
+def test_a_counter_that_moved_during_the_walk_is_not_a_mismatch(tmp_path):
+    # MEMSTAT_MEMINFO (test-only) is a FIFO that gives a first reading with MemFree 5% of
+    # MemTotal below the real value, then a second 5% above it: memstat must read it before and
+    # after the walk and find the walk's free pages between the two, not 5% off the last one
+    import threading
+    with open("/proc/meminfo") as f:
+        real = f.read()
+    kb = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+):\s+(\d+)", real, re.M)}
+    shift = kb["MemTotal"] // 20
+
+    def reading(delta):
+        return re.sub(r"^MemFree:\s+\d+", "MemFree: %d" % (kb["MemFree"] + delta), real,
+                      flags=re.M)
+
+    import ctypes
+    import select
+    import struct
+    fifo = tmp_path / "meminfo"
+    os.mkfifo(fifo)
+    served = []
+    # memstat's close of its read end (inotify IN_CLOSE_NOWRITE): only then may the second
+    # reading be written, or it would go down the first reading's pipe
+    libc = ctypes.CDLL(None, use_errno=True)
+    ino = libc.inotify_init1(os.O_NONBLOCK)
+    assert ino >= 0 and libc.inotify_add_watch(ino, str(fifo).encode(), 0x10) >= 0
+
+    def serve():
+        for text in (reading(-shift), reading(+shift)):
+            deadline = time.time() + 30
+            while True:
+                try:
+                    fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                    break
+                except OSError:	# ENXIO: no reader yet
+                    if time.time() > deadline:
+                        return
+                    time.sleep(0.002)
+            os.set_blocking(fd, True)
+            os.write(fd, text.encode())
+            os.close(fd)
+            served.append(text)
+            closed = False
+            while not closed and time.time() < deadline:
+                select.select([ino], [], [], 1)
+                try:
+                    data = os.read(ino, 4096)
+                except BlockingIOError:
+                    continue
+                closed = any(struct.unpack_from("iIII", data, off)[1] & 0x10
+                             for off in range(0, len(data), 16))
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    r = run("--reconcile", "--json", env=dict(os.environ, MEMSTAT_MEMINFO=str(fifo)))
+    t.join(timeout=40)
+    os.close(ino)
+    assert len(served) == 2, "memstat read meminfo %d times, not before and after" % len(served)
+    j = json.loads(r.stdout)
+    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    free = next(row for row in j["reconcile"]["rows"] if row["meminfo_field"] == "MemFree")
+    assert free["meminfo_before"] == (kb["MemFree"] - shift) // page_kb
+    assert free["meminfo_after"] == (kb["MemFree"] + shift) // page_kb
+    assert free["meminfo_before"] < free["walk_pages"] < free["meminfo_after"], free
+    assert free["ok"] and free["status"] == "ok" and free["diff_pages"] == 0, free
+    # the exit code follows the other rows (another process may really move memory meanwhile)
+    assert r.returncode == (0 if j["reconcile"]["ok"] else 3)

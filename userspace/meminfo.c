@@ -48,17 +48,31 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 	return mi->mem_total > 0 ? 0 : -EINVAL;
 }
 
-/* missing: the meminfo field that is absent when kb < 0 */
+/*
+ * One row: the walk against the counter read just before (kb0) and just after (kb1) the walk.
+ * Pages move while the walk runs (a process frees memory, pages go between the per-cpu and the
+ * buddy lists), so any value between the two readings is one the counter really had: the walk
+ * is compared with the nearest of them, and agrees when within the tolerance of it.
+ * missing: the meminfo field that is absent when kb0 or kb1 < 0.
+ */
 static void row(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
-		long long kb, const char *missing, long page_kb, long long total_pages)
+		long long kb0, long long kb1, const char *missing, long page_kb,
+		long long total_pages)
 {
 	struct ms_recon_row *r = &rc->row[rc->n++];
+	long long lo, hi;
 
 	r->name = name;
 	r->field = field;
 	r->walk = walk;
-	r->meminfo = kb < 0 ? -1 : kb / page_kb;
-	r->missing = kb < 0 ? missing : NULL;
+	r->before = kb0 < 0 || kb1 < 0 ? -1 : kb0 / page_kb;
+	r->after = kb0 < 0 || kb1 < 0 ? -1 : kb1 / page_kb;
+	lo = r->before < r->after ? r->before : r->after;
+	hi = r->before < r->after ? r->after : r->before;
+	/* the value between the readings nearest to the walk */
+	r->meminfo = r->before < 0 ? -1 : (long long)walk < lo ? lo : (long long)walk > hi ? hi :
+		     (long long)walk;
+	r->missing = r->before < 0 ? missing : NULL;
 	r->diff = r->meminfo < 0 ? 0 : (long long)walk - r->meminfo;
 	r->diff_pct = total_pages > 0 ? 100.0 * (double)r->diff / (double)total_pages : 0;
 	/* a counter this kernel does not have cannot disagree: the row is n/a, not a mismatch */
@@ -73,17 +87,29 @@ static long long sum_kb(long long a, long long b)
 	return a < 0 || b < 0 ? -1 : a + b;
 }
 
-/* The first of the fields of Cached+Buffers+SwapCached that the kernel lacks. */
-static const char *file_pages_missing(const struct ms_meminfo *mi)
+static long long file_pages_kb(const struct ms_meminfo *mi)
 {
-	return mi->cached < 0 ? "Cached" : mi->buffers < 0 ? "Buffers" : "SwapCached";
+	return sum_kb(sum_kb(mi->cached, mi->buffers), mi->swap_cached);
+}
+
+/* The first of the fields of Cached+Buffers+SwapCached that a reading lacks. */
+static const char *file_pages_missing(const struct ms_meminfo *a, const struct ms_meminfo *b)
+{
+	return a->cached < 0 || b->cached < 0 ? "Cached" :
+	       a->buffers < 0 || b->buffers < 0 ? "Buffers" : "SwapCached";
 }
 
 void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long page_kb,
 		  struct ms_recon *rc)
 {
+	ms_reconcile_between(r, mi, mi, page_kb, rc);
+}
+
+void ms_reconcile_between(const struct ms_result *r, const struct ms_meminfo *b,
+			  const struct ms_meminfo *a, long page_kb, struct ms_recon *rc)
+{
 	const __u64 *s = r->sub;
-	long long tot = mi->mem_total / page_kb;
+	long long tot = a->mem_total / page_kb;
 
 	memset(rc, 0, sizeof(*rc));
 	rc->all_ok = true;
@@ -92,36 +118,37 @@ void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long p
 	 * cannot deflate on OOM also takes its (PageOffline) pages out of it
 	 * (adjust_managed_page_count()): then compare without the offline pages.
 	 */
-	row(rc, "Total - reserved", "MemTotal", r->total - s[MS_KERNEL_RESERVED], mi->mem_total,
-	    "MemTotal", page_kb, tot);
+	row(rc, "Total - reserved", "MemTotal", r->total - s[MS_KERNEL_RESERVED],
+	    b->mem_total, a->mem_total, "MemTotal", page_kb, tot);
 	if (!rc->row[0].ok && s[MS_KERNEL_OFFLINE]) {
 		rc->n = 0;
 		rc->all_ok = true;
 		row(rc, "Total - reserved - offline", "MemTotal",
-		    r->total - s[MS_KERNEL_RESERVED] - s[MS_KERNEL_OFFLINE], mi->mem_total,
-		    "MemTotal", page_kb, tot);
+		    r->total - s[MS_KERNEL_RESERVED] - s[MS_KERNEL_OFFLINE],
+		    b->mem_total, a->mem_total, "MemTotal", page_kb, tot);
 	}
 	/* NR_FREE_PAGES: buddy blocks, unaccepted blocks and (lazy init) uninitialised pages;
 	 * pages on per-cpu lists are not in it */
 	row(rc, "Free (buddy, uninitialised, unaccepted)", "MemFree",
-	    s[MS_FREE_BUDDY] + s[MS_FREE_UNINIT] + s[MS_FREE_UNACCEPTED], mi->mem_free, "MemFree", page_kb, tot);
+	    s[MS_FREE_BUDDY] + s[MS_FREE_UNINIT] + s[MS_FREE_UNACCEPTED],
+	    b->mem_free, a->mem_free, "MemFree", page_kb, tot);
 	/* NR_ANON_MAPPED */
 	row(rc, "Anon", "AnonPages", s[MS_ANON] + s[MS_ANON_SWAPCACHE] + s[MS_ANON_KSM],
-	    mi->anon_pages, "AnonPages", page_kb, tot);
-	row(rc, "Shmem", "Shmem", s[MS_SHMEM], mi->shmem, "Shmem", page_kb, tot);
+	    b->anon_pages, a->anon_pages, "AnonPages", page_kb, tot);
+	row(rc, "Shmem", "Shmem", s[MS_SHMEM], b->shmem, a->shmem, "Shmem", page_kb, tot);
 	/* NR_FILE_PAGES = Cached + Buffers + SwapCached: all page cache and swap cache */
 	row(rc, "Page cache + Exec + Shmem + swap cache", "Cached+Buffers+SwapCached",
 	    s[MS_FILE] + s[MS_EXEC] + s[MS_FILE_BUFFERS] + s[MS_FILE_SWAPCACHE] + s[MS_SHMEM] +
-	    s[MS_ANON_SWAPCACHE],
-	    sum_kb(sum_kb(mi->cached, mi->buffers), mi->swap_cached), file_pages_missing(mi),
+	    s[MS_ANON_SWAPCACHE], file_pages_kb(b), file_pages_kb(a), file_pages_missing(b, a),
 	    page_kb, tot);
 	/* NR_SLAB_*_B: slab pages and kmalloc_large pages */
 	row(rc, "Kernel slab + large kmalloc", "Slab",
-	    s[MS_KERNEL_SLAB] + s[MS_KERNEL_LARGE_KMALLOC], mi->slab, "Slab", page_kb, tot);
-	row(rc, "Kernel page tables", "PageTables", s[MS_KERNEL_PAGETABLE], mi->page_tables,
-	    "PageTables", page_kb, tot);
+	    s[MS_KERNEL_SLAB] + s[MS_KERNEL_LARGE_KMALLOC], b->slab, a->slab, "Slab", page_kb, tot);
+	row(rc, "Kernel page tables", "PageTables", s[MS_KERNEL_PAGETABLE],
+	    b->page_tables, a->page_tables, "PageTables", page_kb, tot);
 	row(rc, "Hugetlb", "Hugetlb", s[MS_HUGETLB] + s[MS_HUGETLB_FREE],
-	    mi->hugetlb < 0 ? 0 : mi->hugetlb, "Hugetlb", page_kb, tot);
+	    b->hugetlb < 0 ? 0 : b->hugetlb, a->hugetlb < 0 ? 0 : a->hugetlb, "Hugetlb",
+	    page_kb, tot);
 }
 
 /*

@@ -325,6 +325,20 @@ static const char *meminfo_path(void)
 	return p && *p ? p : "/proc/meminfo";
 }
 
+/* --reconcile's reading of /proc/meminfo; a failure is said on stderr and in the JSON */
+static int read_meminfo(struct ms_meminfo *mi)
+{
+	int err = ms_meminfo_read(meminfo_path(), mi);
+	char why[512];
+
+	if (!err)
+		return 0;
+	snprintf(why, sizeof(why), "failed to read %s: %s", meminfo_path(), strerror(-err));
+	ms_err("%s", why);
+	fail_json(why);
+	return -1;
+}
+
 /* One walk with whichever backend this run uses: the sampler calls it once per sample. */
 struct walker {
 	struct ms_backend be;	/* neither: /proc/kpageflags */
@@ -375,7 +389,7 @@ int main(int argc, char **argv)
 	struct ms_report_opts ro = {};
 	struct ms_ranges ranges = {};
 	struct ms_result res = {};
-	struct ms_meminfo mi = {};
+	struct ms_meminfo mi = {}, mi_before = {};
 	struct ms_recon rc = {};
 	struct ms_bpf *bpf = NULL;
 	struct walker walker;
@@ -459,8 +473,17 @@ int main(int argc, char **argv)
 			fail_json(ms_last_error()[0] ? ms_last_error() : "sampling failed");
 		goto out;
 	}
+	/* --reconcile: /proc/meminfo just before and just after the walk (pages move meanwhile) */
+	if (o.reconcile && read_meminfo(&mi_before)) {
+		ret = MS_EXIT_FAIL;
+		goto out;
+	}
 	ms_clear_last_error();
 	ret = walk_once(&walker, &res);
+	if (o.reconcile && !ret && read_meminfo(&mi)) {
+		ret = MS_EXIT_FAIL;
+		goto out;
+	}
 	if (o.runs && (run_write_errno || (!ret && fflush(stdout)))) {
 		int err = run_write_errno ? run_write_errno : errno;
 
@@ -478,18 +501,8 @@ int main(int argc, char **argv)
 	if (o.runs)
 		goto out;
 	ro.elapsed_ms = ms_now_ms() - t0;
-	if (o.reconcile) {
-		err = ms_meminfo_read(meminfo_path(), &mi);
-		if (err) {
-			snprintf(why, sizeof(why), "failed to read %s: %s", meminfo_path(),
-				 strerror(-err));
-			ms_err("%s", why);
-			fail_json(why);
-			ret = MS_EXIT_FAIL;
-			goto out;
-		}
-		ms_reconcile(&res, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
-	}
+	if (o.reconcile)
+		ms_reconcile_between(&res, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
 	if (o.json) {
 		ms_print_json(stdout, &res, &ro, o.reconcile ? &rc : NULL);
 	} else {

@@ -152,9 +152,11 @@ struct ms_recon_row {
 	const char *name;	/* what the walk counted */
 	const char *field;	/* the meminfo counter(s) it should match */
 	__u64 walk;		/* pages */
-	long long meminfo;	/* pages, -1 when the counter is absent */
+	long long before, after;	/* the counter read just before and after the walk, pages;
+					 * -1 when absent */
+	long long meminfo;	/* the value between before and after nearest to walk; -1: absent */
 	const char *missing;	/* the absent meminfo field (the row is n/a), or NULL */
-	long long diff;		/* walk - meminfo, pages */
+	long long diff;		/* walk - meminfo, pages: 0 when walk lies between the readings */
 	double diff_pct;	/* of MemTotal */
 	bool ok;		/* not a mismatch: |diff| <= 0.5% of MemTotal, or n/a */
 };
@@ -167,6 +169,10 @@ struct ms_recon {
 };
 void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long page_kb,
 		  struct ms_recon *out);
+/* The same with /proc/meminfo read just before (b) and just after (a) the walk: a row agrees
+ * when the walk is within the tolerance of some value between the two readings. */
+void ms_reconcile_between(const struct ms_result *r, const struct ms_meminfo *b,
+			  const struct ms_meminfo *a, long page_kb, struct ms_recon *out);
 
 /* Output. */
 struct ms_report_opts {

@@ -86,23 +86,24 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 {
 	int i;
 
-	fprintf(out, "%-40s %12s %13s %10s %8s  %-26s %s\n", "Walk class", "Walk pages",
-		"Meminfo pages", "Diff", "%MemTot", "Meminfo field", "Status");
+	fprintf(out, "%-40s %12s %14s %14s %10s %8s  %-26s %s\n", "Walk class", "Walk pages",
+		"Meminfo before", "Meminfo after", "Diff", "%MemTot", "Meminfo field", "Status");
 	for (i = 0; i < rc->n; i++) {
 		const struct ms_recon_row *w = &rc->row[i];
 
 		if (w->meminfo < 0) {
-			fprintf(out, "%-40s %12llu %13s %10s %8s  %-26s n/a, the kernel has no %s\n",
-				w->name, (unsigned long long)w->walk, "-", "-", "-", w->field,
-				w->missing ? w->missing : w->field);
+			fprintf(out, "%-40s %12llu %14s %14s %10s %8s  %-26s n/a, the kernel has "
+				"no %s\n", w->name, (unsigned long long)w->walk, "-", "-", "-", "-",
+				w->field, w->missing ? w->missing : w->field);
 			continue;
 		}
-		fprintf(out, "%-40s %12llu %13lld %+10lld %+7.3f%%  %-26s %s\n", w->name,
-			(unsigned long long)w->walk, w->meminfo, w->diff, w->diff_pct, w->field,
-			w->ok ? "ok" : "MISMATCH");
+		fprintf(out, "%-40s %12llu %14lld %14lld %+10lld %+7.3f%%  %-26s %s\n", w->name,
+			(unsigned long long)w->walk, w->before, w->after, w->diff, w->diff_pct,
+			w->field, w->ok ? "ok" : "MISMATCH");
 	}
-	fprintf(out, "\nTolerance: %.1f%% of MemTotal. Not reconcilable, and why:\n",
-		MS_RECON_TOLERANCE_PCT);
+	fprintf(out, "\nMeminfo is read just before and just after the walk; Diff is from the "
+		"nearest value between the two\n(0 when the walk lies between them). Tolerance: "
+		"%.1f%% of MemTotal. Not reconcilable, and why:\n", MS_RECON_TOLERANCE_PCT);
 	fprintf(out, "  %-36s %10llu  no struct page marks them; VmallocUsed %lld kB + "
 		"Percpu %lld kB cover part\n", "Kernel other",
 		(unsigned long long)r->sub[MS_KERNEL_OTHER], mi->vmalloc_used, mi->percpu);
@@ -198,17 +199,20 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 
 				snprintf(reason, sizeof(reason), "the kernel has no %s",
 					 w->missing ? w->missing : w->field);
-				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_pages\":null,"
+				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_before\":null,"
+					"\"meminfo_after\":null,\"meminfo_pages\":null,"
 					"\"diff_pages\":null,\"diff_pct\":null,\"ok\":true,"
 					"\"status\":\"n/a\",\"reason\":", (unsigned long long)w->walk);
 				ms_json_string(out, reason);
 				fputc('}', out);
 			} else {
-				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_pages\":%lld,"
+				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_before\":%lld,"
+					"\"meminfo_after\":%lld,\"meminfo_pages\":%lld,"
 					"\"diff_pages\":%lld,\"diff_pct\":%.4f,\"ok\":%s,"
 					"\"status\":\"%s\"}",
-					(unsigned long long)w->walk, w->meminfo, w->diff, w->diff_pct,
-					w->ok ? "true" : "false", w->ok ? "ok" : "mismatch");
+					(unsigned long long)w->walk, w->before, w->after, w->meminfo,
+					w->diff, w->diff_pct, w->ok ? "true" : "false",
+					w->ok ? "ok" : "mismatch");
 			}
 		}
 		fputs("]}", out);

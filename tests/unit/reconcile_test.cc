@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Reconciliation with /proc/meminfo read just before and just after the walk (issue 7, item 20):
+// a row agrees when the walk is within the tolerance of some value between the two readings.
+#include <gtest/gtest.h>
+
+extern "C" {
+#include "memstat_int.h"
+}
+
+namespace {
+
+const long long kTotal = 6000000;	// pages: 0.5% of it is 30000 pages
+const long kPageKb = 4;
+
+// A walk and a meminfo reading that agree exactly in every row.
+struct Quiet {
+	ms_result r = {};
+	ms_meminfo mi = {};
+
+	Quiet()
+	{
+		r.sub[MS_FREE_BUDDY] = 5000000;
+		r.sub[MS_KERNEL_RESERVED] = 1000;
+		r.sub[MS_ANON] = 100000;
+		r.sub[MS_FILE] = 400000;
+		r.sub[MS_KERNEL_SLAB] = 20000;
+		r.sub[MS_KERNEL_PAGETABLE] = 1000;
+		r.sub[MS_KERNEL_OTHER] = kTotal - 5000000 - 100000 - 400000 - 20000 - 1000;
+		r.total = kTotal + 1000;
+		mi.mem_total = kTotal * kPageKb;
+		mi.mem_free = 5000000 * kPageKb;
+		mi.anon_pages = 100000 * kPageKb;
+		mi.cached = 400000 * kPageKb;
+		mi.buffers = mi.swap_cached = mi.shmem = mi.hugetlb = 0;
+		mi.slab = 20000 * kPageKb;
+		mi.page_tables = 1000 * kPageKb;
+	}
+};
+
+const ms_recon_row &find(const ms_recon &rc, const char *field)
+{
+	for (int i = 0; i < rc.n; i++)
+		if (!strcmp(rc.row[i].field, field))
+			return rc.row[i];
+	ADD_FAILURE() << "no row " << field;
+	return rc.row[0];
+}
+
+TEST(ReconcileBetween, QuietMachineEveryRowZero)
+{
+	Quiet q;
+	ms_recon rc;
+
+	ms_reconcile_between(&q.r, &q.mi, &q.mi, kPageKb, &rc);
+	EXPECT_TRUE(rc.all_ok);
+	for (int i = 0; i < rc.n; i++)
+		EXPECT_EQ(rc.row[i].diff, 0) << rc.row[i].name;
+}
+
+// The 6.1 VM's flake: pages freed just before the walk moved between the per-cpu and the buddy
+// lists, MemFree 1% apart in the two readings. The walk saw a state between them: no mismatch,
+// though it is 0.5% or more away from each reading.
+TEST(ReconcileBetween, ARowThatMovedBetweenTheReadingsIsJudgedAgainstTheInterval)
+{
+	Quiet q;
+	ms_meminfo before = q.mi, after = q.mi;
+	ms_recon rc;
+
+	before.mem_free = (5000000 - 31000) * kPageKb;	// walk - 0.52% of MemTotal
+	after.mem_free = (5000000 + 31000) * kPageKb;	// walk + 0.52%
+	ms_reconcile_between(&q.r, &before, &after, kPageKb, &rc);
+	const ms_recon_row &free = find(rc, "MemFree");
+	EXPECT_TRUE(free.ok);
+	EXPECT_TRUE(rc.all_ok);
+	EXPECT_EQ(free.before, 5000000 - 31000);
+	EXPECT_EQ(free.after, 5000000 + 31000);
+	EXPECT_EQ(free.meminfo, 5000000);	// the value between them nearest to the walk
+	EXPECT_EQ(free.diff, 0);
+
+	// either reading alone is a mismatch: what a single reading made of it
+	ms_reconcile(&q.r, &before, kPageKb, &rc);
+	EXPECT_FALSE(find(rc, "MemFree").ok);
+	ms_reconcile(&q.r, &after, kPageKb, &rc);
+	EXPECT_FALSE(find(rc, "MemFree").ok);
+
+	// the order of the readings does not matter (memory freed or taken during the walk)
+	ms_reconcile_between(&q.r, &after, &before, kPageKb, &rc);
+	EXPECT_TRUE(find(rc, "MemFree").ok);
+	EXPECT_EQ(find(rc, "MemFree").diff, 0);
+}
+
+// Outside the interval the walk is measured from the nearer reading, with the same tolerance.
+TEST(ReconcileBetween, OutsideTheIntervalTheToleranceIsUnchanged)
+{
+	Quiet q;
+	ms_meminfo before = q.mi, after = q.mi;
+	ms_recon rc;
+
+	before.anon_pages = (100000 - 50000) * kPageKb;
+	after.anon_pages = (100000 - 30000) * kPageKb;	// walk is 30000 pages (0.5%) above it
+	ms_reconcile_between(&q.r, &before, &after, kPageKb, &rc);
+	EXPECT_EQ(find(rc, "AnonPages").meminfo, 70000);
+	EXPECT_EQ(find(rc, "AnonPages").diff, 30000);
+	EXPECT_TRUE(find(rc, "AnonPages").ok);
+
+	after.anon_pages = (100000 - 30001) * kPageKb;	// one page more than 0.5%
+	ms_reconcile_between(&q.r, &before, &after, kPageKb, &rc);
+	EXPECT_EQ(find(rc, "AnonPages").diff, 30001);
+	EXPECT_FALSE(find(rc, "AnonPages").ok);
+	EXPECT_FALSE(rc.all_ok);
+
+	// below the interval: the difference is negative, from the lower reading
+	before.anon_pages = (100000 + 40000) * kPageKb;
+	after.anon_pages = (100000 + 20000) * kPageKb;
+	ms_reconcile_between(&q.r, &before, &after, kPageKb, &rc);
+	EXPECT_EQ(find(rc, "AnonPages").meminfo, 120000);
+	EXPECT_EQ(find(rc, "AnonPages").diff, -20000);
+	EXPECT_TRUE(find(rc, "AnonPages").ok);
+}
+
+// A counter absent from either reading makes the row n/a, not a mismatch.
+TEST(ReconcileBetween, ACounterMissingFromAReadingIsNotApplicable)
+{
+	Quiet q;
+	ms_meminfo before = q.mi, after = q.mi;
+	ms_recon rc;
+
+	after.slab = -1;
+	ms_reconcile_between(&q.r, &before, &after, kPageKb, &rc);
+	const ms_recon_row &slab = find(rc, "Slab");
+	EXPECT_EQ(slab.meminfo, -1);
+	EXPECT_STREQ(slab.missing, "Slab");
+	EXPECT_TRUE(slab.ok);
+	EXPECT_TRUE(rc.all_ok);
+
+	before.swap_cached = -1;
+	ms_reconcile_between(&q.r, &before, &after, kPageKb, &rc);
+	EXPECT_STREQ(find(rc, "Cached+Buffers+SwapCached").missing, "SwapCached");
+	EXPECT_TRUE(rc.all_ok);
+}
+
+} // namespace
