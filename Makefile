@@ -80,7 +80,7 @@ $(BUILD)/integration_tests.static: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(IN
 	$(Q)$(CXX) -static $^ -lgtest -lgtest_main -pthread $(LDLIBS) -o $@
 
 # everything a VM of tools/vm runs
-vm-bins: $(BUILD)/memstat $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench
+vm-bins: $(BUILD)/memstat $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench $(BUILD)/vmload
 
 run: $(BUILD)/memstat
 	$(BUILD)/memstat
@@ -92,6 +92,10 @@ integration: $(BUILD)/memstat $(BUILD)/integration_tests
 	MEMSTAT=$(BUILD)/memstat $(BUILD)/integration_tests
 
 $(BUILD)/churn: tests/tools/churn.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -static $< -o $@
+
+$(BUILD)/vmload: tests/tools/vmload.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< -o $@
 

@@ -578,8 +578,19 @@ TEST(KmodBackend, ClassesEqualTheBpfWalk)
 		EXPECT_NEAR(ms_class_pages(&rk, (enum ms_class)c), ms_class_pages(&rb, (enum ms_class)c),
 			    tol) << ms_classes[c].key;
 	for (int sub : { MS_KERNEL_SLAB, MS_KERNEL_PAGETABLE, MS_KERNEL_RESERVED, MS_SHMEM,
-			 MS_HUGETLB, MS_HUGETLB_FREE })
+			 MS_HUGETLB, MS_HUGETLB_FREE, MS_KERNEL_ZSMALLOC, MS_ANON_KSM })
 		EXPECT_NEAR(rk.sub[sub], rb.sub[sub], tol) << ms_subs[sub].key;
+	/*
+	 * The VMs (tools/vm/init.sh) set up a hugetlb pool, some of it in use, zram swap with pages
+	 * swapped out to it, and KSM-merged pages before this test, and say so: then the classes
+	 * compared above must not be 0 == 0, in either walk.
+	 */
+	if (getenv("MEMSTAT_VM_LOAD")) {
+		for (int sub : { MS_HUGETLB, MS_HUGETLB_FREE, MS_KERNEL_ZSMALLOC, MS_ANON_KSM }) {
+			EXPECT_GT(rb.sub[sub], 0u) << ms_subs[sub].key << " (bpf): the VM's load is missing";
+			EXPECT_GT(rk.sub[sub], 0u) << ms_subs[sub].key << " (kmod): the VM's load is missing";
+		}
+	}
 	ms_kmod_free(k);
 	ms_bpf_free(b);
 	ms_ranges_free(&r);
@@ -758,6 +769,98 @@ void expect_cgroups_of_charged_pages(bool kmod)
 TEST(Allpages, CgroupIsTheChargedMemcg)
 {
 	expect_cgroups_of_charged_pages(false);
+}
+
+// The module asks the kernel's own helpers (kmod/kfeatures.h), the BPF walker reads BTF
+// (bpf/core_fixes.bpf.h): two independent detections of the same kernel must agree on every
+// encoding the classifier uses.
+TEST(KmodBackend, FeaturesEqualTheBtfDetection)
+{
+	if (access(MS_KMOD_DEVICE, F_OK))
+		GTEST_SKIP() << "the memstat module is not loaded (this kernel cannot load modules; "
+				"tools/vm loads it in each VM)";
+	struct ms_bpf *b = nullptr;
+	struct ms_kmod *k = nullptr;
+	char why[512];
+	ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+	ASSERT_EQ(ms_kmod_open(&k, why, sizeof(why)), 0) << why;
+	const struct ms_features *fb = ms_bpf_features(b), *fk = ms_kmod_features(k);
+	EXPECT_EQ(fk->page_size, fb->page_size);
+	EXPECT_EQ(fk->type_scheme, fb->type_scheme);
+	EXPECT_EQ(fk->pt_base, fb->pt_base);
+	for (int t = MS_T_BUDDY; t < MS_NR_PTYPES; t++)
+		EXPECT_EQ(fk->ptype[t], fb->ptype[t]) << "page type " << t;
+	for (int i = 0; i < 16; i++)
+		EXPECT_EQ(fk->s3_type[i], fb->s3_type[i]) << "type byte 0xf" << i;
+	EXPECT_EQ(fk->has_dtor, fb->has_dtor);
+	if (fb->has_dtor)	/* the dtor byte means nothing without compound_dtor */
+		EXPECT_EQ(fk->hugetlb_dtor, fb->hugetlb_dtor);
+	EXPECT_EQ(fk->movable_flag, fb->movable_flag);
+	EXPECT_EQ(fk->pg_head, fb->pg_head);
+	EXPECT_EQ(fk->pg_reserved, fb->pg_reserved);
+	EXPECT_EQ(fk->pg_swapbacked, fb->pg_swapbacked);
+	EXPECT_EQ(fk->pg_swapcache, fb->pg_swapcache);
+	EXPECT_EQ(fk->pg_slab, fb->pg_slab);
+	EXPECT_EQ(fk->pg_hugetlb, fb->pg_hugetlb);
+	EXPECT_EQ(fk->pg_movable_ops, fb->pg_movable_ops);
+	EXPECT_EQ(fk->pg_lru, fb->pg_lru);
+	EXPECT_EQ(fk->max_buddy_order, fb->max_buddy_order);
+	// the module never hands out where vmemmap is, nor a byte of padding
+	EXPECT_EQ(fk->vmemmap_base, 0u);
+	EXPECT_EQ(fk->_pad2, 0u);
+	EXPECT_EQ(fk->_pad[0] | fk->_pad[1], 0);
+	ms_kmod_free(k);
+	ms_bpf_free(b);
+}
+
+// allpages records from the module carry the struct page words that hold kernel pointers
+// (lru / compound_head, mapping, private, memcg_data) only when --raw-pointers asks for them:
+// they reveal the KASLR layout.
+TEST(KmodBackend, RecordsHoldNoPointerWordsUnlessAsked)
+{
+	if (access(MS_KMOD_DEVICE, F_OK))
+		GTEST_SKIP() << "the memstat module is not loaded (this kernel cannot load modules; "
+				"tools/vm loads it in each VM)";
+	struct ms_ranges all, r = {};
+	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &all), 0);
+	ASSERT_GT(all.n, 0u);
+	// the first 128 MiB of the first range above 1 MiB: page tables, slab, page cache
+	for (size_t i = 0; i < all.n && !r.n; i++)
+		if (all.r[i].end > 0x100 + MS_SECTION_PAGES) {
+			uint64_t start = all.r[i].start < 0x100 ? 0x100 : all.r[i].start;
+			r.r = (decltype(r.r))calloc(1, sizeof(*r.r));
+			r.r[0].start = start;
+			r.r[0].end = start + MS_SECTION_PAGES < all.r[i].end ? start + MS_SECTION_PAGES :
+									       all.r[i].end;
+			r.n = 1;
+		}
+	ASSERT_EQ(r.n, 1u);
+	struct Seen {
+		uint64_t records = 0, pointer_words = 0;
+	};
+	auto count = [](void *arg, __u64, const struct ms_page_rec *rec) -> int {
+		Seen *s = (Seen *)arg;
+		if (!rec->valid)
+			return 0;
+		s->records++;
+		for (int w : { 1, 2, 3, 5, 7 })
+			s->pointer_words += rec->w[w] != 0;
+		return 0;
+	};
+	struct ms_kmod *k = nullptr;
+	struct ms_result res;
+	char why[512];
+	ASSERT_EQ(ms_kmod_open(&k, why, sizeof(why)), 0) << why;
+	Seen plain, raw;
+	ASSERT_EQ(ms_kmod_walk(k, &r, &res, nullptr, count, &plain), 0);
+	ms_kmod_set_raw_pointers(k, true);
+	ASSERT_EQ(ms_kmod_walk(k, &r, &res, nullptr, count, &raw), 0);
+	ms_kmod_free(k);
+	ms_ranges_free(&all);
+	ms_ranges_free(&r);
+	EXPECT_GT(plain.records, 0u);
+	EXPECT_EQ(plain.pointer_words, 0u) << "pointer words handed out without --raw-pointers";
+	EXPECT_GT(raw.pointer_words, 0u) << "--raw-pointers gave no pointer word at all";
 }
 
 TEST(KmodBackend, AllpagesCgroupIsTheChargedMemcg)

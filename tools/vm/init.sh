@@ -163,6 +163,41 @@ else
 	R "kmod-fail no memstat.ko for this kernel"
 fi
 
+# the load that KmodBackend.ClassesEqualTheBpfWalk must see in non-empty classes: a hugetlb pool
+# (4 pages in use, 12 free), KSM-merged pages, and anonymous pages swapped out to zram (zsmalloc)
+banner "load: hugetlb pool, KSM, zram swap"
+vmload=
+if [ -e /sys/block/zram0 ]; then
+	for alg in lzo-rle lzo lz4; do
+		echo $alg >/sys/block/zram0/comp_algorithm 2>/dev/null && break
+	done
+	echo 64M >/sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
+		R "load-fail zram swap could not be set up"
+else
+	R "load-fail no /sys/block/zram0 (the zram module is missing)"
+fi
+echo 16 >/proc/sys/vm/nr_hugepages
+echo 20 >/sys/kernel/mm/ksm/sleep_millisecs
+echo 4096 >/sys/kernel/mm/ksm/pages_to_scan
+echo 1 >/sys/kernel/mm/ksm/run
+rm -f /tmp/vmload.ready
+/bin/vmload /tmp/vmload.ready 4 >/tmp/vmload.log 2>&1 &
+vmload=$!
+i=0
+while [ ! -e /tmp/vmload.ready ] && kill -0 $vmload 2>/dev/null && [ $i -lt 1800 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+cat /tmp/vmload.log
+if [ -e /tmp/vmload.ready ]; then
+	R "load ok"
+	export MEMSTAT_VM_LOAD=1
+else
+	R "load-fail $(tail -n 1 /tmp/vmload.log)"
+fi
+grep -E 'HugePages_(Total|Free)|SwapTotal|SwapFree' /proc/meminfo
+echo "ksm pages_sharing $(cat /sys/kernel/mm/ksm/pages_sharing)"
+
 # d. the integration tests (GoogleTest), bounded so that a hang still lets us report
 banner "integration tests"
 if [ $bpf = 1 ]; then
@@ -177,6 +212,16 @@ else
 	echo "not run: the bpf backend did not load"
 	R "tests-skipped the bpf backend did not load (each walk would repeat the failing verification)"
 fi
+
+# the load ends here: the stress steps below start from a quiet machine
+if [ -n "$vmload" ]; then
+	kill $vmload 2>/dev/null
+	wait $vmload 2>/dev/null
+	unset MEMSTAT_VM_LOAD
+fi
+echo 2 >/sys/kernel/mm/ksm/run
+swapoff /dev/zram0 2>/dev/null
+echo 0 >/proc/sys/vm/nr_hugepages
 
 # the stress family: walks while memory churns (THP on), a memory block offlined and onlined,
 # reconciliation once it is quiet, and the benchmark (TCG: only relative numbers mean anything)

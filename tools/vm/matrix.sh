@@ -41,6 +41,10 @@ KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 PY=/usr/bin/python3
 # drivers the VM needs; ones the kernel has built in are skipped
 VM_MODULES=(virtio_pci virtio_blk ext4)
+# zram swap and its compressors, for the load the module-versus-BPF test must see (init.sh):
+# taken where the kernel has them (6.1's zram finds lzo-rle through the crypto API, not a
+# dependency; 6.12+ link their own backends)
+VM_LOAD_MODULES=(zram lzo_rle lzo lz4_compress lz4_decompress)
 
 fetch_only=0
 families=()
@@ -269,6 +273,16 @@ add_module() {
 	echo "$mod" >>"$out/order"
 }
 
+# The optional modules of the VM's load (VM_LOAD_MODULES), each where the kernel has it; also
+# run for a family cached before they were added. Their order follows the drivers'.
+add_load_modules() {
+	local dir=$1 moddir=$2 m
+	for m in "${VM_LOAD_MODULES[@]}"; do
+		# add_module dies for a module that is neither built in nor shipped: a subshell
+		(add_module "$m" "$dir/initrd/lib/modules" "$moddir") >/dev/null 2>&1 || true
+	done
+}
+
 # Download and unpack one family's kernel and headers (cached by package version).
 fetch_family() {
 	local fam=$1 dir=$CACHE/$1 img ver key rel hdr f p kver moddir
@@ -276,6 +290,9 @@ fetch_family() {
 	ver=$(candidate "$img")
 	key="$img=$ver"
 	if [ -f "$dir/.complete" ] && [ "$(sed -n 's/^image //p' "$dir/resolved" 2>/dev/null)" = "$img $ver" ]; then
+		rel=$(sed -n 's/^release //p' "$dir/resolved")
+		moddir=$(ls -d "$dir"/root/usr/lib/modules/"$rel" "$dir"/root/lib/modules/"$rel" 2>/dev/null | head -n 1 || true)
+		[ -z "$moddir" ] || add_load_modules "$dir" "$moddir"
 		return 0
 	fi
 	say "$fam: $img $ver"
@@ -313,6 +330,7 @@ fetch_family() {
 		add_module "$p" "$dir/initrd/lib/modules" "$moddir"
 	done
 	echo "vm-modules $(tr '\n' ' ' <"$dir/initrd/lib/modules/order")" >>"$dir/resolved"
+	add_load_modules "$dir" "$moddir"
 
 	# headers, for building the kernel module against this kernel: the flavour's package,
 	# its -common package and linux-kbuild, unpacked into the same root so that their
@@ -369,7 +387,7 @@ fi
 say "building the binaries the VMs run (make vm-bins)"
 bash "$repo/tools/setup.sh" vm-bins >&2
 # the initramfs has no dynamic loader
-for b in memstat integration_tests.static churn bench; do
+for b in memstat integration_tests.static churn bench vmload; do
 	! readelf -l "$repo/build/$b" | grep -q 'program interpreter' ||
 		die "build/$b is not statically linked"
 done
@@ -394,7 +412,7 @@ for a in $("$ird/bin/busybox" --list-full); do
 done
 cp "$repo/build/memstat" "$ird/bin/memstat"
 cp "$repo/build/integration_tests.static" "$ird/bin/integration_tests"
-cp "$repo/build/churn" "$repo/build/bench" "$ird/bin/"
+cp "$repo/build/churn" "$repo/build/bench" "$repo/build/vmload" "$ird/bin/"
 install -m 0755 "$here/init.sh" "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/base.cpio"
 
@@ -690,6 +708,11 @@ run_family() {
 		fails+=("tests|not run: $(sed -n 's/^@@ tests-skipped //p' "$res" | head -n 1)")
 	elif grep -q '^@@ start' "$res" && { [ "$total" = 0 ] || { [ -n "$rc" ] && [ "$rc" != 0 ] && [ "$passed" = "$total" ]; }; }; then
 		fails+=("tests|integration tests exited ${rc:-?} without a complete report (crash or timeout? see $console)")
+	fi
+
+	# the load the module-versus-BPF test needs (hugetlb, KSM, zram swap) was set up
+	if grep -q '^@@ start' "$res" && ! grep -q '^@@ load ok' "$res"; then
+		fails+=("load|$(sed -n 's/^@@ load-fail //p' "$res" | head -n 1 | grep . || echo 'no result of the load set-up')")
 	fi
 
 	# the kernel module: built for this kernel, loaded, and its walk reconciles too
