@@ -138,7 +138,12 @@ def test_sighup_reopens_the_log_for_logrotate(tmp_path):
     log = tmp_path / "m.csv"
     p = subprocess.Popen([MEMSTAT, "-o", str(log), "0.05"])
     try:
-        time.sleep(0.8)
+        # two samples in the first log before it is rotated (a fixed sleep is too short when
+        # the machine is busy and loading the BPF programs takes longer)
+        deadline = time.time() + 30
+        while not (log.exists() and len(log.read_text().splitlines()) >= 3):
+            assert time.time() < deadline, "fewer than two samples in 30 s"
+            time.sleep(0.05)
         os.rename(log, tmp_path / "m.csv.1")
         p.send_signal(signal.SIGHUP)
         deadline = time.time() + 10
@@ -619,3 +624,85 @@ def test_a_counter_that_moved_during_the_walk_is_not_a_mismatch(tmp_path):
     assert free["ok"] and free["status"] == "ok" and free["diff_pages"] == 0, free
     # the exit code follows the other rows (another process may really move memory meanwhile)
     assert r.returncode == (0 if j["reconcile"]["ok"] else 3)
+
+
+# ---- a log of another memstat version, and the service (issue 7, item 12) ----
+
+def service_args(log):
+    """The arguments of the unit's ExecStart, writing to `log`, for one sample."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    unit = open(os.path.join(here, "..", "tools", "memstat.service")).read()
+    line = next(l for l in unit.splitlines() if l.startswith("ExecStart="))
+    args = line.split("=", 1)[1].split()[1:]
+    args = [str(log) if a == "/var/log/memstat/memstat.csv" else a for a in args]
+    assert str(log) in args, "the unit no longer logs to /var/log/memstat/memstat.csv"
+    return args + ["1"]	# INTERVAL 1: one sample, then exit
+
+
+def current_header(tmp_path, fmt="csv"):
+    fresh = tmp_path / ("fresh." + fmt)
+    assert run("-o", str(fresh), "--format", fmt).returncode == 0
+    first = fresh.read_text().splitlines()[0]
+    fresh.unlink()
+    return first
+
+
+def test_the_service_renames_a_log_with_other_columns_aside_and_goes_on(tmp_path):
+    header = current_header(tmp_path)
+    log = tmp_path / "memstat.csv"
+    # what an older memstat wrote: fewer columns
+    old = "timestamp,epoch,backend,kernel,anon\n2026-01-01T00:00:00.000Z,1767225600.000,bpf,1,2\n"
+    log.write_text(old)
+    # never over an existing file: names for the next seconds are taken already
+    now = time.time()
+    taken = {}
+    for dt in range(0, 5):
+        name = tmp_path / ("memstat.csv." + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now + dt)))
+        name.write_text("someone else's %d\n" % dt)
+        taken[name] = sha(name)
+    r = run(*service_args(log))
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "renamed it to " in lines[0] and "other columns" in lines[0], r.stderr
+    moved = tmp_path / lines[0].split("renamed it to ")[1].split(";")[0]
+    assert moved.read_text() == old, "the old log survives byte-identical"
+    assert moved not in taken and moved.name.startswith("memstat.csv.")
+    for name, digest in taken.items():
+        assert sha(name) == digest
+    rows = log.read_text().splitlines()
+    assert rows[0] == header and len(rows) == 2
+    assert len(csv_rows(log)) == 1
+    # a second start appends to the new log: nothing more is renamed
+    r = run(*service_args(log))
+    assert r.returncode == 0 and r.stderr == ""
+    assert len(csv_rows(log)) == 2
+    assert len(os.listdir(tmp_path)) == 1 + 1 + len(taken)
+
+
+def test_rotate_incompatible_renames_a_jsonl_log_of_another_format_version(tmp_path):
+    log = tmp_path / "m.jsonl"
+    assert run("-o", str(log), "--format", "jsonl").returncode == 0
+    old = log.read_text().replace('{"format_version":1,', '{"format_version":2,', 1)
+    log.write_text(old)
+    r = run("-o", str(log), "--format", "jsonl", "--rotate-incompatible")
+    assert r.returncode == 0, r.stderr
+    assert "another format_version" in r.stderr
+    moved = [p for p in tmp_path.iterdir() if p.name.startswith("m.jsonl.")]
+    assert len(moved) == 1 and moved[0].read_text() == old
+    assert [json.loads(l)["format_version"] for l in log.read_text().splitlines()] == [1]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_rotate_incompatible_leaves_a_file_that_is_no_memstat_log_alone(tmp_path, fmt):
+    target = tmp_path / "passwd"
+    shutil.copyfile("/etc/passwd", target)
+    digest = sha(target)
+    r = run("-o", str(target), "--format", fmt, "--rotate-incompatible")
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1
+    assert sha(target) == digest and os.listdir(tmp_path) == ["passwd"]
+
+
+def test_rotate_incompatible_needs_a_csv_or_jsonl_log():
+    for args in (["--rotate-incompatible"], ["-o", "/tmp/x.prom", "-f", "prom", "--rotate-incompatible"]):
+        r = run(*args)
+        assert r.returncode == 2 and "--rotate-incompatible needs" in r.stderr.splitlines()[0]

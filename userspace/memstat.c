@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"  -o, --output FILE      append samples to FILE (prom: replace FILE atomically)\n"
 	"  -f, --format FMT       csv (default with -o), jsonl or prom\n"
 	"      --fsync            make each sample durable before the next\n"
+	"      --rotate-incompatible  when FILE is a csv or jsonl log of another memstat\n"
+	"                         version, rename it to FILE.<UTC time> and start a new log\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -46,7 +48,7 @@ static const char usage_text[] =
 	"5 unsupported kernel layout.\n";
 
 struct opts {
-	bool verbose, json, reconcile, runs, features, fsync, sampling;
+	bool verbose, json, reconcile, runs, features, fsync, sampling, rotate_incompatible;
 	enum ms_backend_choice backend;
 	const char *output;
 	int format;		/* -1: not given, else enum ms_format */
@@ -103,7 +105,7 @@ static int parse_count(const char *arg, long *out)
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC };
+	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
@@ -114,6 +116,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "fsync", no_argument, NULL, OPT_FSYNC },
+		{ "rotate-incompatible", no_argument, NULL, OPT_ROTATE_INCOMPATIBLE },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -177,6 +180,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_FSYNC:
 			o->fsync = true;
 			break;
+		case OPT_ROTATE_INCOMPATIBLE:
+			o->rotate_incompatible = true;
+			break;
 		case 'V':
 			printf("memstat %s\n", MEMSTAT_VERSION);
 			exit(MS_EXIT_OK);
@@ -222,6 +228,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (o->fsync && !o->output)
 		return usage_error("%s", "--fsync needs --output FILE");
+	if (o->rotate_incompatible && (!o->output || o->format == MS_FMT_PROM))
+		return usage_error("%s", "--rotate-incompatible needs --output FILE with --format csv "
+				   "or jsonl");
 	if (o->format < 0)
 		o->format = o->output ? MS_FMT_CSV : MS_FMT_ROWS;
 	return 0;
@@ -458,7 +467,8 @@ int main(int argc, char **argv)
 	walker.fn = o.runs ? print_run : NULL;
 	if (o.sampling) {
 		struct ms_sink sink = { .fmt = (enum ms_format)o.format, .path = o.output,
-					.fsync = o.fsync };
+					.fsync = o.fsync,
+					.rotate_incompatible = o.rotate_incompatible };
 
 		ret = ms_sink_open(&sink, why, sizeof(why));
 		if (ret) {

@@ -208,6 +208,7 @@ struct ms_sink {
 	enum ms_format fmt;
 	const char *path;	/* NULL: stdout */
 	bool fsync;
+	bool rotate_incompatible;	/* rename a log of another memstat version aside */
 	/* state */
 	int fd;
 	bool tty;

@@ -160,6 +160,56 @@ static int open_errno_exit(int err)
 }
 
 /*
+ * --rotate-incompatible: rename the log at s->path, open as fd, to FILE.<UTC time> (FILE.<UTC
+ * time>.N when that exists), never over an existing file (RENAME_NOREPLACE), and make sure the
+ * file renamed is the one that was checked. Says so on stderr in one line.
+ */
+static int rotate_aside(struct ms_sink *s, int fd, const char *what, char *why, size_t whylen)
+{
+	char name[4096], stamp[32];
+	struct stat mine, moved;
+	struct tm tm;
+	time_t now = time(NULL);
+	int n, err = 0;
+
+	if (fstat(fd, &mine)) {
+		snprintf(why, whylen, "failed to stat %s: %s", s->path, strerror(errno));
+		return MS_EXIT_FAIL;
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	for (n = 0; n < 1000; n++) {
+		int len = n ? snprintf(name, sizeof(name), "%s.%s.%d", s->path, stamp, n) :
+			      snprintf(name, sizeof(name), "%s.%s", s->path, stamp);
+
+		if (len >= (int)sizeof(name)) {
+			snprintf(why, whylen, "output path too long");
+			return MS_EXIT_USAGE;
+		}
+		if (renameat2(AT_FDCWD, s->path, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
+			break;
+		err = errno;
+		if (err != EEXIST)
+			break;
+	}
+	if (n == 1000 || (err && err != EEXIST)) {
+		snprintf(why, whylen, "failed to rename %s aside: %s", s->path,
+			 n == 1000 ? "too many files of that name" : strerror(err));
+		return open_errno_exit(err);
+	}
+	/* the path could have been replaced since it was opened: put back what is not ours */
+	if (lstat(name, &moved) || moved.st_dev != mine.st_dev || moved.st_ino != mine.st_ino) {
+		renameat2(AT_FDCWD, name, AT_FDCWD, s->path, RENAME_NOREPLACE);
+		snprintf(why, whylen, "refusing to rotate %s: it changed while memstat opened it",
+			 s->path);
+		return MS_EXIT_USAGE;
+	}
+	ms_err("%s %s (another memstat version): renamed it to %s; starting a new log", s->path,
+	       what, name);
+	return MS_EXIT_OK;
+}
+
+/*
  * Open (or create) the log for appending; CSV: write the header unless the file has it.
  * Returns an MS_EXIT_* code: 2 for a file that cannot be used, 1 when reading or writing it
  * failed. A file this call created is removed again when its header cannot be written.
@@ -169,11 +219,13 @@ static int open_append(struct ms_sink *s, char *why, size_t whylen)
 	/* read and write: the header is checked through the descriptor samples go to (a second
 	 * open of the path could meet another file); O_NONBLOCK: a FIFO does not hang us */
 	const int flags = O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
-	bool created = false;
+	bool created = false, rotated = false;
 	struct stat st;
 	char *hdr = NULL;
 	int fd, err, ret;
 
+again:
+	created = false;
 	fd = open(s->path, flags);
 	if (fd < 0 && errno == ENOENT) {
 		fd = open(s->path, flags | O_CREAT | O_EXCL, 0644);
@@ -214,9 +266,28 @@ static int open_append(struct ms_sink *s, char *why, size_t whylen)
 			ret = MS_EXIT_FAIL;
 			goto fail;
 		}
+		/* another memstat's log (its first columns are memstat's, or a memstat sample of
+		 * another format_version): with --rotate-incompatible, renamed aside */
+		if (s->rotate_incompatible && !rotated &&
+		    ((s->fmt == MS_FMT_CSV && strcmp(line, hdr) &&
+		      !strncmp(line, "timestamp,epoch,", 16)) ||
+		     (s->fmt == MS_FMT_JSONL && jsonl_version(line) >= 0 &&
+		      jsonl_version(line) != MS_FORMAT_VERSION))) {
+			ret = rotate_aside(s, fd, s->fmt == MS_FMT_CSV ? "has other columns" :
+					   "has samples of another format_version", why, whylen);
+			if (ret)
+				goto fail;
+			free(hdr);
+			hdr = NULL;
+			close(fd);
+			rotated = true;
+			goto again;
+		}
 		if (s->fmt == MS_FMT_CSV && strcmp(line, hdr)) {
 			snprintf(why, whylen, "refusing to append to %s: its columns differ "
-				 "from this memstat's (write to a new file)", s->path);
+				 "from this memstat's (write to a new file%s)", s->path,
+				 s->rotate_incompatible || strncmp(line, "timestamp,epoch,", 16) ? "" :
+				 ", or --rotate-incompatible");
 			ret = MS_EXIT_USAGE;
 			goto fail;
 		}
@@ -227,7 +298,8 @@ static int open_append(struct ms_sink *s, char *why, size_t whylen)
 			else
 				snprintf(why, whylen, "refusing to append to %s: its samples have "
 					 "format_version %ld, this memstat writes %d (write to a new "
-					 "file)", s->path, jsonl_version(line), MS_FORMAT_VERSION);
+					 "file%s)", s->path, jsonl_version(line), MS_FORMAT_VERSION,
+					 s->rotate_incompatible ? "" : ", or --rotate-incompatible");
 			ret = MS_EXIT_USAGE;
 			goto fail;
 		}
