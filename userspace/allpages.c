@@ -19,12 +19,6 @@
 
 enum dump_format { DF_TEXT, DF_CSV, DF_JSONL };
 
-struct zone_span {
-	int node;
-	char name[16];
-	__u64 start, end;
-};
-
 struct dumper {
 	enum dump_format fmt;
 	bool raw;
@@ -36,7 +30,7 @@ struct dumper {
 	int nr_flags;
 	__u64 last_flags;
 	char flags_str[1024];
-	struct zone_span *zones;
+	struct ms_zone *zones;
 	size_t nzones, zi;
 	__u64 printed;
 	__u64 sub[MS_NR_SUBS];		/* classes of the printed records */
@@ -173,40 +167,13 @@ static const char *flags_string(struct dumper *d, __u64 flags)
 	return d->flags_str;
 }
 
-/* Zones and nodes from /proc/zoneinfo: "spanned" comes before "start_pfn" in each zone. */
+/* Zones and nodes from /proc/zoneinfo (ranges.c). */
 static int load_zones(struct dumper *d)
 {
-	FILE *f = fopen("/proc/zoneinfo", "re");
-	char line[256], name[16] = "";
-	unsigned long long spanned = 0, v;
-	int node = -1;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d, zone %15s", &node, name) == 2) {
-			spanned = 0;
-		} else if (sscanf(line, " spanned %llu", &v) == 1) {
-			spanned = v;
-		} else if (sscanf(line, " start_pfn: %llu", &v) == 1 && spanned) {
-			struct zone_span *z = realloc(d->zones, (d->nzones + 1) * sizeof(*z));
-
-			if (!z)
-				break;
-			d->zones = z;
-			z[d->nzones].node = node;
-			snprintf(z[d->nzones].name, sizeof(z[0].name), "%s", name);
-			z[d->nzones].start = v;
-			z[d->nzones].end = v + spanned;
-			d->nzones++;
-			spanned = 0;
-		}
-	}
-	fclose(f);
-	return 0;
+	return ms_zones_read("/proc/zoneinfo", &d->zones, &d->nzones);
 }
 
-static const struct zone_span *zone_of(struct dumper *d, __u64 pfn)
+static const struct ms_zone *zone_of(struct dumper *d, __u64 pfn)
 {
 	size_t k;
 
@@ -361,7 +328,7 @@ static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 {
 	struct dumper *d = arg;
 	struct field f[NCOLS];
-	const struct zone_span *z;
+	const struct ms_zone *z;
 	int c, n = d->raw ? NCOLS : NCOLS_PLAIN;
 	bool file, typed;
 	long long mapcount;

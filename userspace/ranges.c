@@ -20,9 +20,9 @@ static int cmp_range(const void *a, const void *b)
 /*
  * Every "System RAM" resource of /proc/iomem: the top-level ones, and the ones drivers add
  * nested under their own resource, "System RAM (virtio_mem)" or "System RAM (kmem)" (dax,
- * CXL). Sorted, overlaps merged.
+ * CXL). Sorted, overlaps merged. Offline memory blocks are still in it: see below.
  */
-int ms_ranges_from_iomem(const char *path, struct ms_ranges *out)
+int ms_ranges_parse_iomem(const char *path, struct ms_ranges *out)
 {
 	__u64 psz = (__u64)sysconf(_SC_PAGESIZE);
 	char line[256];
@@ -77,7 +77,15 @@ int ms_ranges_from_iomem(const char *path, struct ms_ranges *out)
 	out->n = n;
 	for (i = 0; i < n; i++)
 		out->pages += out->r[i].end - out->r[i].start;
-	return ms_ranges_drop_offline(out, "/sys/devices/system/memory");
+	return 0;
+}
+
+/* Present memory: the System RAM of /proc/iomem without the offline memory blocks. */
+int ms_ranges_from_iomem(const char *path, struct ms_ranges *out)
+{
+	int err = ms_ranges_parse_iomem(path, out);
+
+	return err ? err : ms_ranges_drop_offline(out, "/sys/devices/system/memory");
 }
 
 /* Remove [a, b) from the ranges (they are sorted and disjoint). */
@@ -174,4 +182,47 @@ void ms_ranges_free(struct ms_ranges *r)
 {
 	free(r->r);
 	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Zones and nodes from /proc/zoneinfo ("Node N, zone NAME", then "spanned" before
+ * "start_pfn" in each zone), in the order listed; empty zones are left out.
+ */
+int ms_zones_read(const char *path, struct ms_zone **out, size_t *n)
+{
+	FILE *f = fopen(path, "re");
+	char line[256], name[16] = "";
+	unsigned long long spanned = 0, v;
+	int node = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %15s", &node, name) == 2) {
+			spanned = 0;
+		} else if (sscanf(line, " spanned %llu", &v) == 1) {
+			spanned = v;
+		} else if (sscanf(line, " start_pfn: %llu", &v) == 1 && spanned) {
+			struct ms_zone *z = realloc(*out, (*n + 1) * sizeof(*z));
+
+			if (!z) {
+				fclose(f);
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return -ENOMEM;
+			}
+			*out = z;
+			z[*n].node = node;
+			snprintf(z[*n].name, sizeof(z[0].name), "%s", name);
+			z[*n].start = v;
+			z[*n].end = v + spanned;
+			(*n)++;
+			spanned = 0;
+		}
+	}
+	fclose(f);
+	return 0;
 }
