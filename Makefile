@@ -6,6 +6,7 @@ BUILD     ?= build
 CC        ?= gcc
 CXX       ?= g++
 CLANG     ?= clang
+CLANGXX   ?= clang++
 BPFTOOL   ?= bpftool
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
@@ -20,6 +21,18 @@ BPFFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
 LDLIBS    := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -lm
 LDFLAGS   += -static
 
+# SANITIZE=1: user space under ASan+UBSan, built by clang (one runtime for both, which honours
+# UBSAN_OPTIONS; gcc's UBSan beside its ASan ignores log_path and exitcode) and linked
+# dynamically (ASan cannot link statically); the BPF object is built as always. Used by
+# `make san` in its own directory, $(BUILD)/san.
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+override CC  := $(CLANG) $(SAN_FLAGS)
+override CXX := $(CLANGXX) $(SAN_FLAGS)
+LDFLAGS   := $(filter-out -static,$(LDFLAGS))
+LDLIBS    := -lbpf -lelf -lz -lzstd -lm
+endif
+
 ifeq ($(V),1)
 Q :=
 msg :=
@@ -30,6 +43,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: vm-bins all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
+.PHONY: fuzz fuzz-bins san san-bins
 
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -110,8 +124,59 @@ pytest: $(BUILD)/memstat
 	MEMSTAT=$(BUILD)/memstat /usr/bin/python3 -m pytest -q tests/sampling_test.py
 
 # every suite, then one "N passed, N failed" line
-test: $(BUILD)/memstat $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests
+test: $(BUILD)/memstat $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins
 	bash tests/run.sh $(BUILD)
+
+# ---- fuzzing (tests/fuzz: libFuzzer, clang) and the sanitizer build ----
+# one fuzzer per parser of outside input; `make fuzz` runs each FUZZ_SECONDS, `make test` briefly
+FUZZ_TARGETS := iomem zoneinfo meminfo csv_header cmdline allpages_cmdline
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+                -Wno-unused-function -DMEMSTAT_VERSION='"$(VERSION)"' $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+# user space with coverage; memstat.c (main) only where a target includes it
+FUZZ_LIB     := $(patsubst userspace/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out userspace/memstat.c,$(USER_SRCS)))
+FUZZ_LINK     = $(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer $^ -lbpf -lelf -lz -lzstd -lm -o $@
+
+$(FUZZ_DIR)/obj/%.o: userspace/%.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/obj/bpf_backend.o: $(BUILD)/memstat.skel.h
+
+$(FUZZ_DIR)/%.o: tests/fuzz/%.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/%.o $(FUZZ_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(FUZZ_LINK)
+
+# this one includes allpages.c itself
+$(FUZZ_DIR)/fuzz_allpages_cmdline: $(FUZZ_DIR)/allpages_cmdline.o $(filter-out %/allpages.o,$(FUZZ_LIB))
+	$(call msg,LINK,$@)
+	$(Q)$(FUZZ_LINK)
+
+fuzz-bins: $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
+
+# every fuzzer for FUZZ_SECONDS from its corpus (tests/fuzz/corpus/TARGET); a crash is kept in
+# $(FUZZ_DIR)/artifacts
+fuzz: fuzz-bins
+	bash tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# unit, cli and pytest suites against the same code built with ASan+UBSan
+SAN_DIR := $(BUILD)/san
+san-bins:
+	$(Q)$(MAKE) -s --no-print-directory BUILD=$(SAN_DIR) SANITIZE=1 $(SAN_DIR)/memstat \
+		$(SAN_DIR)/nobpf $(SAN_DIR)/unit_tests
+
+san: san-bins
+	bash tests/fuzz/sanitize.sh $(SAN_DIR)
+
+-include $(wildcard $(FUZZ_DIR)/*.d $(FUZZ_DIR)/obj/*.d)
 
 $(BUILD)/bench: $(BUILD)/bench.o $(LIB_OBJS)
 	$(call msg,LINK,$@)

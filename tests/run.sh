@@ -66,6 +66,49 @@ else
 fi
 [ $rc -eq 0 ] || failed_suites+=(cli)
 
+# add the "N passed, N failed[, N skipped]" of a suite's last line (in FILE) to the totals
+add_counts() {	# NAME FILE RC
+	local line
+	line=$(tail -n 1 "$2")
+	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
+		passed=$((passed + BASH_REMATCH[1]))
+		failed=$((failed + BASH_REMATCH[2]))
+		skipped=$((skipped + ${BASH_REMATCH[4]:-0}))
+		[ "$3" -eq 0 ] || [ "${BASH_REMATCH[2]}" -gt 0 ] || failed=$((failed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+	[ "$3" -eq 0 ] || failed_suites+=("$1")
+}
+
+# the parsers of outside input under libFuzzer (tests/fuzz): a short run of each target, one
+# test each, MEMSTAT_FUZZ_SECONDS a target (default 4; `make fuzz` runs longer)
+fuzz_secs=${MEMSTAT_FUZZ_SECONDS:-4}
+echo "=== fuzz (libFuzzer, $fuzz_secs s a target)"
+if [ "${MEMSTAT_FUZZ:-1}" = 0 ]; then
+	echo "fuzz not run: MEMSTAT_FUZZ=0"
+elif MAKEFLAGS= make --no-print-directory -s BUILD="$build" fuzz-bins; then
+	bash tests/fuzz/run.sh "$build" "$fuzz_secs" | tee "$build/fuzz.out"
+	add_counts fuzz "$build/fuzz.out" "${PIPESTATUS[0]}"
+else
+	echo "FAIL fuzz: the fuzzers do not build (make BUILD=$build fuzz-bins)"
+	failed=$((failed + 1))
+	failed_suites+=(fuzz)
+fi
+
+# unit, cli and pytest once more, against user space built with ASan+UBSan ($build/san)
+echo "=== sanitizers (ASan+UBSan: unit, cli, pytest)"
+if [ "${MEMSTAT_SAN:-1}" = 0 ]; then
+	echo "sanitizers not run: MEMSTAT_SAN=0"
+elif MAKEFLAGS= make --no-print-directory -s BUILD="$build" san-bins; then
+	bash tests/fuzz/sanitize.sh "$build/san" | tee "$build/san.out"
+	add_counts sanitizers "$build/san.out" "${PIPESTATUS[0]}"
+else
+	echo "FAIL sanitizers: the ASan+UBSan build fails (make BUILD=$build san-bins)"
+	failed=$((failed + 1))
+	failed_suites+=(sanitizers)
+fi
+
 # the VM matrix: one result per kernel (PASS and KNOWN-GAP pass; a known gap is printed with
 # its reason), when qemu can run here; MEMSTAT_VM=0 leaves it out
 echo "=== vm matrix (tools/vm/matrix.sh)"

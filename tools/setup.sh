@@ -14,6 +14,8 @@ packages=(
 	make gcc g++ clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev pkg-config
 	# tests
 	libgtest-dev nlohmann-json3-dev python3 python3-pytest python3-prometheus-client util-linux
+	# the fuzzers (tests/fuzz): clang's libFuzzer and sanitizer runtimes, packaged apart
+	libclang-rt-dev
 	# the VM matrix (tools/vm): kernels are downloaded there, into a cache outside the tree
 	qemu-system-x86 busybox-static cpio e2fsprogs kmod xz-utils zstd debootstrap
 )

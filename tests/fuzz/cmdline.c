@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Fuzz target: memstat's command line (parse_args of userspace/memstat.c, included here as it
+ * is, its main() renamed and its exit() for --help and --version turned into a jump back).
+ * The input is the arguments, one a line.
+ *
+ * Invariants: parse_args returns 0 or the usage exit code, and --help/--version exit 0; what
+ * it accepts is consistent: a known format and backend, the documented conflicts refused
+ * (--runs, --features, --reconcile with sampling, --fsync without -o), sampling exactly when
+ * an interval or an output is given, an interval of at least 0.01 s.
+ */
+#include "fuzz.h"	/* first: it defines _GNU_SOURCE */
+#include <math.h>
+#include <setjmp.h>
+
+static jmp_buf exit_jmp;
+static int exit_code;
+
+__attribute__((noreturn)) static void fuzz_exit(int code)
+{
+	exit_code = code;
+	longjmp(exit_jmp, 1);
+}
+
+#define exit(code) fuzz_exit(code)
+#define main memstat_main
+#include "../../userspace/memstat.c"
+#undef main
+#undef exit
+
+#define MAX_ARGS 32
+
+static void check(const struct opts *o)
+{
+	FUZZ_CHECK(o->format >= MS_FMT_ROWS && o->format <= MS_FMT_PROM, "format %d", o->format);
+	FUZZ_CHECK(o->backend >= MS_BE_AUTO && o->backend <= MS_BE_KPF, "backend %d", o->backend);
+	FUZZ_CHECK(!o->output || *o->output, "an empty output name was accepted");
+	FUZZ_CHECK(!o->fsync || o->output, "--fsync without --output was accepted");
+	FUZZ_CHECK(!o->runs || !(o->json || o->reconcile || o->features || o->sampling),
+		   "--runs was combined with json %d reconcile %d features %d sampling %d",
+		   o->json, o->reconcile, o->features, o->sampling);
+	FUZZ_CHECK(!o->features || !(o->json || o->reconcile || o->sampling ||
+				     o->backend == MS_BE_KPF),
+		   "--features was combined with json %d reconcile %d sampling %d backend %d",
+		   o->json, o->reconcile, o->sampling, o->backend);
+	FUZZ_CHECK(!(o->sampling && o->reconcile), "--reconcile was combined with sampling");
+	FUZZ_CHECK(!o->sampling || !o->json || o->format == MS_FMT_JSONL,
+		   "--json sampling in format %d", o->format);
+	if (!o->sampling) {
+		FUZZ_CHECK(o->format == MS_FMT_ROWS && !o->output && o->so.interval == 0 &&
+			   o->so.count == 0, "not sampling, yet format %d output %s interval %g "
+			   "count %ld", o->format, o->output ? o->output : "-", o->so.interval,
+			   o->so.count);
+		return;
+	}
+	FUZZ_CHECK(o->so.count >= 0, "count %ld", o->so.count);
+	if (o->so.interval == 0)
+		FUZZ_CHECK(o->so.count == 1, "no interval, count %ld", o->so.count);
+	else
+		FUZZ_CHECK(isfinite(o->so.interval) && o->so.interval >= 0.01, "interval %g",
+			   o->so.interval);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *argv[MAX_ARGS], *buf;
+	int argc = fuzz_argv(data, size, "memstat", argv, MAX_ARGS, &buf);
+	struct opts o;
+	volatile int ret;
+
+	optind = 0;	/* glibc: start getopt afresh */
+	exit_code = -1;
+	if (setjmp(exit_jmp) == 0) {
+		ret = parse_args(argc, argv, &o);
+		FUZZ_CHECK(ret == MS_EXIT_OK || ret == MS_EXIT_USAGE, "parse_args returned %d", ret);
+		if (ret == MS_EXIT_OK)
+			check(&o);
+	} else {
+		FUZZ_CHECK(exit_code == MS_EXIT_OK, "--help or --version exited %d", exit_code);
+	}
+	fflush(stdout);
+	free(buf);
+	return 0;
+}
