@@ -47,8 +47,9 @@ int ms_ranges_parse_iomem(const char *path, struct ms_ranges *out)
 			zero = 1;	/* addresses hidden from unprivileged readers */
 			continue;
 		}
-		a = (a + psz - 1) / psz;
-		b = (b + 1) / psz;
+		/* the whole pages in [a, b], without a + psz - 1 or b + 1 wrapping near 2^64 */
+		a = a / psz + (a % psz != 0);
+		b = b / psz + (b % psz == psz - 1);
 		if (b <= a)
 			continue;
 		nr = realloc(out->r, (out->n + 1) * sizeof(*nr));
