@@ -187,7 +187,9 @@ void ms_ranges_free(struct ms_ranges *r)
 
 /*
  * Zones and nodes from /proc/zoneinfo ("Node N, zone NAME", then "spanned" before
- * "start_pfn" in each zone), in the order listed; empty zones are left out.
+ * "start_pfn" in each zone), in the order listed. Empty zones are left out, and so is what
+ * no kernel writes: a zone under no whole "Node N, zone NAME" line, a node below 0, a span
+ * past 2^64.
  */
 int ms_zones_read(const char *path, struct ms_zone **out, size_t *n)
 {
@@ -201,11 +203,22 @@ int ms_zones_read(const char *path, struct ms_zone **out, size_t *n)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d, zone %15s", &node, name) == 2) {
+		char zname[16];
+		int znode;
+
+		if (!strncmp(line, "Node ", 5)) {
+			/* a new zone: the one it names, if the whole line parses */
+			if (sscanf(line, "Node %d, zone %15s", &znode, zname) == 2 && znode >= 0) {
+				node = znode;
+				memcpy(name, zname, sizeof(name));
+			} else {
+				node = -1;
+			}
 			spanned = 0;
 		} else if (sscanf(line, " spanned %llu", &v) == 1) {
 			spanned = v;
-		} else if (sscanf(line, " start_pfn: %llu", &v) == 1 && spanned) {
+		} else if (sscanf(line, " start_pfn: %llu", &v) == 1 && spanned && node >= 0 &&
+			   v + spanned > v) {
 			struct ms_zone *z = realloc(*out, (*n + 1) * sizeof(*z));
 
 			if (!z) {
