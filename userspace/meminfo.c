@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* /proc/meminfo, and how the walk's classes reconcile with it (docs/page-classes.md section 4). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,10 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 				*(long long *)((char *)mi + fields[i].off) = strtoll(colon + 1, NULL, 10);
 	}
 	fclose(f);
-	if (mi->hugetlb < 0 && mi->hugepages_total >= 0 && mi->hugepagesize > 0)
-		mi->hugetlb = mi->hugepages_total * mi->hugepagesize;
+	/* a product past 2^63 kB is no real pool: saturate rather than overflow */
+	if (mi->hugetlb < 0 && mi->hugepages_total >= 0 && mi->hugepagesize > 0 &&
+	    __builtin_mul_overflow(mi->hugepages_total, mi->hugepagesize, &mi->hugetlb))
+		mi->hugetlb = LLONG_MAX;
 	return mi->mem_total > 0 ? 0 : -EINVAL;
 }
 
@@ -84,7 +87,11 @@ static void row(struct ms_recon *rc, const char *name, const char *field, __u64 
 
 static long long sum_kb(long long a, long long b)
 {
-	return a < 0 || b < 0 ? -1 : a + b;
+	long long sum;
+
+	if (a < 0 || b < 0)
+		return -1;
+	return __builtin_add_overflow(a, b, &sum) ? LLONG_MAX : sum;	/* saturate */
 }
 
 static long long file_pages_kb(const struct ms_meminfo *mi)
