@@ -422,11 +422,12 @@ static int usage_error(const char *msg, const char *arg)
 	return MS_EXIT_USAGE;
 }
 
+/* A pfn: digits, hex with 0x; strtoull() alone would also take " -1" (as 2^64 - 1) or "+1". */
 static int parse_pfn(const char *s, __u64 *v, char **end)
 {
 	errno = 0;
 	*v = strtoull(s, end, 0);
-	return *end == s || errno || *s == '-' ? -1 : 0;
+	return *end == s || errno || !isdigit((unsigned char)*s) ? -1 : 0;
 }
 
 static int parse_class_list(const char *arg, __u32 *want)
