@@ -44,8 +44,9 @@ static const char usage_text[] =
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
-	"Exit codes: 0 ok, 1 failure, 2 usage, 3 reconcile mismatch, 4 missing privilege,\n"
-	"5 unsupported kernel layout.\n";
+	"Exit codes: 0 ok, 1 run-time failure (reading the kernel, writing the output),\n"
+	"2 bad input (usage, an output file that cannot be used), 3 reconcile mismatch,\n"
+	"4 missing privilege, 5 unsupported kernel layout.\n";
 
 struct opts {
 	bool verbose, json, reconcile, runs, features, fsync, sampling, rotate_incompatible;
