@@ -43,7 +43,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: vm-bins all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
-.PHONY: fuzz fuzz-bins san san-bins
+.PHONY: fuzz fuzz-bins san san-bins vmtest-debug
 
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -94,7 +94,7 @@ $(BUILD)/integration_tests.static: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(IN
 	$(Q)$(CXX) -static $^ -lgtest -lgtest_main -pthread $(LDLIBS) -o $@
 
 # everything a VM of tools/vm runs
-vm-bins: $(BUILD)/memstat $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench $(BUILD)/vmload
+vm-bins: $(BUILD)/memstat $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench $(BUILD)/vmload $(BUILD)/kmod_abuse
 
 run: $(BUILD)/memstat
 	$(BUILD)/memstat
@@ -108,6 +108,11 @@ integration: $(BUILD)/memstat $(BUILD)/integration_tests
 $(BUILD)/churn: tests/tools/churn.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< -o $@
+
+# the module's ioctl fed bad input, run inside the debug-kernel VM (tools/vm/debug-kernel.sh)
+$(BUILD)/kmod_abuse: tests/tools/kmod_abuse.c bpf/memstat.h | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Ibpf -static -pthread $< -o $@
 
 $(BUILD)/vmload: tests/tools/vmload.c | $(BUILD)
 	$(call msg,CC,$@)
@@ -205,6 +210,11 @@ kmod:
 # boot Debian kernels 6.1 ... 7.x under qemu and run memstat, the module and the tests in each
 vmtest:
 	bash tools/vm/matrix.sh
+
+# the module under a KASAN + lockdep + DEBUG_PAGEALLOC kernel built from Debian's linux-source
+# (cached), with its ioctl fed bad input; one PASS/FAIL line
+vmtest-debug: $(BUILD)/memstat $(BUILD)/kmod_abuse
+	bash tools/vm/debug-kernel.sh $(BUILD)
 
 kmod-clean:
 	$(Q)$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean

@@ -18,6 +18,8 @@ packages=(
 	libclang-rt-dev
 	# the VM matrix (tools/vm): kernels are downloaded there, into a cache outside the tree
 	qemu-system-x86 busybox-static cpio e2fsprogs kmod xz-utils zstd debootstrap
+	# make vmtest-debug (tools/vm/debug-kernel.sh): building a kernel from Debian's linux-source
+	bc bison flex libssl-dev
 )
 
 if [ "$(id -u)" -ne 0 ]; then
