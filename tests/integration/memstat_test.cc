@@ -612,19 +612,20 @@ bool bit(uint64_t k, int b)
 	return (k >> b) & 1;
 }
 
-// Some kernels' kpageflags (seen on Debian 6.12 and 6.18) set KSM on every anonymous page: they
-// test mapping & PAGE_MAPPING_KSM, which the anon bit alone satisfies. When KSM shares no page
-// at all, a KSM bit cannot be right, and the page is checked as plain anon.
-bool ksm_in_use_now()
-{
-	long long shared = 0, sharing = 0;
-	std::ifstream("/sys/kernel/mm/ksm/pages_shared") >> shared;
-	std::ifstream("/sys/kernel/mm/ksm/pages_sharing") >> sharing;
-	return shared > 0 || sharing > 0;
-}
+// What the test knows about this kernel's kpageflags besides one page's word.
+struct KpfContext {
+	// Is KPF_KSM exact here? 6.12 to 6.18's stable_page_flags() (fs/proc/page.c) sets it when
+	// mapping & PAGE_MAPPING_KSM, and PAGE_MAPPING_KSM is PAGE_MAPPING_ANON | MOVABLE (3), so
+	// the anon bit alone sets it: every anon page says KSM (seen on Debian's 6.12 and 6.18).
+	// Where some anonymous page lacks the bit, the kernel tests (mapping & 3) == 3 and the bit
+	// is exact (6.1, this machine's 6.18).
+	bool ksm_exact = false;
+	// Sections (index pfn / MS_SECTION_PAGES) of which kpageflags shows no flag on any page
+	std::vector<bool> dark;
+};
 
-// Which sub-classes the walk may give a page with these kpageflags; empty: not checked.
-std::set<int> allowed(uint64_t k, bool ksm_in_use)
+// Which sub-classes the walk may give the page at pfn with these kpageflags; empty: no rule.
+std::set<int> allowed(uint64_t k, uint64_t pfn, const KpfContext &c)
 {
 	if (bit(k, KPF_NOPAGE))
 		return {};
@@ -640,15 +641,46 @@ std::set<int> allowed(uint64_t k, bool ksm_in_use)
 		return { MS_KERNEL_OFFLINE };
 	if (bit(k, KPF_RESERVED))
 		return { MS_KERNEL_RESERVED };
-	if (bit(k, KPF_ANON))
-		return bit(k, KPF_KSM) && ksm_in_use ? std::set<int>{ MS_ANON_KSM } :
-		       std::set<int>{ MS_ANON, MS_ANON_SWAPCACHE };
+	// a page memstat calls KSM must be KPF_KSM; a page kpageflags calls KSM must be anon in
+	// memstat, KSM or not, unless the bit is exact here
+	if (bit(k, KPF_ANON)) {
+		if (!bit(k, KPF_KSM))
+			return { MS_ANON, MS_ANON_SWAPCACHE };
+		if (c.ksm_exact)
+			return { MS_ANON_KSM };
+		return { MS_ANON, MS_ANON_SWAPCACHE, MS_ANON_KSM };
+	}
 	if (bit(k, KPF_LRU))
 		return bit(k, KPF_SWAPBACKED) ? std::set<int>{ MS_SHMEM } :
 			std::set<int>{ MS_FILE, MS_EXEC, MS_FILE_BUFFERS };
-	if (k == 0)	// kpageflags sees nothing: unowned kernel, per-cpu free, uninitialised
-		return { MS_FREE_UNINIT, MS_FREE_PCP, MS_KERNEL_OTHER, MS_KERNEL_RESERVED };
-	return {};
+	if (k != 0)
+		return {};
+	// kpageflags shows nothing: no page flag, no type it has a bit for, not mapped, not in a
+	// free buddy block (every page of a free block is BUDDY: is_free_buddy_page()). The
+	// classes that can be so, and why:
+	std::set<int> ok = {
+		// on a per-cpu free list: free_pages_prepare() cleared its flags, it is on no buddy
+		// list, and nothing has typed it
+		MS_FREE_PCP,
+		// an order-0 page the kernel took for itself with no flag and no type: vmalloc,
+		// kernel stacks, per-cpu chunks, driver buffers (a compound one is HEAD or TAIL)
+		MS_KERNEL_OTHER,
+		// a struct page never initialised (deferred init): all zero; this machine's kernel
+		// (deferred_init=lazy) reports 0 for it
+		MS_FREE_UNINIT,
+		// a zspage's pages but its first (PG_private): kpageflags has no bit for the zsmalloc
+		// type, nor, up to 6.16, for the movable mapping that marks them
+		MS_KERNEL_ZSMALLOC,
+		// debug_pagealloc's guard pages and unaccepted memory: page types without a bit
+		MS_KERNEL_GUARD, MS_FREE_UNACCEPTED,
+	};
+	// boot-reserved pages have PG_reserved, which kpageflags reports (RESERVED), except where
+	// it reports nothing for a whole section: a section this machine's kernel has not
+	// initialised yet (above its node's first_deferred_pfn), where memblock's allocations at
+	// the top of memory (the struct page arrays themselves) lie among never-initialised pages
+	if (pfn / MS_SECTION_PAGES < c.dark.size() && c.dark[pfn / MS_SECTION_PAGES])
+		ok.insert(MS_KERNEL_RESERVED);
+	return ok;
 }
 
 void read_kpageflags(const struct ms_ranges &r, std::vector<uint64_t> &k)
@@ -871,6 +903,38 @@ TEST(KmodBackend, AllpagesCgroupIsTheChargedMemcg)
 	expect_cgroups_of_charged_pages(true);
 }
 
+// A page that KSM merged, so that the KSM rule is exercised on every kernel with KSM: the
+// identical anonymous pages of m, marked MADV_MERGEABLE, merged by ksmd, which runs only until
+// they are (its knobs are restored then; merged pages stay merged). ksmd scans every mergeable
+// area of the machine, 100 pages every 20 ms by default, and must see a page twice: it is asked
+// for 5000 pages every 10 ms meanwhile. Returns the pfn of the KSM page they share, or 0 and
+// why not.
+uint64_t make_ksm_page(Mapping &m, std::string &why)
+{
+	const std::string dir = "/sys/kernel/mm/ksm/";
+	if (access((dir + "run").c_str(), W_OK)) {
+		why = "this kernel has no KSM (/sys/kernel/mm/ksm/run)";
+		return 0;
+	}
+	memset(m.data(), 0x5a, m.len());
+	if (madvise(m.data(), m.len(), MADV_MERGEABLE)) {
+		why = std::string("madvise(MADV_MERGEABLE): ") + strerror(errno);
+		return 0;
+	}
+	SysfsGuard scan(dir + "pages_to_scan"), sleep_ms(dir + "sleep_millisecs"), run(dir + "run");
+	scan.write("5000");
+	sleep_ms.write("10");
+	run.write("1");
+	for (int t = 0; t < 300; t++) {
+		std::vector<uint64_t> pf = pfns_of(m.data(), m.len());
+		if (pf[0] && std::count(pf.begin(), pf.end(), pf[0]) == (long)pf.size())
+			return pf[0];
+		usleep(100 * 1000);
+	}
+	why = "ksmd merged nothing in 30 s";
+	return 0;
+}
+
 // The walk runs in this process, with every buffer touched before the first kpageflags read,
 // so that the only pages changing between the two reads are other processes' and the kernel's.
 // The reads are taken section by section around that section's walk. A page another process
@@ -887,29 +951,40 @@ TEST(CrossCheck, PerPageClassesAgreeWithKpageflags)
 	ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
 	ms_bpf_set_cache(b, false);
 
+	const size_t klen = 64 * page_size();
+	Mapping km(mmap(nullptr, klen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		   klen);
+	ASSERT_TRUE(km.ok());
+	std::string ksm_why;
+	uint64_t ksm_pfn = make_ksm_page(km, ksm_why);
+	if (!ksm_pfn)
+		std::printf("cross-check: no KSM page of its own (%s): the KSM rule is checked only on "
+			    "pages KSM shares already\n", ksm_why.c_str());
+
 	std::vector<uint64_t> before(max_pfn, 1), after(max_pfn, 1);
 	std::vector<uint8_t> cls(max_pfn, 0xff);
-	bool ksm_in_use = ksm_in_use_now();
+	KpfContext ctx;
+	ctx.dark.assign(max_pfn / MS_SECTION_PAGES + 1, false);
 
-	// one round: for each 128 MiB section, kpageflags, the walk, kpageflags (a window of a few
-	// milliseconds per page, not the whole walk's)
+	// one round: for each 128 MiB section, kpageflags, the walk, kpageflags
 	auto round = [&]() {
 		RunSink sink = { &cls, {}, 0 };
 		uint64_t sub[MS_NR_SUBS] = {}, covered = 0;
 		std::fill(cls.begin(), cls.end(), 0xff);
-		for (size_t i = 0; i < r.n; i++) {
-			for (uint64_t s = r.r[i].start, stop; s < r.r[i].end; s = stop) {
-				stop = std::min<uint64_t>(r.r[i].end, (s / MS_SECTION_PAGES + 1) * MS_SECTION_PAGES);
-				struct ms_range one = { s, stop };
-				struct ms_ranges sec = { &one, 1, stop - s };
-				struct ms_result res;
-				read_kpageflags(sec, before);
-				EXPECT_EQ(ms_bpf_walk(b, &sec, &res, collect_run, &sink), 0);
-				read_kpageflags(sec, after);
-				for (int j = 0; j < MS_NR_SUBS; j++)
-					sub[j] += res.sub[j];
-			}
-		}
+		for_each_section(r, [&](uint64_t s, uint64_t stop) {
+			struct ms_range one = { s, stop };
+			struct ms_ranges sec = { &one, 1, stop - s };
+			struct ms_result res;
+			read_kpageflags(sec, before);
+			EXPECT_EQ(ms_bpf_walk(b, &sec, &res, collect_run, &sink), 0);
+			read_kpageflags(sec, after);
+			for (int j = 0; j < MS_NR_SUBS; j++)
+				sub[j] += res.sub[j];
+			bool dark = true;
+			for (uint64_t p = s; p < stop && dark; p++)
+				dark = before[p] == 0 && after[p] == 0;
+			ctx.dark[s / MS_SECTION_PAGES] = dark;
+		});
 		// the runs are the walk: every present page once, and the same totals as its counters
 		for (int j = 0; j < MS_NR_SUBS; j++) {
 			EXPECT_EQ(sink.sub[j], sub[j]) << ms_subs[j].key;
@@ -918,39 +993,50 @@ TEST(CrossCheck, PerPageClassesAgreeWithKpageflags)
 		EXPECT_EQ(sink.overlaps, 0u);
 		EXPECT_EQ((long long)covered, (long long)r.pages);
 	};
-	// is pfn p unchanged between the reads, checkable, and classified otherwise?
-	auto disagrees = [&](uint64_t p, bool *checkable) {
-		*checkable = false;
-		if (before[p] != after[p])
-			return false;
-		std::set<int> ok = allowed(before[p], ksm_in_use);
-		if (ok.empty())
-			return false;
-		*checkable = true;
-		return !ok.count(cls[p]);
-	};
-
 	round();
+	for (size_t i = 0; i < r.n && !ctx.ksm_exact; i++)
+		for (uint64_t p = r.r[i].start; p < r.r[i].end && !ctx.ksm_exact; p++)
+			ctx.ksm_exact = before[p] == after[p] && bit(before[p], KPF_ANON) &&
+					!bit(before[p], KPF_KSM);
+
 	uint64_t checked = 0, stable = 0;
 	std::vector<uint64_t> first;	// disagreeing pfns of the first round
+	std::map<std::pair<uint64_t, int>, uint64_t> kinds;
 	for (size_t i = 0; i < r.n; i++) {
 		for (uint64_t p = r.r[i].start; p < r.r[i].end; p++) {
-			bool checkable;
-			stable += before[p] == after[p];
-			if (disagrees(p, &checkable))
+			if (before[p] != after[p])
+				continue;
+			stable++;
+			std::set<int> ok = allowed(before[p], p, ctx);
+			if (ok.empty())
+				continue;
+			checked++;
+			if (!ok.count(cls[p])) {
 				first.push_back(p);
-			checked += checkable;
+				kinds[std::make_pair(before[p], (int)cls[p])]++;
+			}
 		}
 	}
 	EXPECT_GT(checked, stable * 9 / 10) << "most stable pages have a checkable class";
 
+	// this test's own KSM page: KSM to both (unless ksmd broke it up or it moved meanwhile)
+	if (ksm_pfn && pfns_of(km.data(), klen) == std::vector<uint64_t>(64, ksm_pfn) &&
+	    before[ksm_pfn] == after[ksm_pfn]) {
+		EXPECT_EQ(cls[ksm_pfn], MS_ANON_KSM) << "the test's KSM page at pfn " << ksm_pfn;
+		EXPECT_TRUE(bit(before[ksm_pfn], KPF_ANON) && bit(before[ksm_pfn], KPF_KSM))
+			<< "kpageflags of the test's KSM page: " << before[ksm_pfn];
+	}
+
+	// the second round: the same, for the pages that disagreed in the first
 	uint64_t bad = 0;
 	std::map<std::pair<uint64_t, int>, uint64_t> samples;
 	if (!first.empty()) {
 		round();
 		for (uint64_t p : first) {
-			bool checkable;
-			if (disagrees(p, &checkable)) {
+			if (before[p] != after[p])
+				continue;
+			std::set<int> ok = allowed(before[p], p, ctx);
+			if (!ok.empty() && !ok.count(cls[p])) {
 				bad++;
 				auto key = std::make_pair(before[p], (int)cls[p]);
 				if (!samples.count(key))
@@ -962,13 +1048,23 @@ TEST(CrossCheck, PerPageClassesAgreeWithKpageflags)
 	std::string why_bad;
 	for (auto &kv : samples)
 		why_bad += "kpf " + std::to_string(kv.first.first) + " walk " +
-			   (kv.first.second < MS_NR_SUBS ? ms_subs[kv.first.second].key : "none") +
+			   (kv.first.second >= 0 && kv.first.second < MS_NR_SUBS ?
+				    ms_subs[kv.first.second].key : "none") +
 			   " e.g. pfn " + std::to_string(kv.second) + "\n";
 	EXPECT_EQ(bad, 0u) << bad << " of " << checked << " stable pages disagree in two rounds ("
 			   << first.size() << " in the first):\n" << why_bad;
-	if (!first.empty())
-		std::printf("cross-check: %zu pages disagreed in the first round, %llu of them again\n",
-			    first.size(), (unsigned long long)bad);
+	if (!first.empty()) {
+		std::printf("cross-check: %zu pages disagreed in the first round, %llu of them again; "
+			    "the first round's:", first.size(), (unsigned long long)bad);
+		int n = 0;
+		for (auto &kv : kinds)
+			if (n++ < 8)
+				std::printf(" kpf %#llx walk %s: %llu;", (unsigned long long)kv.first.first,
+					    kv.first.second < MS_NR_SUBS ? ms_subs[kv.first.second].key :
+									   "none",
+					    (unsigned long long)kv.second);
+		std::printf("\n");
+	}
 	ms_ranges_free(&r);
 }
 
