@@ -189,6 +189,9 @@ while [ ! -e /tmp/vmload.ready ] && kill -0 $vmload 2>/dev/null && [ $i -lt 1800
 	i=$((i + 1))
 done
 cat /tmp/vmload.log
+# merged pages stay merged with ksmd stopped (run=0; run=2 would unmerge them): no scanning
+# beside the tests
+echo 0 >/sys/kernel/mm/ksm/run
 if [ -e /tmp/vmload.ready ]; then
 	R "load ok"
 	export MEMSTAT_VM_LOAD=1
@@ -297,6 +300,26 @@ if [ -c /dev/memstat ]; then
 		R "kmod concurrent ok"
 	else
 		R "kmod-concurrent-fail two walks at once exited $r1 and $r2"
+	fi
+	# the kernel locked down for confidentiality: allpages --raw-pointers is refused with exit 4
+	# and one line; without it the module still answers (lockdown is raised at run time, one
+	# way, so this comes last before rmmod)
+	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+	if echo confidentiality >/sys/kernel/security/lockdown 2>/dev/null; then
+		pfns=0x10000-0x103ff
+		$MEMSTAT allpages --backend kmod --raw-pointers --pfn $pfns >/dev/null 2>/tmp/ld.err
+		r1=$?
+		$MEMSTAT allpages --backend kmod --pfn $pfns >/tmp/ld.out 2>/tmp/ld2.err
+		r2=$?
+		cat /tmp/ld.err /tmp/ld2.err
+		if [ $r1 = 4 ] && [ "$(wc -l </tmp/ld.err)" = 1 ] && grep -q 'locked down' /tmp/ld.err &&
+			[ $r2 = 0 ] && [ "$(wc -l </tmp/ld.out)" -gt 1000 ]; then
+			R "kmod lockdown ok"
+		else
+			R "kmod-lockdown-fail under lockdown: --raw-pointers exited $r1 ($(head -n 1 /tmp/ld.err)), without it $r2"
+		fi
+	else
+		R "kmod-lockdown-fail the kernel could not be locked down (no lockdown LSM?)"
 	fi
 	if rmmod memstat; then
 		if [ -e /dev/memstat ]; then

@@ -724,6 +724,8 @@ run_family() {
 		if grep -q '^@@ kmod loaded' "$res"; then
 			grep -q '^@@ kmod concurrent ok' "$res" ||
 				fails+=("kmod|$(sed -n 's/^@@ kmod-concurrent-fail //p' "$res" | head -n 1 | grep . || echo 'no result of two walks at once')")
+			grep -q '^@@ kmod lockdown ok' "$res" ||
+				fails+=("kmod|$(sed -n 's/^@@ kmod-lockdown-fail //p' "$res" | head -n 1 | grep . || echo 'no result of the lockdown check')")
 			grep -q '^@@ kmod unloaded' "$res" ||
 				fails+=("kmod|$(sed -n 's/^@@ kmod-unload-fail //p' "$res" | head -n 1 | grep . || echo 'no result of rmmod')")
 		fi
