@@ -166,6 +166,8 @@ $(FUZZ_DIR)/fuzz_allpages_cmdline: $(FUZZ_DIR)/allpages_cmdline.o $(filter-out %
 	$(Q)$(FUZZ_LINK)
 
 fuzz-bins: $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
+# objects of pattern rules only: keep them (make deletes intermediate files)
+.SECONDARY: $(FUZZ_LIB) $(patsubst %,$(FUZZ_DIR)/%.o,$(FUZZ_TARGETS))
 
 # every fuzzer for FUZZ_SECONDS from its corpus (tests/fuzz/corpus/TARGET); a crash is kept in
 # $(FUZZ_DIR)/artifacts
