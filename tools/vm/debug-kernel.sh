@@ -8,7 +8,8 @@
 # memstat --backend kmod (summary, --reconcile, allpages of some sections), the ioctl abuse
 # program (tests/tools/kmod_abuse.c), two walks at once, a memory block offline, rmmod, a
 # kmemleak scan. Then the console is searched for any KASAN, lockdep, BUG, WARNING, "sleeping
-# function" or kmemleak report. One line at the end: "vmtest-debug PASS|FAIL ...".
+# function" or kmemleak report. One line at the end: "vmtest-debug PASS|FAIL ...", and exit
+# status 0 (PASS), 1 (FAIL) or 2 (not run: a download, the kernel's configuration or build failed).
 #
 # Usage (as root, on Debian 12):
 #   bash tools/vm/debug-kernel.sh [--build-only] [BUILD_DIR]
@@ -51,8 +52,9 @@ result() { # the one line: PASS or FAIL and why
 	echo "vmtest-debug $*"
 	[ "$1" = PASS ] && exit 0 || exit 1
 }
-die() {
+die() { # the test could not be run: the one line says why
 	say "$*"
+	echo "vmtest-debug FAIL (not run) $*"
 	exit 2
 }
 [ "$(id -u)" -eq 0 ] || die "run as root (it installs packages and builds in $CACHE)"
