@@ -45,6 +45,8 @@ run() {
 R "start"
 R "uname $(uname -r)"
 R "cmdline $(cat /proc/cmdline)"
+# debug_pagealloc maps all memory with 4 KiB pages (x86 probe_page_size_mask()): the proof it is on
+R "directmap $(grep DirectMap /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 KL=/sys/kernel/debug/kmemleak
 # what leaked before the module was loaded is not its doing: scan, then forget it
 if [ -f $KL ]; then

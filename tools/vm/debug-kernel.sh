@@ -237,6 +237,11 @@ if ! grep -q '^@@ start' "$res"; then
 elif ! grep -q '^@@ end' "$res"; then
 	fails+=("the VM stopped early (qemu exit $rc$([ $rc = 124 ] && echo ": timeout ${VM_TIMEOUT}s"); last record: $(grep '^@@' "$res" | tail -n 1))")
 fi
+# debug_pagealloc=on took effect: no 2 MiB or 1 GiB pages in the direct map
+dm=$(sed -n 's/^@@ directmap //p' "$res" | head -n 1)
+if grep -q '^@@ start' "$res" && ! grep -qE 'DirectMap4k: [1-9]' <<<"$dm" || grep -qE 'DirectMap(2M|1G): [1-9]' <<<"$dm"; then
+	fails+=("debug_pagealloc is not in effect: ${dm:-no DirectMap lines}")
+fi
 while read -r _ _ name code; do
 	[ "$code" = 0 ] || fails+=("$name: $code")
 done < <(grep '^@@ rc ' "$res" || true)
