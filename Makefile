@@ -129,7 +129,8 @@ pytest: $(BUILD)/memstat
 	MEMSTAT=$(BUILD)/memstat /usr/bin/python3 -m pytest -q tests/sampling_test.py
 
 # every suite, then one "N passed, N failed" line
-test: $(BUILD)/memstat $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins
+test: $(BUILD)/memstat $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
+      $(BUILD)/kmod_abuse
 	bash tests/run.sh $(BUILD)
 
 # ---- fuzzing (tests/fuzz: libFuzzer, clang) and the sanitizer build ----

@@ -132,6 +132,23 @@ else
 	fi
 fi
 
+# the module under a KASAN, lockdep and DEBUG_PAGEALLOC kernel built from Debian's
+# linux-source (cached after the first run): one result
+echo "=== vmtest-debug (tools/vm/debug-kernel.sh)"
+if [ "${MEMSTAT_VM:-1}" = 0 ]; then
+	echo "vmtest-debug not run: MEMSTAT_VM=0"
+else
+	out=$(bash tools/vm/debug-kernel.sh "$build" 2>&1)
+	rc=$?
+	echo "$out"
+	if [ $rc -eq 0 ] && grep -q '^vmtest-debug PASS' <<<"$out"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failed_suites+=(vmtest-debug)
+	fi
+fi
+
 echo
 [ ${#failed_suites[@]} -eq 0 ] || echo "failing suites: ${failed_suites[*]}"
 # skips are listed with their reasons above (gtest: SKIPPED lines; pytest -rs)

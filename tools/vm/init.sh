@@ -156,6 +156,15 @@ if [ -f /lib/modules/memstat.ko ]; then
 		R "rc memstat-kmod-reconcile $?"
 		cat /tmp/kmod.err
 		block kmod-reconcile-json /tmp/kmod.json
+		# the ioctl fed bad input (tests/tools/kmod_abuse.c): every check must pass
+		/bin/kmod_abuse >/tmp/abuse.txt 2>&1
+		rc=$?
+		cat /tmp/abuse.txt
+		if [ $rc = 0 ]; then
+			R "kmod abuse ok $(tail -n 1 /tmp/abuse.txt)"
+		else
+			R "kmod-abuse-fail exit $rc: $(grep -m 3 FAIL /tmp/abuse.txt | tr '\n' ' ')"
+		fi
 	else
 		R "kmod-fail insmod memstat.ko failed"
 	fi

@@ -387,7 +387,7 @@ fi
 say "building the binaries the VMs run (make vm-bins)"
 bash "$repo/tools/setup.sh" vm-bins >&2
 # the initramfs has no dynamic loader
-for b in memstat integration_tests.static churn bench vmload; do
+for b in memstat integration_tests.static churn bench vmload kmod_abuse; do
 	! readelf -l "$repo/build/$b" | grep -q 'program interpreter' ||
 		die "build/$b is not statically linked"
 done
@@ -412,7 +412,7 @@ for a in $("$ird/bin/busybox" --list-full); do
 done
 cp "$repo/build/memstat" "$ird/bin/memstat"
 cp "$repo/build/integration_tests.static" "$ird/bin/integration_tests"
-cp "$repo/build/churn" "$repo/build/bench" "$repo/build/vmload" "$ird/bin/"
+cp "$repo/build/churn" "$repo/build/bench" "$repo/build/vmload" "$repo/build/kmod_abuse" "$ird/bin/"
 install -m 0755 "$here/init.sh" "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/base.cpio"
 
@@ -724,6 +724,8 @@ run_family() {
 		if grep -q '^@@ kmod loaded' "$res"; then
 			grep -q '^@@ kmod concurrent ok' "$res" ||
 				fails+=("kmod|$(sed -n 's/^@@ kmod-concurrent-fail //p' "$res" | head -n 1 | grep . || echo 'no result of two walks at once')")
+			grep -q '^@@ kmod abuse ok' "$res" ||
+				fails+=("kmod|$(sed -n 's/^@@ kmod-abuse-fail //p' "$res" | head -n 1 | grep . || echo 'no result of kmod_abuse')")
 			grep -q '^@@ kmod lockdown ok' "$res" ||
 				fails+=("kmod|$(sed -n 's/^@@ kmod-lockdown-fail //p' "$res" | head -n 1 | grep . || echo 'no result of the lockdown check')")
 			grep -q '^@@ kmod unloaded' "$res" ||
