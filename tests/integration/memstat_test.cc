@@ -372,8 +372,9 @@ std::string find_large_library()
 // (another pfn after the walk than before it, or not present), and the others by sub-class.
 // The kernel migrates page-cache and anonymous pages at any time (proactive compaction,
 // khugepaged collapsing a file's text into a huge folio), so a page that moved during one walk
-// is judged in the next (up to three walks): a page counts as moved only if it moved during
-// every walk, and a misclassified page that stays put is judged wrong in the first.
+// is judged in the next (up to three walks, each after touching every page again): a page
+// counts as moved only if it moved during every walk, and a misclassified page that stays put
+// is judged wrong in the first.
 struct PageVerdicts {
 	uint64_t want = 0, moved = 0;
 	std::string others;
@@ -390,6 +391,13 @@ PageVerdicts verdicts_of(struct ms_bpf *b, const char *p, size_t len, int want)
 	for (size_t i = 0; i < pending.size(); i++)
 		pending[i] = i;
 	for (int round = 0; round < 3 && !pending.empty(); round++) {
+		/*
+		 * Fault every page in again first: a page the kernel moved, or whose range khugepaged
+		 * collapsed into a huge folio (it takes the page table entries away), reads as not
+		 * present in pagemap until it is touched.
+		 */
+		for (size_t off = 0; off < len; off += page_size())
+			(void)*(volatile const char *)(p + off);
 		std::vector<uint64_t> pf = pfns_of(p, len);
 		std::fill(cls.begin(), cls.end(), 0xff);
 		RunSink sink = { &cls, {}, 0 };
