@@ -194,8 +194,11 @@ $(BUILD)/bench.o: tools/bench.c $(BUILD)/memstat.skel.h | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# BUSY=1: measure under a load sized from MemTotal (anon, THP, page cache of a file in BUSY_DIR,
+# default /var/tmp), held while measuring and undone at exit
 bench: $(BUILD)/memstat $(BUILD)/bench
-	$(BUILD)/bench $(BUILD)/memstat
+	$(BUILD)/bench $(if $(filter 1,$(BUSY)),--busy) $(if $(BUSY_DIR),--busy-dir $(BUSY_DIR)) \
+		$(BUILD)/memstat
 
 # ---- the optional kernel module: make kmod [KDIR=<kernel headers>] ----
 KDIR ?= /lib/modules/$(shell uname -r)/build
