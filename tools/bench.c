@@ -732,6 +732,7 @@ static void __attribute__((noreturn)) holder(size_t anon4k, size_t thp, int read
 	int fd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_NAME, "bench-busy-load");
 	if (getppid() != parent)
 		_exit(1);
 	signal(SIGINT, SIG_DFL);
