@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -861,6 +862,21 @@ static void busy_dir_check(const char *dir, char *fstype, size_t len)
 		 "another file system");
 }
 
+/* one busy bench at a time on a machine: a lock held until exit */
+static void busy_lock(void)
+{
+	const char *path = access("/run/lock", W_OK) == 0 ? "/run/lock/memstat-bench-busy.lock" :
+			   "/tmp/memstat-bench-busy.lock";
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+	if (fd < 0)
+		die(1, "busy: %s: %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB))
+		die(1, "busy: another busy bench holds %s: one at a time (each takes 60%% of memory)",
+		    path);
+	/* fd stays open, and the lock with it, until the bench exits */
+}
+
 static void busy_setup(const char *dir, struct busy *b)
 {
 	long long total_kb = meminfo_kb("MemTotal"), avail_kb = meminfo_kb("MemAvailable");
@@ -1015,6 +1031,7 @@ int main(int argc, char **argv)
 		char fstype[32];
 
 		busy_dir_check(busy_dir, fstype, sizeof(fstype));
+		busy_lock();
 	}
 	atexit(cleanup);
 	memset(&sa_sig, 0, sizeof(sa_sig));
