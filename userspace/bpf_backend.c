@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +43,9 @@ struct ms_bpf {
 	bool no_cache;
 	size_t recs_len;
 	bool cast;		/* walk_cast loaded (the kernel has bpf_rdonly_cast) */
+	unsigned int jobs;	/* workers asked for (0: ms_jobs_auto()) */
+	struct ms_worker *w;	/* w[0]: the skeleton's walk; the others load on first use */
+	size_t nw;
 };
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -176,6 +180,7 @@ static void describe_missing(__u32 m, char *why, size_t whylen)
 int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whylen)
 {
 	struct ms_bpf *b;
+	double t_detect;
 	int err, ret = MS_EXIT_FAIL;
 
 	*out = NULL;
@@ -196,7 +201,11 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 	 * compare the two programs on one kernel.
 	 */
 	for (b->cast = !getenv("MEMSTAT_TEST_NO_CAST");; b->cast = false) {
+		double t0 = ms_now_ms(), t1;
+
 		b->skel = memstat_bpf__open();
+		t1 = ms_now_ms();
+		ms_timings.bpf_open += t1 - t0;
 		if (!b->skel) {
 			snprintf(why, whylen, "failed to open the BPF object: %s", strerror(errno));
 			goto fail;
@@ -208,6 +217,7 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 		if (!(flags & MS_BPF_ALLPAGES))
 			bpf_map__set_max_entries(b->skel->maps.pagerecs, 1);
 		err = memstat_bpf__load(b->skel);
+		ms_timings.bpf_load += ms_now_ms() - t1;
 		if (!err || !b->cast)
 			break;
 		memstat_bpf__destroy(b->skel);
@@ -225,6 +235,7 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 		}
 		goto fail;
 	}
+	t_detect = ms_now_ms();
 	b->skel->bss->nr_node_ids = possible_nodes();
 	err = run_prog(b->skel->progs.detect);
 	if (err < 0) {
@@ -238,6 +249,7 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 		goto fail;
 	}
 	ret = find_vmemmap(b, why, whylen);
+	ms_timings.detect += ms_now_ms() - t_detect;
 	if (ret)
 		goto fail;
 	if (flags & MS_BPF_ALLPAGES) {
@@ -348,21 +360,459 @@ static bool cache_begin(struct ms_bpf *b, const struct ms_ranges *ranges)
 }
 
 /*
- * Walk the ranges one section per program run. With run_fn, hand over runs of equal
- * sub-class; with page_fn (allpages), have the walker record every page and hand over each.
+ * One worker of a walk. Worker 0 is the skeleton's own program; every other worker runs its
+ * own copy of the walk program (load_worker()) with its own .bss, which holds the walker's
+ * whole state: nothing is shared between workers but the exec_set and mapping_cache maps (LRU
+ * hashes, safe for concurrent use), whose fds the copied instructions keep.
+ */
+struct ms_worker {
+	int prog_fd;
+	int bss_fd;			/* -1: worker 0 */
+	struct memstat_bpf__bss *bss;
+	size_t bss_len;			/* the mapping of bss (worker > 0) */
+	/* one walk */
+	struct ms_bpf *b;
+	const struct ms_ranges *chunk;
+	__u64 section_pages;
+	bool use_cache, want_runs;
+	struct ms_run *runs;
+	size_t nruns, runs_cap;
+	__u64 extra[MS_NR_SUBS], extra_holes, cached;
+	int ret;
+	char err[256];
+	pthread_t tid;
+};
+
+void ms_bpf_set_jobs(struct ms_bpf *b, unsigned int jobs)
+{
+	b->jobs = jobs;
+}
+
+static void worker_free(struct ms_worker *w)
+{
+	free(w->runs);
+	w->runs = NULL;
+	w->nruns = w->runs_cap = 0;
+	if (w->bss_fd < 0)
+		return;		/* worker 0, or not loaded: nothing of its own */
+	if (w->bss && w->bss_len)
+		munmap(w->bss, w->bss_len);
+	if (w->prog_fd >= 0)
+		close(w->prog_fd);
+	close(w->bss_fd);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Set the insn_off of each of the nfi func_info records to the start of a function of insns. */
+static int fix_func_offsets(const struct bpf_insn *insns, size_t cnt, void *fi, __u32 nfi,
+			    __u32 rec)
+{
+	__u32 *off = calloc(cnt + 1, sizeof(*off)), n = 0, k, u = 0;
+	size_t i;
+
+	if (!off)
+		return -1;
+	off[n++] = 0;
+	for (i = 0; i < cnt; i++) {
+		const struct bpf_insn *in = &insns[i];
+
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL)
+			off[n++] = (__u32)((long)i + in->imm + 1);
+		else if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
+			off[n++] = (__u32)((long)i + in->imm + 1);
+	}
+	qsort(off, n, sizeof(*off), cmp_u32);
+	for (k = 0; k < n; k++)	/* unique */
+		if (!u || off[k] != off[u - 1])
+			off[u++] = off[k];
+	if (u != nfi) {
+		free(off);
+		return -1;
+	}
+	for (k = 0; k < nfi; k++)
+		((struct bpf_func_info *)((char *)fi + (size_t)k * rec))->insn_off = off[k];
+	free(off);
+	return 0;
+}
+
+/*
+ * A copy of the loaded walk program for worker w: its instructions as libbpf relocated them
+ * (CO-RE done, map fds in place) with the .bss map replaced by one of w's own, loaded with the
+ * program's BTF and func_info so that its global functions are verified as in the original.
+ * No second BTF parse or relocation: only the verification (about 20 ms here).
+ */
+static int load_worker(struct ms_bpf *b, struct ms_worker *w)
+{
+	struct bpf_program *prog = b->cast ? b->skel->progs.walk_cast : b->skel->progs.walk;
+	const struct bpf_insn *src = bpf_program__insns(prog);
+	size_t cnt = bpf_program__insn_cnt(prog), i, nbss = 0;
+	int bss0 = bpf_map__fd(b->skel->maps.bss), btf_fd = -1, err = 0;
+	__u32 vsz = bpf_map__value_size(b->skel->maps.bss), ilen, nfi, rec;
+	long psz = sysconf(_SC_PAGESIZE);
+	struct bpf_prog_info info;
+	struct bpf_insn *insns = NULL;
+	void *fi = NULL, *m;
+	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_prog_load_opts, popts);
+
+	w->prog_fd = -1;
+	w->bss_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ms_worker_bss", 4, vsz, 1, &mopts);
+	if (w->bss_fd < 0) {
+		snprintf(w->err, sizeof(w->err), "failed to create a worker's state map: %s",
+			 strerror(errno));
+		return -1;
+	}
+	w->bss_len = ((size_t)vsz + psz - 1) / psz * psz;
+	m = mmap(NULL, w->bss_len, PROT_READ | PROT_WRITE, MAP_SHARED, w->bss_fd, 0);
+	if (m == MAP_FAILED) {
+		w->bss_len = 0;
+		snprintf(w->err, sizeof(w->err), "failed to map a worker's state: %s",
+			 strerror(errno));
+		return -1;
+	}
+	w->bss = m;
+	insns = malloc(cnt * sizeof(*insns));
+	if (!insns) {
+		snprintf(w->err, sizeof(w->err), "out of memory");
+		return -1;
+	}
+	memcpy(insns, src, cnt * sizeof(*insns));
+	for (i = 0; i + 1 < cnt; i++) {
+		if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
+			continue;
+		if (insns[i].src_reg == BPF_PSEUDO_MAP_IDX ||
+		    insns[i].src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
+			nbss = 0;	/* maps by fd_array index: not this libbpf's way */
+			break;
+		}
+		if ((insns[i].src_reg == BPF_PSEUDO_MAP_VALUE ||
+		     insns[i].src_reg == BPF_PSEUDO_MAP_FD) && insns[i].imm == bss0) {
+			insns[i].imm = w->bss_fd;
+			nbss++;
+		}
+		i++;	/* the second half of the 16-byte instruction */
+	}
+	if (!nbss) {
+		snprintf(w->err, sizeof(w->err), "the walk program's references to its state "
+			 "were not found");
+		err = -1;
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	ilen = sizeof(info);
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &ilen)) {
+		snprintf(w->err, sizeof(w->err), "failed to read the walk program's BTF: %s",
+			 strerror(errno));
+		err = -1;
+		goto out;
+	}
+	nfi = info.nr_func_info;
+	rec = info.func_info_rec_size;
+	if (nfi) {
+		fi = calloc(nfi, rec);
+		memset(&info, 0, sizeof(info));
+		info.nr_func_info = nfi;
+		info.func_info_rec_size = rec;
+		info.func_info = (__u64)(uintptr_t)fi;
+		ilen = sizeof(info);
+		if (!fi || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &ilen) ||
+		    (btf_fd = bpf_btf_get_fd_by_id(info.btf_id)) < 0) {
+			snprintf(w->err, sizeof(w->err), "failed to read the walk program's BTF: %s",
+				 strerror(errno));
+			err = -1;
+			goto out;
+		}
+		/*
+		 * The kernel reports each function's offset in its rewritten program: take the
+		 * offsets of the original (0, then every call's and callback's target, in order).
+		 */
+		if (rec < sizeof(struct bpf_func_info) || fix_func_offsets(insns, cnt, fi, nfi, rec)) {
+			snprintf(w->err, sizeof(w->err), "the walk program's functions do not match "
+				 "its BTF");
+			err = -1;
+			goto out;
+		}
+		popts.prog_btf_fd = btf_fd;
+		popts.func_info = fi;
+		popts.func_info_cnt = nfi;
+		popts.func_info_rec_size = rec;
+	}
+	popts.prog_flags = bpf_program__flags(prog);
+	if (bpf_program__type(prog) == BPF_PROG_TYPE_SYSCALL)
+		popts.prog_flags |= BPF_F_SLEEPABLE;	/* libbpf adds it at load: SEC("syscall") */
+	popts.expected_attach_type = bpf_program__expected_attach_type(prog);
+	if (getenv("MEMSTAT_DEBUG") && atoi(getenv("MEMSTAT_DEBUG")) > 1) {
+		static char log[1 << 20];
+
+		popts.log_buf = log;
+		popts.log_size = sizeof(log);
+		popts.log_level = 1;
+		w->prog_fd = bpf_prog_load(bpf_program__type(prog), "ms_walk_worker",
+					   "Dual BSD/GPL", insns, cnt, &popts);
+		fprintf(stderr, "%s\n", log);
+	} else {
+		w->prog_fd = bpf_prog_load(bpf_program__type(prog), "ms_walk_worker",
+					   "Dual BSD/GPL", insns, cnt, &popts);
+	}
+	if (w->prog_fd < 0) {
+		snprintf(w->err, sizeof(w->err), "failed to load a worker's walk program: %s",
+			 strerror(errno));
+		err = -1;
+	}
+out:
+	if (btf_fd >= 0)
+		close(btf_fd);
+	free(fi);
+	free(insns);
+	return err;
+}
+
+static void *load_worker_thread(void *arg)
+{
+	struct ms_worker *w = arg;
+
+	w->ret = load_worker(w->b, w) ? MS_EXIT_FAIL : MS_EXIT_OK;
+	return NULL;
+}
+
+/* Have workers 1 .. n-1 ready (loaded in parallel threads); false when one failed. */
+static bool workers_start_load(struct ms_bpf *b, size_t n)
+{
+	size_t i;
+
+	if (n > b->nw) {
+		struct ms_worker *nw = realloc(b->w, n * sizeof(*nw));
+
+		if (!nw)
+			return false;
+		memset(nw + b->nw, 0, (n - b->nw) * sizeof(*nw));
+		for (i = b->nw; i < n; i++) {
+			nw[i].prog_fd = nw[i].bss_fd = -1;
+			nw[i].b = b;
+			nw[i].tid = 0;
+			nw[i].ret = -1;		/* not started */
+		}
+		b->w = nw;
+		b->nw = n;
+	}
+	for (i = 1; i < n; i++) {
+		struct ms_worker *w = &b->w[i];
+
+		if (w->prog_fd >= 0)
+			continue;
+		w->b = b;
+		w->err[0] = '\0';
+		if (pthread_create(&w->tid, NULL, load_worker_thread, w)) {
+			w->tid = 0;
+			load_worker_thread(w);
+		}
+	}
+	return true;
+}
+
+static bool workers_finish_load(struct ms_bpf *b, size_t n, char *why, size_t whylen)
+{
+	bool ok = true;
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		struct ms_worker *w = &b->w[i];
+
+		if (w->tid) {
+			pthread_join(w->tid, NULL);
+			w->tid = 0;
+		}
+		if (w->prog_fd < 0) {
+			if (ok)
+				snprintf(why, whylen, "%s", w->err[0] ? w->err : "not loaded");
+			ok = false;
+			worker_free(w);
+			w->prog_fd = w->bss_fd = -1;
+			w->bss = NULL;
+			w->bss_len = 0;
+		}
+	}
+	return ok;
+}
+
+/* A run of w's walk, kept for the caller's run_fn (merged in pfn order after the walk). */
+static int worker_keep_runs(struct ms_worker *w)
+{
+	__u32 i, n = w->bss->nruns;
+
+	for (i = 0; i < n && i < MS_MAX_RUNS; i++) {
+		const struct ms_run *r = &w->bss->runs[i];
+
+		if (w->nruns && w->runs[w->nruns - 1].sub == r->sub &&
+		    w->runs[w->nruns - 1].pfn + w->runs[w->nruns - 1].npages == r->pfn) {
+			w->runs[w->nruns - 1].npages += r->npages;
+			continue;
+		}
+		if (w->nruns == w->runs_cap) {
+			size_t cap = w->runs_cap ? 2 * w->runs_cap : 4096;
+			struct ms_run *nr = realloc(w->runs, cap * sizeof(*nr));
+
+			if (!nr) {
+				snprintf(w->err, sizeof(w->err), "out of memory");
+				return -1;
+			}
+			w->runs = nr;
+			w->runs_cap = cap;
+		}
+		w->runs[w->nruns++] = *r;
+	}
+	return 0;
+}
+
+/* The walker's state at the start of a walk: worker > 0 takes the skeleton's settings first. */
+static void worker_begin(struct ms_bpf *b, struct ms_worker *w, bool dump, bool dump_pages)
+{
+	struct memstat_bpf__bss *bss = w->bss;
+
+	if (bss != b->skel->bss)
+		memcpy(bss, b->skel->bss, sizeof(*bss));
+	memset(bss->counts, 0, sizeof(bss->counts));
+	bss->holes = 0;
+	bss->reads = 0;
+	bss->cache_misses = 0;
+	bss->last_mapping = 0;
+	bss->last_memcg_data = 0;
+	bss->cursor = 0;
+	bss->own_end = 0;
+	bss->dump = dump;
+	bss->dump_pages = dump_pages;
+	memset(w->extra, 0, sizeof(w->extra));
+	w->extra_holes = w->cached = 0;
+	w->nruns = 0;
+	w->ret = MS_EXIT_OK;
+	w->err[0] = '\0';
+}
+
+/*
+ * Walk w's chunk one section per program run. With page_fn (allpages; worker 0 alone), have
+ * the walker record every page and hand over each.
+ */
+static int walk_chunk(struct ms_worker *w, ms_page_fn page_fn, void *arg)
+{
+	struct ms_bpf *b = w->b;
+	struct memstat_bpf__bss *bss = w->bss;
+	const struct ms_ranges *ranges = w->chunk;
+	__u64 prev_end = 0;
+	size_t i;
+	int err, j;
+
+	for (i = 0; i < ranges->n; i++) {
+		__u64 start = ranges->r[i].start, end = ranges->r[i].end, step = w->section_pages;
+
+		if (!i || start != prev_end) {	/* not contiguous: nothing carries over */
+			bss->cursor = start;
+			bss->own_start = bss->own_end = 0;
+			/*
+			 * The range may start inside a free block: let the first
+			 * per-cpu-looking page check for one (ms_merged_into()).
+			 */
+			bss->wstate.free_end = start;
+		}
+		while (start < end) {
+			__u64 stop = (start + step) & ~(step - 1), pfn;
+
+			if (stop > end || stop <= start)
+				stop = end;
+			struct sec_cache *c = NULL;
+			__u64 before[MS_NR_SUBS], holes_before = bss->holes;
+
+			if (w->use_cache && start / MS_SECTION_PAGES < b->ncache) {
+				c = &b->cache[start / MS_SECTION_PAGES];
+				if (!section_deferred(b->skel, start, stop)) {
+					c->valid = false;
+					c = NULL;
+				} else if (c->valid) {	/* unchanged since the last walk */
+					for (j = 0; j < MS_NR_SUBS; j++)
+						w->extra[j] += c->sub[j];
+					w->extra_holes += c->holes;
+					w->cached += stop - start;
+					start = stop;
+					continue;
+				}
+			}
+			if (c)
+				memcpy(before, bss->counts, sizeof(before));
+			bss->walk_start = start;
+			bss->walk_end = stop;
+			bss->nruns = 0;
+			{
+				LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+				err = bpf_prog_test_run_opts(w->prog_fd, &opts);
+				err = err ? -errno : (int)opts.retval;
+			}
+			if (err < 0) {
+				snprintf(w->err, sizeof(w->err), "failed to run the page walk at pfn "
+					 "%#llx: %s", (unsigned long long)start, strerror(-err));
+				return MS_EXIT_FAIL;
+			}
+			if (err > 0) {	/* memstat.bpf.c walk_end_check(): never a partial count */
+				snprintf(w->err, sizeof(w->err), "the page walk of pfns %#llx-%#llx "
+					 "stopped short at pfn %#llx (%s)", (unsigned long long)start,
+					 (unsigned long long)stop - 1, (unsigned long long)bss->cursor,
+					 err == 1 ? "bpf_loop failed" : "out of loop iterations");
+				return MS_EXIT_FAIL;
+			}
+			if (c) {
+				/* cache only what the boundary promises: uninitialised or reserved */
+				c->valid = true;
+				for (j = 0; j < MS_NR_SUBS; j++) {
+					c->sub[j] = bss->counts[j] - before[j];
+					if (c->sub[j] && j != MS_FREE_UNINIT && j != MS_KERNEL_RESERVED)
+						c->valid = false;
+				}
+				c->holes = bss->holes - holes_before;
+			}
+			if (w->want_runs && worker_keep_runs(w))
+				return MS_EXIT_FAIL;
+			for (pfn = start; page_fn && pfn < stop; pfn++)
+				if (page_fn(arg, pfn, &b->recs[pfn - start]))
+					return MS_EXIT_FAIL;
+			start = stop;
+		}
+		prev_end = end;
+	}
+	return MS_EXIT_OK;
+}
+
+static void *walk_chunk_thread(void *arg)
+{
+	struct ms_worker *w = arg;
+
+	w->ret = walk_chunk(w, NULL, NULL);
+	return NULL;
+}
+
+/*
+ * Walk the ranges: split into chunks of whole sections, one per worker (ms_split_chunks()),
+ * worker 0 in this thread. With run_fn, hand over runs of equal sub-class in pfn order, merged
+ * across the workers' boundaries; with page_fn (allpages), one worker hands over every page.
  */
 static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
 		       ms_run_fn run_fn, ms_page_fn page_fn, void *arg)
 {
 	struct memstat_bpf *s = b->skel;
 	struct ms_run_merger merger = { run_fn, arg, 0, 0, MS_NR_SUBS };
-	__u64 prev_end = 0, extra[MS_NR_SUBS] = {}, extra_holes = 0, cached = 0;
+	struct ms_ranges *chunks = NULL;
+	size_t nalloc;
 	__u64 section_pages = MS_SECTION_PAGES;
+	unsigned int jobs = b->jobs ? b->jobs : ms_jobs_auto(ranges);
 	const char *test_step;
-	bool use_cache;
-	double t0;
-	size_t i;
-	int err, j;
+	bool use_cache, loading = false;
+	double t0, tl = 0;
+	size_t i, n = 0;
+	int err, j, ret = MS_EXIT_FAIL;
 
 	memset(res, 0, sizeof(*res));
 	res->backend = "bpf";
@@ -373,13 +823,42 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		ms_err("internal: allpages needs ms_bpf_open(MS_BPF_ALLPAGES)");
 		return MS_EXIT_FAIL;
 	}
+	if (page_fn || jobs < 1)
+		jobs = 1;	/* allpages hands over pages in pfn order from this thread */
+	if (jobs > MS_JOBS_MAX)
+		jobs = MS_JOBS_MAX;
+	nalloc = jobs;
+	chunks = calloc(nalloc, sizeof(*chunks));
+	if (chunks)
+		n = ms_split_chunks(ranges, jobs, chunks);
+	if (!n) {
+		ms_err("out of memory");
+		goto out;
+	}
+	if (!b->w && !workers_start_load(b, 1))
+		goto nomem;
+	b->w[0].prog_fd = bpf_program__fd(b->cast ? s->progs.walk_cast : s->progs.walk);
+	b->w[0].bss_fd = -1;
+	b->w[0].bss = s->bss;
+	b->w[0].b = b;
+	/* the extra workers' programs load (verify) while this thread collects the exec set */
+	for (i = 1; i < n && i < b->nw && b->w[i].prog_fd >= 0; i++)
+		;
+	if (i < n) {
+		tl = ms_now_ms();
+		if (!workers_start_load(b, n))
+			goto nomem;
+		loading = true;
+	}
 
 	s->bss->generation = ++b->generation;
 	s->bss->exec_vmas = 0;
+	t0 = ms_now_ms();
 	err = collect_exec(b);
+	ms_timings.exec_set = ms_now_ms() - t0;
 	if (err) {
 		ms_err("failed to collect exec mappings with iter/task_vma: %s", strerror(-err));
-		return MS_EXIT_FAIL;
+		goto out;
 	}
 
 	/*
@@ -394,103 +873,91 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		if (v && !(v & (v - 1)))
 			section_pages = v;
 	}
-	t0 = ms_now_ms();
 	use_cache = !run_fn && !page_fn && !b->no_cache && section_pages == MS_SECTION_PAGES &&
 		    cache_begin(b, ranges);
-	memset(s->bss->counts, 0, sizeof(s->bss->counts));
-	s->bss->holes = 0;
-	s->bss->reads = 0;
-	s->bss->cache_misses = 0;
-	s->bss->last_mapping = 0;
-	s->bss->last_memcg_data = 0;
-	s->bss->cursor = 0;
-	s->bss->own_end = 0;
-	s->bss->dump = run_fn != NULL;
-	s->bss->dump_pages = page_fn != NULL;
-	for (i = 0; i < ranges->n; i++) {
-		__u64 start = ranges->r[i].start, end = ranges->r[i].end, step = section_pages;
+	if (loading) {
+		char why[256];
 
-		if (start != prev_end) {	/* not contiguous: nothing carries over */
-			s->bss->cursor = start;
-			s->bss->own_start = s->bss->own_end = 0;
-			/*
-			 * The range may start inside a free block: let the first
-			 * per-cpu-looking page check for one (ms_merged_into()).
-			 */
-			s->bss->wstate.free_end = start;
+		if (!workers_finish_load(b, n, why, sizeof(why))) {
+			/* the walk is still exact with fewer workers: say so once, go on with one */
+			ms_err("parallel walk unavailable (%s); walking with one worker", why);
+			b->jobs = 1;
+			for (i = 0; i < nalloc; i++)
+				ms_ranges_free(&chunks[i]);
+			free(chunks);
+			nalloc = 1;
+			chunks = calloc(nalloc, sizeof(*chunks));
+			n = chunks ? ms_split_chunks(ranges, 1, chunks) : 0;
+			if (!n)
+				goto nomem;
 		}
-		while (start < end) {
-			__u64 stop = (start + step) & ~(step - 1), pfn;
+		ms_timings.workers_load = ms_now_ms() - tl;
+	}
+	for (i = 0; i < n; i++) {
+		struct ms_worker *w = &b->w[i];
 
-			if (stop > end || stop <= start)
-				stop = end;
-			struct sec_cache *c = NULL;
-			__u64 before[MS_NR_SUBS], holes_before = s->bss->holes;
-
-			if (use_cache && start / MS_SECTION_PAGES < b->ncache) {
-				c = &b->cache[start / MS_SECTION_PAGES];
-				if (!section_deferred(s, start, stop)) {
-					c->valid = false;
-					c = NULL;
-				} else if (c->valid) {	/* unchanged since the last walk */
-					for (j = 0; j < MS_NR_SUBS; j++)
-						extra[j] += c->sub[j];
-					extra_holes += c->holes;
-					cached += stop - start;
-					start = stop;
-					continue;
-				}
-			}
-			if (c)
-				memcpy(before, s->bss->counts, sizeof(before));
-			s->bss->walk_start = start;
-			s->bss->walk_end = stop;
-			s->bss->nruns = 0;
-			err = run_prog(b->cast ? s->progs.walk_cast : s->progs.walk);
-			if (err < 0) {
-				ms_err("failed to run the page walk at pfn %#llx: %s",
-				       (unsigned long long)start, strerror(-err));
-				return MS_EXIT_FAIL;
-			}
-			if (err > 0) {	/* memstat.bpf.c walk_end_check(): never a partial count */
-				ms_err("the page walk of pfns %#llx-%#llx stopped short at pfn %#llx (%s)",
-				       (unsigned long long)start, (unsigned long long)stop - 1,
-				       (unsigned long long)s->bss->cursor,
-				       err == 1 ? "bpf_loop failed" : "out of loop iterations");
-				return MS_EXIT_FAIL;
-			}
-			if (c) {
-				/* cache only what the boundary promises: uninitialised or reserved */
-				c->valid = true;
-				for (j = 0; j < MS_NR_SUBS; j++) {
-					c->sub[j] = s->bss->counts[j] - before[j];
-					if (c->sub[j] && j != MS_FREE_UNINIT && j != MS_KERNEL_RESERVED)
-						c->valid = false;
-				}
-				c->holes = s->bss->holes - holes_before;
-			}
-			if (run_fn && emit_runs(s, &merger))
-				return MS_EXIT_FAIL;
-			for (pfn = start; page_fn && pfn < stop; pfn++)
-				if (page_fn(arg, pfn, &b->recs[pfn - start]))
-					return MS_EXIT_FAIL;
-			start = stop;
+		worker_begin(b, w, run_fn != NULL, page_fn != NULL);
+		w->chunk = &chunks[i];
+		w->section_pages = section_pages;
+		w->use_cache = use_cache;
+		w->want_runs = run_fn != NULL;
+	}
+	t0 = ms_now_ms();
+	for (i = 1; i < n; i++)
+		if (pthread_create(&b->w[i].tid, NULL, walk_chunk_thread, &b->w[i])) {
+			b->w[i].tid = 0;
+			walk_chunk_thread(&b->w[i]);
 		}
-		prev_end = end;
+	b->w[0].ret = walk_chunk(&b->w[0], page_fn, arg);
+	for (i = 1; i < n; i++)
+		if (b->w[i].tid) {
+			pthread_join(b->w[i].tid, NULL);
+			b->w[i].tid = 0;
+		}
+	res->walk_ms = ms_now_ms() - t0;
+	ms_timings.walk = res->walk_ms;
+	for (i = 0; i < n; i++) {
+		struct ms_worker *w = &b->w[i];
+
+		if (w->ret) {
+			if (w->err[0])
+				ms_err("%s", w->err);
+			goto out;
+		}
+	}
+	for (i = 0; run_fn && i < n; i++) {
+		const struct ms_run *r = b->w[i].runs;
+		size_t k, nr = b->w[i].nruns;
+
+		for (k = 0; k < nr; k++)
+			if (ms_merge_run(&merger, r[k].pfn, r[k].npages, (enum ms_sub)r[k].sub))
+				goto out;
 	}
 	if (run_fn && ms_merge_flush(&merger))
-		return MS_EXIT_FAIL;
-	res->walk_ms = ms_now_ms() - t0;
-	for (j = 0; j < MS_NR_SUBS; j++) {
-		res->sub[j] = s->bss->counts[j] + extra[j];
-		res->total += res->sub[j];
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct ms_worker *w = &b->w[i];
+
+		for (j = 0; j < MS_NR_SUBS; j++)
+			res->sub[j] += w->bss->counts[j] + w->extra[j];
+		res->holes += w->bss->holes + w->extra_holes;
+		res->cached_pages += w->cached;
+		res->reads += w->bss->reads;
+		res->mapping_lookups += w->bss->cache_misses;
 	}
-	res->holes = s->bss->holes + extra_holes;
-	res->cached_pages = cached;
-	res->reads = s->bss->reads;
+	for (j = 0; j < MS_NR_SUBS; j++)
+		res->total += res->sub[j];
 	res->exec_mappings = s->bss->exec_vmas;
-	res->mapping_lookups = s->bss->cache_misses;
-	return MS_EXIT_OK;
+	res->jobs = (unsigned int)n;
+	ret = MS_EXIT_OK;
+	goto out;
+nomem:
+	ms_err("out of memory");
+out:
+	for (i = 0; chunks && i < nalloc; i++)
+		ms_ranges_free(&chunks[i]);
+	free(chunks);
+	return ret;
 }
 
 int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
@@ -512,6 +979,9 @@ void ms_bpf_free(struct ms_bpf *b)
 	if (b->recs)
 		munmap((void *)b->recs, b->recs_len);
 	free(b->cache);
+	for (size_t i = 0; i < b->nw; i++)
+		worker_free(&b->w[i]);
+	free(b->w);
 	memstat_bpf__destroy(b->skel);
 	free(b);
 }

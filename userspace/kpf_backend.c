@@ -77,6 +77,7 @@ int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_resu
 
 	memset(res, 0, sizeof(*res));
 	res->backend = "kpageflags";
+	res->jobs = 1;	/* --jobs is accepted and ignored: README "Parallel walk" */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;

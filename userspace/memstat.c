@@ -36,6 +36,8 @@ static const char usage_text[] =
 	"                         bpf, kmod or kpageflags\n"
 	"      --runs             print runs of pages with one class: pfn, pages, class, sub-class\n"
 	"      --features         print what was detected about the running kernel\n"
+	"      --jobs N           walk with N workers in parallel (1 to 256; default: the\n"
+	"                         CPUs, at most one per 16 memory sections)\n"
 	"  -o, --output FILE      append samples to FILE (prom: replace FILE atomically)\n"
 	"  -f, --format FMT       csv (default with -o), jsonl or prom\n"
 	"      --fsync            make each sample durable before the next\n"
@@ -51,6 +53,7 @@ static const char usage_text[] =
 struct opts {
 	bool verbose, json, reconcile, runs, features, fsync, sampling, rotate_incompatible;
 	enum ms_backend_choice backend;
+	unsigned int jobs;	/* --jobs N; 0: ms_jobs_auto() */
 	const char *output;
 	int format;		/* -1: not given, else enum ms_format */
 	struct ms_sample_opts so;
@@ -106,7 +109,7 @@ static int parse_count(const char *arg, long *out)
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE };
+	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_JOBS };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
@@ -114,6 +117,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "runs", no_argument, NULL, OPT_RUNS },
 		{ "features", no_argument, NULL, OPT_FEATURES },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "fsync", no_argument, NULL, OPT_FSYNC },
@@ -132,7 +136,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		const char *a = argv[c];
 
 		if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "-b") ||
-		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend")) {
+		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend") ||
+		    !strcmp(a, "--jobs")) {
 			c++;	/* the next word is this option's argument */
 			continue;
 		}
@@ -178,6 +183,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_FEATURES:
 			o->features = true;
 			break;
+		case OPT_JOBS: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno || v < 1 ||
+			    v > MS_JOBS_MAX)
+				return usage_error("invalid --jobs '%s': expected a whole number of "
+						   "workers from 1 to 256", optarg);
+			o->jobs = (unsigned int)v;
+			break;
+		}
 		case OPT_FSYNC:
 			o->fsync = true;
 			break;
@@ -338,8 +356,11 @@ static const char *meminfo_path(void)
 /* --reconcile's reading of /proc/meminfo; a failure is said on stderr and in the JSON */
 static int read_meminfo(struct ms_meminfo *mi)
 {
+	double t0 = ms_now_ms();
 	int err = ms_meminfo_read(meminfo_path(), mi);
 	char why[512];
+
+	ms_timings.meminfo += ms_now_ms() - t0;
 
 	if (!err)
 		return 0;
@@ -383,8 +404,14 @@ static int walk_once(void *arg, struct ms_result *res)
 		ret = w->be.bpf ? ms_bpf_walk(w->be.bpf, w->ranges, res, w->fn, NULL) :
 				  ms_kmod_walk(w->be.kmod, w->ranges, res, w->fn, NULL, NULL);
 		/* < 6.12: unaccepted blocks carry no type (meminfo.c ms_unaccepted_from_meminfo()) */
-		if (!ret && !f->ptype[MS_T_UNACCEPTED] && !ms_meminfo_read(meminfo_path(), &mi))
-			ms_unaccepted_from_meminfo(res, f, &mi, sysconf(_SC_PAGESIZE) / 1024);
+		if (!ret && !f->ptype[MS_T_UNACCEPTED]) {
+			double t0 = ms_now_ms();
+			int err = ms_meminfo_read(meminfo_path(), &mi);
+
+			ms_timings.meminfo += ms_now_ms() - t0;
+			if (!err)
+				ms_unaccepted_from_meminfo(res, f, &mi, sysconf(_SC_PAGESIZE) / 1024);
+		}
 		return ret;
 	}
 	ret = ms_kpf_walk("/proc/kpageflags", w->ranges, res, w->fn, NULL, why, sizeof(why));
@@ -429,7 +456,9 @@ int main(int argc, char **argv)
 		fail_json(why);
 		return MS_EXIT_PERM;
 	}
+	ms_timings.ranges = ms_now_ms();
 	err = ms_ranges_from_iomem("/proc/iomem", &ranges);
+	ms_timings.ranges = ms_now_ms() - ms_timings.ranges;
 	if (err) {
 		snprintf(why, sizeof(why), "failed to read present memory from /proc/iomem: %s",
 			 strerror(-err));
@@ -447,6 +476,10 @@ int main(int argc, char **argv)
 	if (fallback[0])
 		ro.fallback_reason = fallback;
 	bpf = walker.be.bpf;
+	if (bpf)
+		ms_bpf_set_jobs(bpf, o.jobs);
+	if (walker.be.kmod)
+		ms_kmod_set_jobs(walker.be.kmod, o.jobs);
 	if (o.features) {
 		if (!bpf && !walker.be.kmod) {
 			ms_err("--features needs the bpf or kmod backend");
@@ -512,6 +545,7 @@ int main(int argc, char **argv)
 	if (o.runs)
 		goto out;
 	ro.elapsed_ms = ms_now_ms() - t0;
+	ro.timings = &ms_timings;
 	if (o.reconcile)
 		ms_reconcile_between(&res, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
 	if (o.json) {

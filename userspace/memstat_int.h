@@ -74,9 +74,39 @@ struct ms_result {
 	__u64 reads;			/* bulk reads of struct pages (bpf) or preads (kpageflags) */
 	double walk_ms;			/* the page walk alone */
 	__u64 cached_pages;		/* counted from the previous walk: still uninitialised */
+	unsigned int jobs;		/* workers that walked (1: a serial walk) */
 };
 
 __u64 ms_class_pages(const struct ms_result *r, enum ms_class c);
+
+/*
+ * Parallel walks (-j/--jobs). Present memory is cut into at most `jobs` chunks of whole
+ * memory sections, balanced by pages, each walked by its own worker with its own state.
+ * 0 asks for ms_jobs_auto().
+ */
+#define MS_JOBS_MAX 256
+/* The online CPUs, but no more than one worker per MS_SECTIONS_PER_JOB present sections. */
+#define MS_SECTIONS_PER_JOB 16
+unsigned int ms_jobs_auto(const struct ms_ranges *r);
+/*
+ * Cut r into at most jobs chunks (chunks[] has room for jobs), in pfn order: returns how many
+ * (0: out of memory). Each chunk owns its array: free each with ms_ranges_free().
+ */
+size_t ms_split_chunks(const struct ms_ranges *r, unsigned int jobs, struct ms_ranges *chunks);
+
+/* Where a run spent its time, in ms (JSON "timings"; README.md names each). */
+struct ms_timings {
+	double ranges;		/* /proc/iomem and the offline blocks of /sys/devices/system/memory */
+	double bpf_open;	/* parse the embedded BPF object */
+	double bpf_load;	/* vmlinux BTF, CO-RE relocation, verification of the programs */
+	double detect;		/* layout detection and locating vmemmap */
+	double kmod_open;	/* open /dev/memstat and read its features */
+	double exec_set;	/* collect the exec mappings (bpf) */
+	double workers_load;	/* load the extra workers' walk programs (first walk only) */
+	double walk;		/* the page walk (= walk_ms) */
+	double meminfo;		/* read /proc/meminfo (--reconcile, unaccepted memory) */
+};
+extern struct ms_timings ms_timings;
 
 /* Called with runs of equal sub-class, in pfn order, when a caller asks for them. */
 typedef int (*ms_run_fn)(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub);
@@ -104,6 +134,8 @@ int ms_bpf_dump(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_run_fn fn, void *arg);
 const struct ms_features *ms_bpf_features(const struct ms_bpf *b);
+/* Workers of the following walks: 0 (the default) ms_jobs_auto(), 1 a serial walk. */
+void ms_bpf_set_jobs(struct ms_bpf *b, unsigned int jobs);
 /* Reuse the counts of still-uninitialised sections between walks (default on). */
 void ms_bpf_set_cache(struct ms_bpf *b, bool on);
 /* true when the walker tests uninitialised batches with bpf_rdonly_cast (v6.2+) */
@@ -117,6 +149,8 @@ int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_re
 		 ms_run_fn run_fn, ms_page_fn page_fn, void *arg);
 const struct ms_features *ms_kmod_features(const struct ms_kmod *k);
 void ms_kmod_set_raw_pointers(struct ms_kmod *k, bool raw);
+/* Workers (a file descriptor each) of the following counting walks: as ms_bpf_set_jobs() */
+void ms_kmod_set_jobs(struct ms_kmod *k, unsigned int jobs);
 void ms_kmod_free(struct ms_kmod *k);
 
 /* The backend asked for with --backend, and the one opened (neither: /proc/kpageflags). */
@@ -181,6 +215,7 @@ struct ms_report_opts {
 	double elapsed_ms;	/* process start to end of walk */
 	const char *kernel;	/* uname -r */
 	const char *fallback_reason;	/* why the bpf backend was not used, or NULL */
+	const struct ms_timings *timings;	/* --json "timings" (one-shot), or NULL */
 };
 void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o);
 void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_meminfo *mi,

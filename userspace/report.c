@@ -184,6 +184,14 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads,
 		(unsigned long long)r->cached_pages, r->walk_ms,
 		o->elapsed_ms);
+	fprintf(out, ",\"jobs\":%u", r->jobs ? r->jobs : 1);
+	if (o->timings)
+		fprintf(out, ",\"timings\":{\"ranges\":%.3f,\"bpf_open\":%.3f,\"bpf_load\":%.3f,"
+			"\"detect\":%.3f,\"kmod_open\":%.3f,\"exec_set\":%.3f,"
+			"\"workers_load\":%.3f,\"walk\":%.3f,\"meminfo\":%.3f}",
+			o->timings->ranges, o->timings->bpf_open, o->timings->bpf_load,
+			o->timings->detect, o->timings->kmod_open, o->timings->exec_set,
+			o->timings->workers_load, o->timings->walk, o->timings->meminfo);
 	if (rc) {
 		fprintf(out, ",\"reconcile\":{\"tolerance_pct\":%.1f,\"ok\":%s,\"rows\":[",
 			MS_RECON_TOLERANCE_PCT, rc->all_ok ? "true" : "false");

@@ -588,6 +588,339 @@ TEST(Classes, HugetlbPoolIsHugetlb)
 	EXPECT_EQ(detail(a, "hugetlb_free") - detail(b, "hugetlb_free"), 8 * hp_pages);
 }
 
+// ---- the parallel walk (--jobs) ----
+
+// The sub-class of every pfn from one in-process walk with runs (0xff: none), and the result.
+struct PfnWalk {
+	std::vector<uint8_t> cls;
+	struct ms_result res = {};
+	uint64_t overlaps = 0, run_pages = 0;
+	bool ok = false;
+};
+
+PfnWalk walk_pfns(struct ms_bpf *b, const struct ms_ranges &r)
+{
+	PfnWalk w;
+	w.cls.assign(r.r[r.n - 1].end, 0xff);
+	RunSink sink = { &w.cls, {}, 0 };
+	w.ok = ms_bpf_walk(b, &r, &w.res, collect_run, &sink) == 0;
+	w.overlaps = sink.overlaps;
+	for (int i = 0; i < MS_NR_SUBS; i++)
+		w.run_pages += sink.sub[i];
+	return w;
+}
+
+// The pages of [p, p + len) that the walk gives a sub-class other than want, among those that
+// kept their pfn across the walk (a page the kernel migrated meanwhile is judged in the next
+// walk: three walks at most, each after touching every page again).
+uint64_t wrong_pages(struct ms_bpf *b, const struct ms_ranges &r, const char *p, size_t len,
+		     int want, uint64_t *moved_out)
+{
+	std::vector<size_t> pending(len / page_size());
+	uint64_t wrong = 0;
+	for (size_t i = 0; i < pending.size(); i++)
+		pending[i] = i;
+	for (int round = 0; round < 3 && !pending.empty(); round++) {
+		touch_read(p, len);
+		std::vector<uint64_t> pf = pfns_of(p, len);
+		PfnWalk w = walk_pfns(b, r);
+		EXPECT_TRUE(w.ok);
+		std::vector<uint64_t> pf2 = pfns_of(p, len);
+		std::vector<size_t> moved;
+		for (size_t i : pending) {
+			if (!pf[i] || pf[i] != pf2[i])
+				moved.push_back(i);
+			else if (pf[i] >= w.cls.size() || w.cls[pf[i]] != want)
+				wrong++;
+		}
+		pending.swap(moved);
+	}
+	*moved_out = pending.size();
+	return wrong;
+}
+
+// -j/--jobs: one worker or several, the walk calls the pages this test owns the same (anon,
+// shmem), every present page is counted exactly once (total + holes: present memory, which
+// cannot move), and the runs cover every present page once, in pfn order.
+TEST(Walk, ParallelWalksAgreeWithTheSerialWalk)
+{
+	const size_t len = 64 * kMiB;
+	Mapping anon(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		     len);
+	ASSERT_TRUE(anon.ok());
+	touch_write(anon.data(), len);
+	int mfd = memfd_create("memstat-test-parallel", MFD_CLOEXEC);
+	ASSERT_GE(mfd, 0);
+	ASSERT_EQ(ftruncate(mfd, len), 0);
+	Mapping shm(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0), len);
+	close(mfd);
+	ASSERT_TRUE(shm.ok());
+	touch_write(shm.data(), len);
+	mlock(anon.data(), len);
+	mlock(shm.data(), len);
+
+	struct ms_ranges r;
+	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
+	struct ms_bpf *b = nullptr;
+	char why[512];
+	ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+	ms_bpf_set_cache(b, false);
+	uint64_t sections = (r.pages + MS_SECTION_PAGES - 1) / MS_SECTION_PAGES;
+	for (unsigned int jobs : { 1u, 2u, 5u }) {
+		SCOPED_TRACE("--jobs " + std::to_string(jobs));
+		ms_bpf_set_jobs(b, jobs);
+		struct ms_result res;
+		ASSERT_EQ(ms_bpf_walk(b, &r, &res, nullptr, nullptr), 0);
+		EXPECT_EQ(res.jobs, std::min<uint64_t>(jobs, sections));
+		EXPECT_EQ(res.total + res.holes, r.pages) << "a page counted twice or not at all";
+		PfnWalk w = walk_pfns(b, r);
+		ASSERT_TRUE(w.ok);
+		EXPECT_EQ(w.res.jobs, std::min<uint64_t>(jobs, sections));
+		EXPECT_EQ(w.overlaps, 0u) << "runs that overlap";
+		EXPECT_EQ(w.run_pages, w.res.total);
+		EXPECT_EQ(w.res.total + w.res.holes, r.pages);
+		uint64_t moved = 0;
+		EXPECT_EQ(wrong_pages(b, r, anon.data(), len, MS_ANON, &moved), 0u)
+			<< "anonymous pages the walk did not call anon";
+		EXPECT_LT(moved, len / page_size() / 100);
+		EXPECT_EQ(wrong_pages(b, r, shm.data(), len, MS_SHMEM, &moved), 0u)
+			<< "memfd pages the walk did not call shmem";
+		EXPECT_LT(moved, len / page_size() / 100);
+	}
+	ms_bpf_free(b);
+	ms_ranges_free(&r);
+}
+
+// A folio that crosses the boundary of two workers' chunks is counted once: the worker below
+// counts it from its head to the boundary, the one above from the boundary on. Chunks end at
+// section boundaries, which only a gigantic folio crosses, so a test-only hook
+// (MEMSTAT_TEST_SPLIT_PFN) puts the boundary inside a folio this test owns: a THP and a
+// hugetlb page, at its second page, its middle and its last page; and inside a free block.
+// Exact: total + holes is present memory, every page of the folio keeps its class.
+void check_split_inside(const struct ms_ranges &r, uint64_t head, uint64_t npages, int want,
+			const char *what, const char *p)
+{
+	struct ms_bpf *b = nullptr;
+	char why[512];
+	ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+	ms_bpf_set_cache(b, false);
+	ms_bpf_set_jobs(b, 2);
+	for (uint64_t at : { head + 1, head + npages / 2, head + npages - 1 }) {
+		SCOPED_TRACE(std::string(what) + ": chunk boundary at page " +
+			     std::to_string(at - head) + " of " + std::to_string(npages));
+		setenv("MEMSTAT_TEST_SPLIT_PFN", std::to_string(at).c_str(), 1);
+		struct ms_result res;
+		EXPECT_EQ(ms_bpf_walk(b, &r, &res, nullptr, nullptr), 0);
+		EXPECT_EQ(res.jobs, 2u);
+		EXPECT_EQ(res.total + res.holes, r.pages) << "a page counted twice or not at all";
+		if (p) {
+			bool judged = false;
+			for (int round = 0; round < 3 && !judged; round++) {
+				touch_read(p, npages * page_size());
+				std::vector<uint64_t> pf = pfns_of(p, npages * page_size());
+				PfnWalk w = walk_pfns(b, r);
+				std::vector<uint64_t> pf2 = pfns_of(p, npages * page_size());
+				if (pf != pf2 || pf[0] != head)
+					continue;	/* moved or split meanwhile: walk again */
+				judged = true;
+				EXPECT_TRUE(w.ok);
+				EXPECT_EQ(w.res.jobs, 2u);
+				EXPECT_EQ(w.overlaps, 0u);
+				EXPECT_EQ(w.res.total + w.res.holes, r.pages);
+				uint64_t wrong = 0;
+				for (uint64_t i = 0; i < npages; i++)
+					wrong += w.cls[head + i] != want;
+				EXPECT_EQ(wrong, 0u) << "pages of the folio with another class";
+			}
+			EXPECT_TRUE(judged) << "the folio moved during three walks";
+		}
+		unsetenv("MEMSTAT_TEST_SPLIT_PFN");
+	}
+	ms_bpf_free(b);
+}
+
+// The head pfn of the THP mapped at p (2 MiB aligned), or 0 when it is not one.
+uint64_t thp_head(const char *p, uint64_t npages)
+{
+	std::vector<uint64_t> pf = pfns_of(p, npages * page_size());
+	if (!pf[0] || pf[0] % npages)
+		return 0;
+	for (uint64_t i = 1; i < npages; i++)
+		if (pf[i] != pf[0] + i)
+			return 0;
+	uint64_t flags = 0;
+	int fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	bool ok = pread(fd, &flags, 8, pf[0] * 8) == 8;
+	close(fd);
+	return ok && (flags & (1ULL << 22)) ? pf[0] : 0;	/* KPF_THP */
+}
+
+TEST(Walk, FolioAcrossAChunkBoundaryIsCountedOnce)
+{
+	struct ms_ranges r;
+	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
+	const uint64_t hp = 2 * kMiB / page_size();
+
+	// a THP of this test's own
+	SysfsGuard thp("/sys/kernel/mm/transparent_hugepage/enabled");
+	if (thp.old().find("[never]") != std::string::npos)
+		thp.write("madvise");
+	const size_t len = 16 * kMiB;
+	Mapping m(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len);
+	ASSERT_TRUE(m.ok());
+	char *al = (char *)(((uintptr_t)m.data() + 2 * kMiB - 1) & ~(uintptr_t)(2 * kMiB - 1));
+	madvise(al, 8 * kMiB, MADV_HUGEPAGE);
+	touch_write(al, 8 * kMiB);
+	uint64_t head = 0;
+	char *thp_at = nullptr;
+	for (int i = 0; i < 4 && !head; i++) {
+		head = thp_head(al + i * 2 * kMiB, hp);
+		thp_at = al + i * 2 * kMiB;
+	}
+	if (head)
+		check_split_inside(r, head, hp, MS_ANON, "THP", thp_at);
+	else
+		std::printf("no THP could be had (fragmented memory): the THP case was not run\n");
+
+	// inside a free block: the walk's first page there is an interior page of the block
+	{
+		struct ms_bpf *b = nullptr;
+		char why[512];
+		ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+		ms_bpf_set_jobs(b, 1);
+		PfnWalk w = walk_pfns(b, r);
+		ms_bpf_free(b);
+		uint64_t best = 0, best_len = 0;
+		for (uint64_t pfn = 0; pfn < w.cls.size();) {
+			uint64_t e = pfn;
+			if (w.cls[pfn] != MS_FREE_BUDDY) {
+				pfn++;
+				continue;
+			}
+			while (e < w.cls.size() && w.cls[e] == MS_FREE_BUDDY)
+				e++;
+			if (e - pfn > best_len) {
+				best = pfn;
+				best_len = e - pfn;
+			}
+			pfn = e;
+		}
+		ASSERT_GE(best_len, 4u) << "no free block of 4 pages or more";
+		uint64_t n = std::min<uint64_t>(best_len, 1024);
+		check_split_inside(r, best, n, MS_FREE_BUDDY, "free block", nullptr);
+		/*
+		 * The classes too: the worker above the boundary starts on an interior page of the
+		 * block, which it must see as part of the block (ms_merged_into()), not as a per-cpu
+		 * free page. Free pages are not this test's: judged only where a serial walk just
+		 * before and just after finds all of them free_buddy.
+		 */
+		bool judged = false;
+		for (int round = 0; round < 3 && !judged; round++) {
+			ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+			ms_bpf_set_cache(b, false);
+			ms_bpf_set_jobs(b, 1);
+			PfnWalk before = walk_pfns(b, r);
+			ms_bpf_set_jobs(b, 2);
+			setenv("MEMSTAT_TEST_SPLIT_PFN", std::to_string(best + n / 2).c_str(), 1);
+			PfnWalk split = walk_pfns(b, r);
+			unsetenv("MEMSTAT_TEST_SPLIT_PFN");
+			ms_bpf_set_jobs(b, 1);
+			PfnWalk after = walk_pfns(b, r);
+			ms_bpf_free(b);
+			bool stable = true;
+			for (uint64_t i = best; i < best + n; i++)
+				stable = stable && before.cls[i] == MS_FREE_BUDDY &&
+					 after.cls[i] == MS_FREE_BUDDY;
+			if (!stable)
+				continue;
+			judged = true;
+			uint64_t wrong = 0;
+			for (uint64_t i = best; i < best + n; i++)
+				wrong += split.cls[i] != MS_FREE_BUDDY;
+			EXPECT_EQ(split.res.jobs, 2u);
+			EXPECT_EQ(wrong, 0u) << "pages of a free block split between two workers that "
+						"the walk did not call free_buddy";
+		}
+		EXPECT_TRUE(judged) << "the free block changed during three rounds of walks";
+	}
+
+	// a hugetlb page of this test's own
+	const char *knob = "/proc/sys/vm/nr_hugepages";
+	SysfsGuard guard(knob);
+	long old = std::stol(guard.old());
+	long long hps = meminfo_kb("Hugepagesize") * 1024 / page_size();
+	ASSERT_TRUE(guard.write(std::to_string(old + 1)));
+	if (meminfo_kb("HugePages_Total") < old + 1) {
+		ms_ranges_free(&r);
+		GTEST_SKIP() << "the kernel could not allocate a huge page: the hugetlb case was not run";
+	}
+	Mapping h(mmap(nullptr, hps * page_size(), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0), hps * page_size());
+	ASSERT_TRUE(h.ok()) << strerror(errno);
+	touch_write(h.data(), hps * page_size());
+	std::vector<uint64_t> pf = pfns_of(h.data(), hps * page_size());
+	ASSERT_NE(pf[0], 0u);
+	check_split_inside(r, pf[0], hps, MS_HUGETLB, "hugetlb page", h.data());
+	ms_ranges_free(&r);
+}
+
+// --runs prints the same classes for this test's pages with one worker or several, in pfn order.
+std::map<uint64_t, std::pair<uint64_t, std::string>> parse_runs(const std::string &out, bool *sorted)
+{
+	std::map<uint64_t, std::pair<uint64_t, std::string>> runs;
+	std::istringstream in(out);
+	std::string pfn, cls, sub;
+	uint64_t n, end = 0;
+	*sorted = true;
+	while (in >> pfn >> n >> cls >> sub) {
+		uint64_t p = std::stoull(pfn, nullptr, 16);
+		if (p < end)
+			*sorted = false;
+		end = p + n;
+		runs[p] = { n, sub };
+	}
+	return runs;
+}
+
+TEST(Cli, RunsAreTheSameWithSeveralJobs)
+{
+	const size_t len = 32 * kMiB;
+	Mapping anon(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		     len);
+	ASSERT_TRUE(anon.ok());
+	touch_write(anon.data(), len);
+	mlock(anon.data(), len);
+	for (const char *jobs : { "1", "2", "5" }) {
+		SCOPED_TRACE(std::string("--jobs ") + jobs);
+		std::vector<uint64_t> pf, pf2;
+		std::map<uint64_t, std::pair<uint64_t, std::string>> runs;
+		bool sorted = false;
+		int round;
+		for (round = 0; round < 3; round++) {
+			touch_read(anon.data(), len);
+			pf = pfns_of(anon.data(), len);
+			RunResult rr = run_memstat({ "--runs", "--jobs", jobs });
+			pf2 = pfns_of(anon.data(), len);
+			ASSERT_EQ(rr.status, 0);
+			runs = parse_runs(rr.out, &sorted);
+			if (pf == pf2)
+				break;
+		}
+		ASSERT_LT(round, 3) << "the test's pages moved during three walks";
+		EXPECT_TRUE(sorted) << "runs out of pfn order, or overlapping";
+		uint64_t wrong = 0;
+		for (uint64_t p : pf) {
+			auto it = runs.upper_bound(p);
+			if (it == runs.begin() || (--it, p >= it->first + it->second.first) ||
+			    it->second.second != "anon_private")
+				wrong++;
+		}
+		EXPECT_EQ(wrong, 0u) << "pages --runs does not call anon_private";
+	}
+}
+
 // ---- the kernel module backend (loaded only in the VMs of tools/vm) ----
 
 // The module's walk agrees with the BPF walk, class by class, within in-flight noise. Both walk
