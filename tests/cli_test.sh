@@ -180,5 +180,42 @@ else
 	echo "skip the child PID namespace checks: unshare -p is not permitted here"
 fi
 
+# ---- --jobs N (issue 8): bad N is one line and exit 2; --json says the workers it used
+# ("jobs") and where the time went ("timings", ms per phase) ----
+for n in 0 -1 junk 2x 257 99999999999999999999 ""; do
+	run "--jobs '$n'" 2 "$memstat" --jobs "$n"
+	one_line_err "--jobs '$n'" "invalid --jobs '$n': expected a whole number of workers from 1 to 256"
+	[ ! -s "$tmp/out" ] || bad "--jobs '$n': something on stdout" "$(cat "$tmp/out")"
+done
+for n in 1 3; do
+	run "--json --jobs $n" 0 "$memstat" --json --jobs $n
+	python3 - "$tmp/out" "$n" <<'PY' && ok "--jobs $n: jobs and timings in --json" ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert d["jobs"] == n, d["jobs"]
+t = d["timings"]
+keys = ["ranges", "bpf_open", "bpf_load", "detect", "kmod_open", "exec_set", "workers_load",
+        "walk", "meminfo"]
+assert list(t) == keys, list(t)
+for k in keys:
+    assert isinstance(t[k], (int, float)) and 0 <= t[k] <= d["elapsed_ms"], (k, t[k])
+assert t["walk"] == d["walk_ms"], (t["walk"], d["walk_ms"])
+assert t["bpf_load"] > 0 and t["walk"] > 0 and t["kmod_open"] == 0, t
+assert (t["workers_load"] > 0) == (n > 1), t
+PY
+		bad "--jobs $n: jobs or timings wrong in --json" "$(cat "$tmp/out")"
+done
+run "--json, default jobs" 0 "$memstat" --json
+python3 -c 'import json,os,sys; d = json.load(open(sys.argv[1]))
+assert 1 <= d["jobs"] <= len(os.sched_getaffinity(0)), d["jobs"]' "$tmp/out" &&
+	ok "default jobs: at least 1, at most the CPUs" || bad "default jobs" "$(cat "$tmp/out")"
+run "kpageflags --jobs 4" 0 "$memstat" --backend kpageflags --json --jobs 4
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+assert d["jobs"] == 1 and d["timings"]["bpf_load"] == 0, d' "$tmp/out" &&
+	ok "kpageflags: --jobs accepted, one worker" || bad "kpageflags --jobs" "$(cat "$tmp/out")"
+"$memstat" --jobs 2 1 2 >"$tmp/out" 2>"$tmp/err" && [ "$(grep -c ':' "$tmp/out")" -eq 2 ] &&
+	ok "--jobs 2 with sampling" || bad "--jobs 2 with sampling" "$(cat "$tmp/out" "$tmp/err")"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
