@@ -304,126 +304,20 @@ static __u64 cgroup_of(__u64 md)
 	return last_cgroup;
 }
 
-/* allpages: the page at pfn (words p) belongs to the current owner; record and count it. */
-static void record(__u64 pfn, const __u64 *p)
-{
-	__u32 idx = (__u32)(pfn - walk_start) & (MS_SECTION_PAGES - 1);
-	struct ms_page_rec *r = bpf_map_lookup_elem(&pagerecs, &idx);
-	int i;
-
-	counts[own_sub & (MS_COUNTS - 1)]++;
-	cursor = pfn + 1;
-	if (!r)
-		return;
-	for (i = 0; i < MS_PAGE_WORDS; i++)
-		r->w[i] = p[i];
-	r->sub = own_sub;
-	r->order = own_order;
-	r->head_pfn = own_start;
-	r->head_flags = own_flags;
-	r->role = own_role_head == MS_ROLE_NONE ? MS_ROLE_NONE :
-		  pfn == own_start ? own_role_head : own_role_head + 1;
-	r->ino = own_ino;
-	r->dev = own_dev;
-	r->offset = own_ino ? own_index + (pfn - own_start) : 0;
-	r->cgroup = own_cgroup;
-	r->valid = 1;
-}
-
-/* allpages: pages [start, start + n) share the verdict sub of the head h. */
-static void own(__u64 start, __u32 n, __u32 sub, const __u64 *h)
-{
-	__u64 m = h[MS_W_MAPPING];
-	__u32 order = 0;
-
-	while (order < MS_MAX_FOLIO_ORDER && (1U << order) < n)
-		order++;
-	own_start = start;
-	own_end = start + n;
-	own_sub = sub;
-	own_order = order;
-	own_flags = h[MS_W_FLAGS];
-	if (sub == MS_FREE_BUDDY || sub == MS_FREE_UNACCEPTED)
-		own_role_head = MS_ROLE_FREE_HEAD;
-	else if (n > 1 || ms_flag(h[MS_W_FLAGS], feat.pg_head))
-		own_role_head = MS_ROLE_HEAD;
-	else
-		own_role_head = MS_ROLE_NONE;
-	own_ino = 0;
-	own_dev = 0;
-	own_index = 0;
-	own_cgroup = 0;
-	if (sub == MS_UNKNOWN || sub == MS_FREE_UNINIT || own_role_head == MS_ROLE_FREE_HEAD)
-		return;
-	if (m && !(m & 3) && (sub == MS_FILE || sub == MS_EXEC || sub == MS_FILE_BUFFERS ||
-			      sub == MS_SHMEM)) {
-		facts_of(m);
-		own_ino = last_ino;
-		own_dev = last_dev;
-		own_index = h[4];	/* index / __folio_index */
-	}
-	own_cgroup = cgroup_of(h[MS_W_MEMCG]);
-}
-
-
-/* Count n pages from pfn as sub, clamped to this call's range, and move the cursor past them. */
-static void count(__u64 pfn, __u32 sub, __u64 n)
-{
-	__u64 c = n;
-	__u32 i;
-
-	if (pfn + c > walk_end) {
-		c = walk_end - pfn;
-		carry_sub = sub;
-	}
-	counts[sub & (MS_COUNTS - 1)] += c;
-	cursor = pfn + n;
-	if (!dump)
-		return;
-	i = nruns;
-	if (i > 0 && i <= MS_MAX_RUNS && runs[(i - 1) & (MS_MAX_RUNS - 1)].sub == sub &&
-	    runs[(i - 1) & (MS_MAX_RUNS - 1)].pfn + runs[(i - 1) & (MS_MAX_RUNS - 1)].npages == pfn) {
-		runs[(i - 1) & (MS_MAX_RUNS - 1)].npages += c;
-		return;
-	}
-	if (i >= MS_MAX_RUNS)
-		return;		/* cannot happen: a call covers at most MS_MAX_RUNS pages */
-	runs[i & (MS_MAX_RUNS - 1)].pfn = pfn;
-	runs[i & (MS_MAX_RUNS - 1)].npages = c;
-	runs[i & (MS_MAX_RUNS - 1)].sub = sub;
-	nruns = i + 1;
-}
-
 /*
- * The page at pfn (words p) gets verdict sub, shared by the n pages of the folio or free block
- * that starts at start: the page itself, or for a tail the head read into hbuf. Counting mode
- * counts them all and jumps past them; allpages records this page and remembers the owner.
+ * The range walk (walk.h) over the globals above: MS_WS(w, cursor) is the global cursor, and so
+ * on, for user space reads and writes them by name. The allpages steps go through global
+ * functions, verified once apart from visit()'s paths.
  */
-/* allpages, out of line: a global function is verified once, apart from visit()'s paths */
-__noinline int dump_take(__u64 pfn, __u32 j, __u32 sub, __u64 start, __u32 n)
-{
-	const __u64 *p = &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
+__noinline int dump_take(__u64 pfn, __u32 j, __u32 sub, __u64 start, __u32 n);
+__noinline int dump_record(__u64 pfn, __u32 j);
+#define MS_WS(w, f) (f)
+#define MS_WALK_LOOP
+#define MS_WALK_TAKE(ctx, w, f, pfn, j, p, h, v) dump_take(pfn, j, (v)->sub, (v)->start, (v)->n)
+#define MS_WALK_RECORD(ctx, w, pfn, j, p) dump_record(pfn, j)
+#include "walk.h"
 
-	own(start, n, sub, start == pfn ? p : hbuf);
-	record(pfn, p);
-	return 0;
-}
-
-__noinline int dump_record(__u64 pfn, __u32 j)
-{
-	record(pfn, &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS]);
-	return 0;
-}
-
-static void take(__u64 pfn, __u32 j, __u32 sub, __u64 start, __u32 n)
-{
-	if (!dump_pages)
-		count(pfn, sub, start + n - pfn);
-	else
-		dump_take(pfn, j, sub, start, n);
-}
-
-/* classify.h's hooks: struct pages straight from vmemmap, facts from the mapping cache */
+/* classify.h's and walk.h's hooks: struct pages straight from vmemmap, facts from the caches */
 static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords)
 {
 	void *src = (void *)(feat.vmemmap_base + pfn * 64);
@@ -438,81 +332,66 @@ static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 	return facts_of(mapping);
 }
 
+/* 64 struct pages (4 KiB of vmemmap) in one copy */
+static const __u64 *ms_hook_batch(void *ctx, struct ms_walker *w, __u64 base)
+{
+	if (bpf_probe_read_kernel(buf, sizeof(buf), (void *)(feat.vmemmap_base + base * 64)))
+		return 0;
+	return buf;
+}
+
+static void ms_hook_file(void *ctx, __u64 mapping, __u64 *ino, __u32 *dev)
+{
+	facts_of(mapping);
+	*ino = last_ino;
+	*dev = last_dev;
+}
+
+static __u64 ms_hook_cgroup(void *ctx, __u64 memcg_data)
+{
+	return cgroup_of(memcg_data);
+}
+
+static struct ms_page_rec *ms_hook_rec(void *ctx, struct ms_walker *w, __u32 idx)
+{
+	return bpf_map_lookup_elem(&pagerecs, &idx);
+}
+
+__noinline int dump_take(__u64 pfn, __u32 j, __u32 sub, __u64 start, __u32 n)
+{
+	const __u64 *p = &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
+
+	ms_walk_take(NULL, NULL, &feat, pfn, p, start == pfn ? p : hbuf, start, n, sub);
+	return 0;
+}
+
+__noinline int dump_record(__u64 pfn, __u32 j)
+{
+	ms_walk_record(NULL, NULL, pfn, &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS]);
+	return 0;
+}
+
 /* Classify the page at pfn, the j-th of the batch in buf. A global function: verified once. */
 __noinline int visit(__u64 pfn, __u32 j)
 {
 	const __u64 *p = &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
 	const __u64 *p1 = (j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 ? p + MS_PAGE_WORDS : 0;
-	struct ms_verdict v;
 
-	if (dump_pages && pfn >= own_start && pfn < own_end) {
-		dump_record(pfn, j);	/* a tail or free-block interior of the current owner */
-		return 0;
-	}
-	ms_page_verdict(NULL, &feat, &wstate, pfn, p, p1, hbuf, &v);
-	take(pfn, j, v.sub, v.start, v.n);
+	ms_walk_page(NULL, NULL, &feat, pfn, j, p, p1, hbuf);
 	return 0;
+}
+
+static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, const __u64 *p,
+			  const __u64 *p1)
+{
+	visit(pfn, j);
 }
 
 /* One batch: read 64 struct pages (4 KiB) at once, classify from the copy. */
 static long walk_batch(__u64 idx, void *ctx)
 {
-	__u64 cur = cursor, base, j;
-
-	if (cur >= walk_end)
-		return 1;
-	base = cur & ~(__u64)(MS_BATCH_PAGES - 1);
-	reads++;
-	if (bpf_probe_read_kernel(buf, sizeof(buf), (void *)(feat.vmemmap_base + base * 64))) {
-		/* an unmapped piece of vmemmap: a hole, never a crash */
-		__u64 stop = base + MS_BATCH_PAGES < walk_end ? base + MS_BATCH_PAGES : walk_end;
-
-		holes += stop - cur;
-		if (dump_pages) {
-			/* one exit test on a bounded count: the verifier's states stay linear */
-			__u64 n = (stop - cur) & (2 * MS_BATCH_PAGES - 1);
-
-			for (j = 0; j < MS_BATCH_PAGES; j++) {
-				__u32 idx = (__u32)(cur + j - walk_start) & (MS_SECTION_PAGES - 1);
-				struct ms_page_rec *r;
-
-				if (j >= n)
-					break;
-				r = bpf_map_lookup_elem(&pagerecs, &idx);
-				if (r)
-					r->valid = 0;
-			}
-		}
-		cursor = stop;
-		return 0;
-	}
-	/*
-	 * A whole batch of never-initialised struct pages (millions on a kernel with lazy
-	 * deferred init) in one verdict, without a call per page: the test of ms_page_uninit(),
-	 * branch-free, so the verifier sees one path.
-	 */
-	if (!dump && !dump_pages && cur == base && base + MS_BATCH_PAGES <= walk_end) {
-		__u64 acc = 0;
-
-		for (j = 0; j < MS_BATCH_PAGES * MS_PAGE_WORDS; j += MS_PAGE_WORDS)
-			acc |= ms_words_set(buf[j + MS_W_FLAGS], buf[j + MS_W_HEAD],
-					    buf[j + MS_W_TYPE]);
-		if (!acc) {
-			counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
-			cursor = base + MS_BATCH_PAGES;
-			return 0;
-		}
-	}
-	for (j = 0; j < MS_BATCH_PAGES; j++) {
-		if (base + j < cursor)
-			continue;
-		if (base + j >= walk_end || cursor >= base + MS_BATCH_PAGES)
-			break;
-		visit(base + j, j);
-	}
-	return 0;
+	return ms_walk_step(NULL, NULL, 1);
 }
-
 
 /*
  * Is every struct page of the batch at base never initialised? Loads only the three words
@@ -520,52 +399,47 @@ static long walk_batch(__u64 idx, void *ctx)
  * them plain loads with an exception fixup), instead of copying all 64 bytes of 64 pages: on a
  * kernel with lazy deferred init most of memory is such pages. The pointer is typed struct
  * pt_regs, whose first words are unsigned longs (core_fixes.bpf.h), so the loads are scalars.
+ * The first page is tested alone first: a batch in use fails there, at the cost of three loads
+ * rather than 192.
  */
 static __always_inline int batch_uninit(__u64 base)
 {
-	__u64 addr = feat.vmemmap_base + base * 64, acc = 0, w;
+	__u64 addr = feat.vmemmap_base + base * 64, acc, w;
 	__u32 id = bpf_core_type_id_kernel(struct pt_regs);
+	const __u64 *p = bpf_rdonly_cast((void *)addr, id);
 	int i;
 
-	for (i = 0; i < MS_BATCH_PAGES; i++) {
-		const __u64 *p = bpf_rdonly_cast((void *)(addr + i * 64), id);
-
+	acc = ms_words_set(p[MS_W_FLAGS], p[MS_W_HEAD], p[MS_W_TYPE]);
+	if (acc)
+		return 0;
+	for (i = 1; i < MS_BATCH_PAGES; i++) {
+		p = bpf_rdonly_cast((void *)(addr + i * 64), id);
 		acc |= ms_words_set(p[MS_W_FLAGS], p[MS_W_HEAD], p[MS_W_TYPE]);
 	}
 	/* a faulting load reads as zero: check that this piece of vmemmap is mapped */
 	return !acc && !bpf_probe_read_kernel(&w, sizeof(w), (void *)addr);
 }
 
+/* walk_batch, with the uninitialised test through bpf_rdonly_cast instead of the copy */
 static long walk_batch_cast(__u64 idx, void *ctx)
 {
 	__u64 cur = cursor, base = cur & ~(__u64)(MS_BATCH_PAGES - 1);
 
 	if (cur < walk_end && !dump && !dump_pages && cur == base &&
-	    base + MS_BATCH_PAGES <= walk_end &&
-	    batch_uninit(base)) {
-		counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
-		cursor = base + MS_BATCH_PAGES;
-		return 0;
+	    base + MS_BATCH_PAGES <= walk_end) {
+		if (batch_uninit(base)) {
+			counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
+			cursor = base + MS_BATCH_PAGES;
+			return 0;
+		}
 	}
-	return walk_batch(idx, ctx);
+	return ms_walk_step(NULL, NULL, 0);
 }
 
 /* pages of a folio counted at its head may reach into this range: count them here */
 static __always_inline void walk_begin(void)
 {
-	if (cursor > walk_start) {
-		__u64 stop = cursor < walk_end ? cursor : walk_end;
-
-		counts[carry_sub & (MS_COUNTS - 1)] += stop - walk_start;
-		if (dump && nruns < MS_MAX_RUNS) {
-			runs[nruns & (MS_MAX_RUNS - 1)].pfn = walk_start;
-			runs[nruns & (MS_MAX_RUNS - 1)].npages = stop - walk_start;
-			runs[nruns & (MS_MAX_RUNS - 1)].sub = carry_sub;
-			nruns++;
-		}
-	} else {
-		cursor = walk_start;
-	}
+	ms_walk_begin(NULL);
 }
 
 /* at most 2^23 batches per call; user space passes one memory section at a time */

@@ -32,7 +32,8 @@
 
 #include "memstat.h"
 #define MS_WALK_HOOKS
-#include "classify.h"
+#define MS_WALK_LOOP
+#include "walk.h"
 #include "kfeatures.h"
 
 #define MS_FACTS_BITS	12
@@ -52,26 +53,20 @@ struct ms_facts_slot {
 struct ms_kwalk {
 	struct mutex lock;
 	struct ms_features f;
-	struct ms_walk_state st;
+	struct ms_walker w;	/* the walk (bpf/walk.h): cursor, carry, counts, owner */
 	u32 generation;
 	bool have_generation;
-	u64 cursor;		/* pages below it were counted with an earlier page */
-	u32 carry_sub;		/* sub-class of a folio counted past the previous call's end */
-	u64 counts[MS_COUNTS];
-	u64 holes;
 	u64 lookups;
 	u64 exec_mappings;
 	struct xarray exec_set;	/* address_space >> 3 -> exec-mapped */
 	struct ms_facts_slot facts[1 << MS_FACTS_BITS];
 	u64 last_mapping;
 	struct ms_facts_slot *last;
-	/* allpages: the folio or free block the walk is in */
-	u64 own_start, own_end, own_index, own_ino, own_flags, own_cgroup;
 	u64 last_memcg_data, last_cgroup;	/* the previous folio's memcg_data and its id */
-	u32 own_dev, own_sub, own_order, own_role_head;
 	struct ms_page_rec *recs;	/* one section's records, copied out at the end of a call */
 	bool raw_pointers;	/* this call's records keep the pointer words (MS_KMOD_RAW_POINTERS) */
 	u64 batch[MS_BATCH_PAGES * MS_PAGE_WORDS];	/* 64 struct pages, copied at once */
+	u64 scratch[2 * MS_PAGE_WORDS];	/* a head read from elsewhere */
 };
 
 static struct ms_features ms_feat;	/* from the headers, at load */
@@ -245,19 +240,6 @@ static int collect_exec(struct ms_kwalk *k)
 	return err;	/* an incomplete exec set would misclassify: say so */
 }
 
-/* Count pages [pfn, pfn + n) as sub, clamped to this call's end; the rest carries over. */
-static void count(struct ms_kwalk *k, u64 pfn, u32 sub, u64 n, u64 end)
-{
-	u64 c = n;
-
-	if (pfn + c > end) {
-		c = end - pfn;
-		k->carry_sub = sub;
-	}
-	k->counts[sub & (MS_COUNTS - 1)] += c;
-	k->cursor = pfn + n;
-}
-
 /*
  * The cgroup id of a memcg_data word (0: none, a slab's object vector, or unreadable), the
  * id /proc/kpagecgroup gives (kernfs_node.id). Bit 1 (MEMCG_DATA_KMEM) marks an obj_cgroup;
@@ -302,112 +284,70 @@ out:
 #endif
 }
 
-/* allpages: pages [start, start + n) share sub with the head h (as own() in memstat.bpf.c) */
-static void own(struct ms_kwalk *k, u64 start, u32 n, u32 sub, const u64 *h)
+/* walk.h's hooks */
+static const __u64 *ms_hook_batch(void *ctx, struct ms_walker *w, __u64 base)
 {
-	u64 m = h[MS_W_MAPPING];
-	u32 order = 0;
+	struct ms_kwalk *k = ctx;
+	/* 64 struct pages in one copy: contiguous within a section (sparse vmemmap) */
+	struct page *pg = pfn_to_online_page(base);
 
-	while (order < MS_MAX_FOLIO_ORDER && (1U << order) < n)
-		order++;
-	k->own_start = start;
-	k->own_end = start + n;
-	k->own_sub = sub;
-	k->own_order = order;
-	k->own_flags = h[MS_W_FLAGS];
-	if (sub == MS_FREE_BUDDY || sub == MS_FREE_UNACCEPTED)
-		k->own_role_head = MS_ROLE_FREE_HEAD;
-	else if (n > 1 || ms_flag(h[MS_W_FLAGS], k->f.pg_head))
-		k->own_role_head = MS_ROLE_HEAD;
-	else
-		k->own_role_head = MS_ROLE_NONE;
-	k->own_ino = 0;
-	k->own_dev = 0;
-	k->own_index = 0;
-	k->own_cgroup = 0;
-	if (sub == MS_UNKNOWN || sub == MS_FREE_UNINIT || k->own_role_head == MS_ROLE_FREE_HEAD)
-		return;
-	k->own_cgroup = memcg_cgroup_id(k, h[MS_W_MEMCG]);
-	if (m && !(m & 3) && (sub == MS_FILE || sub == MS_EXEC || sub == MS_FILE_BUFFERS ||
-			      sub == MS_SHMEM)) {
-		struct ms_facts_slot *s = facts_slot(k, m);
-
-		k->own_ino = s->ino;
-		k->own_dev = s->dev;
-		k->own_index = h[4];
-	}
+	/* offline, hot-removed or unmapped: a hole */
+	if (!pg || copy_from_kernel_nofault(k->batch, pg, sizeof(k->batch)))
+		return NULL;
+	return k->batch;
 }
 
-static void record(struct ms_kwalk *k, u64 pfn, u64 start_pfn, const u64 *p)
+static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, const __u64 *p,
+			  const __u64 *p1)
 {
-	struct ms_page_rec *r = &k->recs[pfn - start_pfn];
+	struct ms_kwalk *k = ctx;
 
-	k->counts[k->own_sub & (MS_COUNTS - 1)]++;
-	k->cursor = pfn + 1;
-	memcpy(r->w, p, sizeof(r->w));
-	if (!k->raw_pointers) {
-		/* kernel addresses (KASLR): lru / compound_head, mapping, private, memcg_data */
-		r->w[1] = r->w[2] = r->w[MS_W_MAPPING] = r->w[MS_W_PRIVATE] = r->w[MS_W_MEMCG] = 0;
-	}
-	r->sub = k->own_sub;
-	r->order = k->own_order;
-	r->head_pfn = k->own_start;
-	r->head_flags = k->own_flags;
-	r->role = k->own_role_head == MS_ROLE_NONE ? MS_ROLE_NONE :
-		  pfn == k->own_start ? k->own_role_head : k->own_role_head + 1;
-	r->ino = k->own_ino;
-	r->dev = k->own_dev;
-	r->offset = k->own_ino ? k->own_index + (pfn - k->own_start) : 0;
-	r->cgroup = k->own_cgroup;
-	r->valid = 1;
+	ms_walk_page(k, w, &k->f, pfn, j, p, p1, k->scratch);
 }
 
+static void ms_hook_file(void *ctx, __u64 mapping, __u64 *ino, __u32 *dev)
+{
+	struct ms_facts_slot *s = facts_slot(ctx, mapping);
+
+	*ino = s->ino;
+	*dev = s->dev;
+}
+
+static __u64 ms_hook_cgroup(void *ctx, __u64 memcg_data)
+{
+	return memcg_cgroup_id(ctx, memcg_data);
+}
+
+static struct ms_page_rec *ms_hook_rec(void *ctx, struct ms_walker *w, __u32 idx)
+{
+	struct ms_kwalk *k = ctx;
+
+	return k->recs ? &k->recs[idx] : NULL;
+}
+
+/* Classify [start, end) (at most one section) with the shared walk, giving way every 1024 pages. */
 static void walk(struct ms_kwalk *k, u64 start, u64 end, bool dump)
 {
-	u64 scratch[2 * MS_PAGE_WORDS], pfn, base = ~0ULL;
-	struct ms_verdict v;
-	bool readable = false;
+	struct ms_walker *w = &k->w;
+	unsigned int steps = 0;
 
-	if (k->cursor > start && !dump)
-		k->counts[k->carry_sub & (MS_COUNTS - 1)] += min(k->cursor, end) - start;
-	else if (k->cursor < start || dump)
-		k->cursor = start;
-	for (pfn = start; pfn < end; pfn++) {
-		u32 j = pfn & (MS_BATCH_PAGES - 1);
-		const u64 *p;
-
-		if ((pfn & 1023) == 0)
+	w->walk_start = start;
+	w->walk_end = end;
+	w->dump = 0;
+	w->dump_pages = dump;
+	ms_walk_begin(w);
+	while (!ms_walk_step(k, w, 1))
+		if ((++steps & 15) == 0)
 			cond_resched();
-		if (pfn < k->cursor)
-			continue;
-		/* 64 struct pages in one copy: contiguous within a section (sparse vmemmap) */
-		if ((pfn & ~(u64)(MS_BATCH_PAGES - 1)) != base) {
-			struct page *pg;
+	if (dump && !k->raw_pointers) {
+		u64 i;
 
-			base = pfn & ~(u64)(MS_BATCH_PAGES - 1);
-			pg = pfn_to_online_page(base);
-			readable = pg && !copy_from_kernel_nofault(k->batch, pg, sizeof(k->batch));
+		/* kernel addresses (KASLR): lru / compound_head, mapping, private, memcg_data */
+		for (i = 0; i < end - start; i++) {
+			u64 *rw = k->recs[i].w;
+
+			rw[1] = rw[2] = rw[MS_W_MAPPING] = rw[MS_W_PRIVATE] = rw[MS_W_MEMCG] = 0;
 		}
-		if (!readable) {	/* offline, hot-removed or unmapped: a hole */
-			k->holes++;
-			k->cursor = pfn + 1;
-			if (dump)
-				k->recs[pfn - start].valid = 0;
-			continue;
-		}
-		p = &k->batch[j * MS_PAGE_WORDS];
-		if (dump && pfn >= k->own_start && pfn < k->own_end) {
-			record(k, pfn, start, p);
-			continue;
-		}
-		ms_page_verdict(k, &k->f, &k->st, pfn, p,
-				j < MS_BATCH_PAGES - 1 ? p + MS_PAGE_WORDS : NULL, scratch, &v);
-		if (!dump) {
-			count(k, pfn, v.sub, v.start + v.n - pfn, end);
-			continue;
-		}
-		own(k, v.start, v.n, v.sub, v.start == pfn ? p : scratch);
-		record(k, pfn, start, p);
 	}
 }
 
@@ -468,17 +408,14 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		k->generation = req.generation;
 		k->have_generation = true;
 	}
-	if (req.flags & MS_KMOD_NEW_RANGE) {
-		k->cursor = req.start_pfn;
-		k->own_start = k->own_end = 0;
-		k->st.free_end = req.start_pfn;	/* the range may start inside a free block */
-	}
-	memset(k->counts, 0, sizeof(k->counts));
-	k->holes = 0;
+	if (req.flags & MS_KMOD_NEW_RANGE)
+		ms_walk_new_range(&k->w, req.start_pfn);	/* nothing carries over */
+	memset(k->w.counts, 0, sizeof(k->w.counts));
+	k->w.holes = 0;
 	k->lookups = 0;
 	walk(k, req.start_pfn, req.end_pfn, dump);
-	memcpy(req.counts, k->counts, sizeof(req.counts));
-	req.holes = k->holes;
+	memcpy(req.counts, k->w.counts, sizeof(req.counts));
+	req.holes = k->w.holes;
 	req.exec_mappings = k->exec_mappings;
 	req.mapping_lookups = k->lookups;
 	if (dump && copy_to_user((void __user *)(unsigned long)req.recs, k->recs,

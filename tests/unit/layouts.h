@@ -5,20 +5,24 @@
 // (bpf/core_fixes.bpf.h) fills from that kernel's BTF, plus what the tests know about the kernel
 // from docs/page-classes.md (which marker it uses for hugetlb, slab, zsmalloc ...), so a
 // test builds pages the way that kernel writes them and not the way the classifier reads them.
-// A Memmap holds struct pages by pfn; walk() classifies a pfn range the way the BPF walker
-// (visit() and visit_tail() in bpf/memstat.bpf.c) does.
+// A Memmap holds struct pages by pfn; a Walker runs the range walk of bpf/walk.h over it, the
+// same code the BPF walker and the kernel module run, in any of its three modes.
 #ifndef MEMSTAT_TEST_LAYOUTS_H
 #define MEMSTAT_TEST_LAYOUTS_H
 
 #include <cassert>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #define MS_WALK_HOOKS
-#include "classify.h"
+#define MS_WALK_LOOP
+#include "walk.h"
 
 namespace mstest {
 
@@ -381,11 +385,20 @@ struct Memmap {
 
 constexpr u32 kHole = 0xff;
 
-// What classify.h's hooks read in the tests: a synthetic memmap and per-mapping facts.
+// What walk.h's hooks read in the tests: a synthetic memmap, per-mapping facts, and the
+// buffers a walker fills.
 struct WalkCtx {
 	const Memmap *mm;
 	const std::map<u64, u32> *facts;
+	u64 batch[MS_BATCH_PAGES * MS_PAGE_WORDS];
+	u64 scratch[2 * MS_PAGE_WORDS];
+	std::vector<ms_page_rec> recs;	// allpages: one section's records
 };
+
+// What the hooks make up for allpages: a file mapping's inode and device, a memcg's cgroup id.
+inline u64 fake_ino(u64 mapping) { return (mapping >> 4) & 0xffffff; }
+constexpr u32 kFakeDev = 0x800001;
+inline u64 fake_cgroup(u64 memcg_data) { return memcg_data ? (memcg_data >> 4) & 0xffff : 0; }
 
 }	// namespace mstest
 
@@ -412,41 +425,179 @@ static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 	return it == c->facts->end() ? 0 : it->second;
 }
 
+// The 64 struct pages of one 4 KiB piece of vmemmap, which is mapped or not as a whole: a hole
+// when no page of it is set; a page not set beside set ones reads as all-zero.
+static const __u64 *ms_hook_batch(void *ctx, struct ms_walker *w, __u64 base)
+{
+	mstest::WalkCtx *c = static_cast<mstest::WalkCtx *>(ctx);
+	bool any = false;
+
+	for (__u64 i = 0; i < MS_BATCH_PAGES; i++) {
+		const mstest::Page *pg = c->mm->find(base + i);
+
+		for (__u32 k = 0; k < MS_PAGE_WORDS; k++)
+			c->batch[i * MS_PAGE_WORDS + k] = pg ? pg->data()[k] : 0;
+		any |= pg != nullptr;
+	}
+	return any ? c->batch : nullptr;
+}
+
+static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, const __u64 *p,
+			  const __u64 *p1)
+{
+	mstest::WalkCtx *c = static_cast<mstest::WalkCtx *>(ctx);
+
+	ms_walk_page(ctx, w, &c->mm->fam.f, pfn, j, p, p1, c->scratch);
+}
+
+static void ms_hook_file(void *ctx, __u64 mapping, __u64 *ino, __u32 *dev)
+{
+	*ino = mstest::fake_ino(mapping);
+	*dev = mstest::kFakeDev;
+}
+
+static __u64 ms_hook_cgroup(void *ctx, __u64 memcg_data)
+{
+	return mstest::fake_cgroup(memcg_data);
+}
+
+static struct ms_page_rec *ms_hook_rec(void *ctx, struct ms_walker *w, __u32 idx)
+{
+	mstest::WalkCtx *c = static_cast<mstest::WalkCtx *>(ctx);
+
+	return idx < c->recs.size() ? &c->recs[idx] : nullptr;
+}
+
 namespace mstest {
 
-// The walker over a Memmap, as visit() and take() in bpf/memstat.bpf.c drive it: the shared
-// ms_page_verdict() for each page the walk lands on, then a jump past the pages it covers.
-// Returns the sub-class counted for every pfn of [start, end). facts maps a file mapping to
-// its MS_MAP_* flags. st lets a test set up the state the walk carries (a race).
-inline std::vector<u32> walk(const Memmap &mm, u64 start, u64 end,
-			     const std::map<u64, u32> &facts = {}, ms_walk_state st = {})
-{
-	WalkCtx ctx = { &mm, &facts };
-	std::vector<u32> out(end - start, kHole);
-	u64 cursor = start;
+enum class Mode { kCount, kRuns, kPages };
 
-	while (cursor < end) {
-		u64 pfn = cursor, scratch[2 * MS_PAGE_WORDS];
-		const Page *pg = mm.find(pfn);
-		const Page *pg1 = pfn % MS_BATCH_PAGES != MS_BATCH_PAGES - 1 ? mm.find(pfn + 1) : 0;
-		ms_verdict v;
+// One walker (one worker of a parallel walk): its own struct ms_walker, fed ranges call by call
+// as user space feeds the BPF program (at most one section per call) or the module.
+struct Walker {
+	WalkCtx ctx;
+	ms_walker w = {};
+	std::vector<ms_run> runbuf = std::vector<ms_run>(MS_MAX_RUNS);
+	std::vector<ms_run> runs;		// runs mode: every call's runs, merged
+	std::map<u64, ms_page_rec> recs;	// allpages: every valid record, by pfn
+	std::vector<u64> hole_pfns;		// allpages: pfns whose record was invalid
 
-		if (!pg) {
-			cursor = pfn + 1;
-			continue;
+	Walker(const Memmap &mm, const std::map<u64, u32> &facts, Mode mode)
+	{
+		ctx.mm = &mm;
+		ctx.facts = &facts;
+		w.dump = mode == Mode::kRuns;
+		w.dump_pages = mode == Mode::kPages;
+		w.runs = runbuf.data();
+	}
+
+	// A range that does not continue the previous call's (what user space does at a gap).
+	void new_range(u64 start) { ms_walk_new_range(&w, start); }
+
+	// One call over [start, end): the BPF program's run, or one ioctl of the module.
+	void call(u64 start, u64 end)
+	{
+		assert(end > start && end - start <= MS_SECTION_PAGES);
+		w.walk_start = start;
+		w.walk_end = end;
+		w.nruns = 0;
+		if (w.dump_pages)
+			ctx.recs.assign(end - start, ms_page_rec{});
+		ms_walk_range(&ctx, &w);
+		for (u32 i = 0; i < w.nruns; i++) {
+			const ms_run &r = runbuf[i];
+
+			if (!runs.empty() && runs.back().sub == r.sub &&
+			    runs.back().pfn + runs.back().npages == r.pfn)
+				runs.back().npages += r.npages;
+			else
+				runs.push_back(r);
 		}
-		ms_page_verdict(&ctx, &mm.fam.f, &st, pfn, pg->data(), pg1 ? pg1->data() : 0,
-				scratch, &v);
-		for (u64 i = pfn; i < v.start + v.n && i < end; i++)
-			out[i - start] = v.sub;
-		cursor = v.start + v.n;
+		for (u64 pfn = start; w.dump_pages && pfn < end; pfn++) {
+			if (ctx.recs[pfn - start].valid)
+				recs[pfn] = ctx.recs[pfn - start];
+			else
+				hole_pfns.push_back(pfn);
+		}
+	}
+
+	// Walk [start, end) as a new range, one call per section (or per `step` pages).
+	void walk(u64 start, u64 end, u64 step = MS_SECTION_PAGES)
+	{
+		new_range(start);
+		while (start < end) {
+			u64 stop = (start + step) / step * step;
+
+			if (stop > end)
+				stop = end;
+			call(start, stop);
+			start = stop;
+		}
+	}
+};
+
+// The sub-class of each pfn of [start, end) from runs (kHole where none covers it).
+inline std::vector<u32> subs_of_runs(const std::vector<ms_run> &runs, u64 start, u64 end)
+{
+	std::vector<u32> out(end - start, kHole);
+
+	for (const ms_run &r : runs)
+		for (u64 pfn = r.pfn; pfn < r.pfn + r.npages; pfn++) {
+			EXPECT_TRUE(pfn >= start && pfn < end) << "a run outside the walk at " << pfn;
+			if (pfn >= start && pfn < end) {
+				EXPECT_EQ(out[pfn - start], kHole) << "pfn " << pfn << " in two runs";
+				out[pfn - start] = r.sub;
+			}
+		}
+	return out;
+}
+
+// The walk of a Memmap, as the BPF walker does it: the sub-class counted for every pfn of
+// [start, end). facts maps a file mapping to its MS_MAP_* flags. st, when given, replaces the
+// state a new range starts with (a test of a race). Every walk is done in all three modes,
+// which must agree: the runs give the result; counting must give the same totals, and
+// allpages the same sub-class for every page.
+inline std::vector<u32> walk(const Memmap &mm, u64 start, u64 end,
+			     const std::map<u64, u32> &facts = {},
+			     std::optional<ms_walk_state> st = std::nullopt)
+{
+	Walker byrun(mm, facts, Mode::kRuns), bycount(mm, facts, Mode::kCount),
+		bypage(mm, facts, Mode::kPages);
+	std::vector<u32> out;
+	u64 counted[MS_COUNTS] = {};
+
+	for (Walker *wk : { &byrun, &bycount, &bypage }) {
+		wk->new_range(start);
+		if (st)
+			wk->w.wstate = *st;
+		for (u64 s = start; s < end;) {
+			u64 stop = (s + MS_SECTION_PAGES) / MS_SECTION_PAGES * MS_SECTION_PAGES;
+
+			wk->call(s, stop < end ? stop : end);
+			s = stop < end ? stop : end;
+		}
+	}
+	out = subs_of_runs(byrun.runs, start, end);
+	for (u32 sub : out)
+		if (sub != kHole)
+			counted[sub]++;
+	for (u32 i = 0; i < MS_COUNTS; i++) {
+		EXPECT_EQ(bycount.w.counts[i], counted[i]) << "counting mode, " << sub_name(i);
+		EXPECT_EQ(bypage.w.counts[i], counted[i]) << "allpages mode, " << sub_name(i);
+	}
+	for (u64 pfn = start; pfn < end; pfn++) {
+		auto it = bypage.recs.find(pfn);
+		u32 sub = it == bypage.recs.end() ? kHole : it->second.sub;
+
+		EXPECT_EQ(sub_name(sub), sub_name(out[pfn - start])) << "allpages, pfn " << pfn;
 	}
 	return out;
 }
 
 // walk() as runs: "0x1000+8 FREE_BUDDY, 0x1008+1 KERNEL_OTHER" (holes print as HOLE).
 inline std::string walk_runs(const Memmap &mm, u64 start, u64 end,
-			     const std::map<u64, u32> &facts = {}, ms_walk_state st = {})
+			     const std::map<u64, u32> &facts = {},
+			     std::optional<ms_walk_state> st = std::nullopt)
 {
 	std::vector<u32> subs = walk(mm, start, end, facts, st);
 	std::string s;
