@@ -7,11 +7,13 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/btf.h>
 
 #include "memstat_int.h"
@@ -207,6 +209,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	struct ms_backend be = {};
 	bool summary = false;
 	char why[512], hdr[MS_PAGEFMT_REC_MAX];
+	struct stat st;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, werr, ret = MS_EXIT_USAGE;
 
@@ -313,6 +316,12 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 
 	ms_pagefmt_init(&d->pf);
 
+	/*
+	 * Into a pipe, 1 MiB at a time rather than the default 64 KiB: the records come in chunks
+	 * of some 400 KiB, and the reader and the writer wake each other less often.
+	 */
+	if (!fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode))
+		fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 1 << 20);	/* a failure changes nothing */
 	/* the header, then the records: formatted in jobs threads, written in pfn order */
 	werr = ms_write_all(STDOUT_FILENO, hdr, ms_pagefmt_header(&d->pf, hdr));
 	if (!werr) {

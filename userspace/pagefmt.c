@@ -496,6 +496,7 @@ static void *worker(void *arg)
 {
 	struct ms_pagefmt_pipe *p = arg;
 
+	pthread_setname_np(pthread_self(), "memstat-fmt");
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		struct chunk *c;
@@ -524,6 +525,7 @@ static void *writer(void *arg)
 {
 	struct ms_pagefmt_pipe *p = arg;
 
+	pthread_setname_np(pthread_self(), "memstat-write");
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		struct chunk *c = &p->ch[p->next_write % p->nch];
