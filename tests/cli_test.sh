@@ -43,6 +43,40 @@ run "conflicting options" 2 "$memstat" --runs --json
 one_line_err "conflicting options" "cannot be combined"
 [ ! -s "$tmp/out" ] && ok "usage error prints nothing on stdout" || bad "stdout not empty"
 
+# ---- --approx: its fraction and seed, and what it cannot be combined with ----
+for f in 0 -0.1 1.5 0.0009 abc 0.1x "" nan; do
+	run "--approx=$f" 2 "$memstat" --approx="$f"
+	one_line_err "--approx=$f" "invalid --approx fraction '$f'"
+done
+run "--seed without --approx" 2 "$memstat" --seed 1
+one_line_err "--seed without --approx" "--seed needs --approx"
+for s in -1 x 1.5 18446744073709551616; do
+	run "--seed $s" 2 "$memstat" --approx --seed "$s"
+	one_line_err "--seed $s" "invalid seed '$s'"
+done
+run "--approx --reconcile" 2 "$memstat" --approx --reconcile
+one_line_err "--approx --reconcile" "cannot be combined with --reconcile"
+run "--approx --backend kpageflags" 2 "$memstat" --approx --backend kpageflags
+one_line_err "--approx --backend kpageflags" "needs the bpf backend"
+run "bpf refused: --approx does not fall back" 4 "$nobpf" "$memstat" --approx
+one_line_err "bpf refused: --approx" "failed to load BPF programs"
+run "--approx summary" 0 "$memstat" --approx=0.05 --seed 3 -v
+grep -Eq '^Page Summary +Pages +MB +%Tot +\+- Pages$' "$tmp/out" &&
+	grep -q '^(approximate: estimated from .* seed 3;$' "$tmp/out" &&
+	grep -q '3 standard errors, and at least the sample.s detection limit' "$tmp/out" &&
+	ok "--approx summary says it is approximate, with a bound column" ||
+	bad "--approx summary" "$(cat "$tmp/out")"
+run "--approx --runs" 0 "$memstat" --approx=0.01 --seed 9 --runs
+# the runs of the sample only: at 0.01, strata of 4 sections (512 clusters) with 6 sampled:
+# 1.17% of memory, the small strata of the first section's pieces walked whole
+python3 - "$tmp/out" <<'PY' && ok "--approx --runs prints the sampled clusters' runs" || bad "--approx --runs" "$(head "$tmp/out")"
+import sys
+runs = [l.split() for l in open(sys.argv[1])]
+pages = sum(int(r[1]) for r in runs)
+present = sum(int(l.split()[1]) for l in open("/proc/zoneinfo") if l.split()[:1] == ["present"])
+assert 0.01 * present <= pages <= 0.02 * present, (pages, present)
+PY
+
 run "help" 0 "$memstat" --help
 grep -q "Exit codes" "$tmp/out" && ok "help documents exit codes" || bad "help lacks exit codes"
 run "version" 0 "$memstat" --version

@@ -706,3 +706,72 @@ def test_rotate_incompatible_needs_a_csv_or_jsonl_log():
     for args in (["--rotate-incompatible"], ["-o", "/tmp/x.prom", "-f", "prom", "--rotate-incompatible"]):
         r = run(*args)
         assert r.returncode == 2 and "--rotate-incompatible needs" in r.stderr.splitlines()[0]
+
+
+# ---- --approx in the sampling formats ----
+
+def test_approx_csv_appends_error_columns_and_never_mixes_with_an_exact_log(tmp_path):
+    log = tmp_path / "a.csv"
+    r = run("-o", str(log), "--approx", "--seed", "5", "0.05", "3")
+    assert r.returncode == 0, r.stderr
+    rows = csv_rows(log)
+    exact = tmp_path / "e.csv"
+    assert run("-o", str(exact)).returncode == 0
+    exact_cols = exact.read_text().splitlines()[0].split(",")
+    cols = log.read_text().splitlines()[0].split(",")
+    # the exact log's columns first, in their order; the error columns appended
+    assert cols[:len(exact_cols)] == exact_cols
+    assert cols[len(exact_cols):len(exact_cols) + 3] == \
+        ["approx_fraction", "approx_seed", "approx_pages_sampled"]
+    assert ["err_" + c for c in CLASSES] + ["err_total"] == \
+        cols[len(exact_cols) + 3:len(exact_cols) + 3 + len(CLASSES) + 1]
+    assert len(rows) == 3
+    # each sample draws its own clusters: the seed goes up by one
+    assert [int(row["approx_seed"]) for row in rows] == [5, 6, 7]
+    for row in rows:
+        assert float(row["approx_fraction"]) == 0.03125
+        assert int(row["total"]) + int(row["holes"]) == present_pages()
+        for c in CLASSES:
+            assert int(row["err_" + c]) >= 0
+    # an exact log refuses approximate samples and the other way round, even with
+    # --rotate-incompatible (it is no other version's log), and neither file changes
+    for target, extra in ((exact, ["--approx"]), (log, [])):
+        digest = sha(target)
+        for rot in ([], ["--rotate-incompatible"]):
+            r = run("-o", str(target), *extra, *rot)
+            assert r.returncode == 2, r.stderr
+            assert len(r.stderr.splitlines()) == 1 and "--approx" in r.stderr, r.stderr
+            assert sha(target) == digest
+    assert sorted(os.listdir(tmp_path)) == ["a.csv", "e.csv"]
+    # the same kind appends under the one header
+    assert run("-o", str(log), "--approx").returncode == 0
+    assert len(csv_rows(log)) == 4 and log.read_text().count("timestamp,") == 1
+
+
+def test_approx_jsonl_and_prom_carry_the_bound(tmp_path):
+    r = run("--json", "--approx=0.05", "--seed", "11", "0.05", "2")
+    assert r.returncode == 0, r.stderr
+    objs = [json.loads(l) for l in r.stdout.splitlines()]
+    assert [o["approx"]["seed"] for o in objs] == [11, 12]
+    for o in objs:
+        a = o["approx"]
+        assert a["fraction"] == 0.05 and set(a["error_pages"]) == set(CLASSES) | {"total"}
+        assert set(a["error_detail"]) == set(o["detail"])
+        assert o["pages"]["total"] + o["holes"] == present_pages()
+    prom = tmp_path / "m.prom"
+    r = run("-o", str(prom), "--format", "prom", "--approx", "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    families = {f.name: f for f in text_string_to_metric_families(prom.read_text())}
+    err = {s.labels["class"]: s.value for s in families["memstat_error_pages"].samples}
+    assert set(CLASSES) | {"total"} == set(err)
+    assert families["memstat_approx_fraction"].samples[0].value == 0.03125
+    sub = {s.labels["subclass"] for s in families["memstat_subclass_error_pages"].samples}
+    assert {"kernel_slab", "anon_private", "free_buddy"} <= sub
+    pages = {s.labels["class"]: s.value for s in families["memstat_pages"].samples}
+    assert pages["total"] + families["memstat_holes_pages"].samples[0].value == present_pages()
+
+
+def test_approx_rows_say_they_are_approximate():
+    r = run("--approx", "0.05", "2")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("(approximate: each sample estimates from ")

@@ -985,3 +985,101 @@ void ms_bpf_free(struct ms_bpf *b)
 	memstat_bpf__destroy(b->skel);
 	free(b);
 }
+
+/*
+ * --approx: walk only the sampled clusters of the plan (approx.c), each with its own program
+ * run, exactly as walk_ranges() walks a range that does not continue the previous one: the
+ * walker counts exactly the pages of [walk_start, walk_end), a tail through its head and a
+ * free block's interior through ms_merged_into(), and nothing carries from one cluster to the
+ * next. Then estimate every class from the per-cluster counts.
+ */
+int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, struct ms_result *res,
+		       __u64 *y_out, ms_run_fn fn, void *arg)
+{
+	struct memstat_bpf *s = b->skel;
+	struct ms_run_merger merger = { fn, arg, 0, 0, MS_NR_SUBS };
+	__u64 *y = y_out, reads = 0;
+	double t0;
+	size_t k;
+	int err, j, ret = MS_EXIT_FAIL;
+
+	memset(res, 0, sizeof(*res));
+	res->backend = "bpf";
+	res->exec_known = true;
+	res->exec_all_processes = ms_pid_ns_initial() != 0;
+	res->uninit_known = true;
+	if (!y)
+		y = calloc(plan->nclusters ? plan->nclusters : 1, MS_APPROX_NCAT * sizeof(*y));
+	if (!y) {
+		ms_err("out of memory");
+		return MS_EXIT_FAIL;
+	}
+	s->bss->generation = ++b->generation;
+	s->bss->exec_vmas = 0;
+	err = collect_exec(b);
+	if (err) {
+		ms_err("failed to collect exec mappings with iter/task_vma: %s", strerror(-err));
+		goto out;
+	}
+	t0 = ms_now_ms();
+	memset(s->bss->counts, 0, sizeof(s->bss->counts));
+	s->bss->holes = 0;
+	s->bss->reads = 0;
+	s->bss->cache_misses = 0;
+	s->bss->last_mapping = 0;
+	s->bss->last_memcg_data = 0;
+	s->bss->dump = fn != NULL;
+	s->bss->dump_pages = 0;
+	for (k = 0; k < plan->nclusters; k++) {
+		__u64 start = plan->c[k].start, stop = plan->c[k].end, sum = 0;
+		__u64 before[MS_NR_SUBS], holes_before = s->bss->holes, *row = y + k * MS_APPROX_NCAT;
+
+		memcpy(before, s->bss->counts, sizeof(before));
+		/* a range of its own: nothing carries over; it may start inside a free block */
+		s->bss->cursor = start;
+		s->bss->own_start = s->bss->own_end = 0;
+		s->bss->wstate.free_end = start;
+		s->bss->walk_start = start;
+		s->bss->walk_end = stop;
+		s->bss->nruns = 0;
+		err = run_prog(b->cast ? s->progs.walk_cast : s->progs.walk);
+		if (err < 0) {
+			ms_err("failed to run the page walk at pfn %#llx: %s",
+			       (unsigned long long)start, strerror(-err));
+			goto out;
+		}
+		if (err > 0) {
+			ms_err("the page walk of pfns %#llx-%#llx stopped short at pfn %#llx",
+			       (unsigned long long)start, (unsigned long long)stop - 1,
+			       (unsigned long long)s->bss->cursor);
+			goto out;
+		}
+		for (j = 0; j < MS_NR_SUBS; j++) {
+			row[j] = s->bss->counts[j] - before[j];
+			sum += row[j];
+		}
+		row[MS_NR_SUBS] = s->bss->holes - holes_before;
+		sum += row[MS_NR_SUBS];
+		if (sum != stop - start) {	/* the estimator needs exactly the cluster's pages */
+			ms_err("the page walk of pfns %#llx-%#llx counted %llu pages, not %llu",
+			       (unsigned long long)start, (unsigned long long)stop - 1,
+			       (unsigned long long)sum, (unsigned long long)(stop - start));
+			goto out;
+		}
+		if (fn && emit_runs(s, &merger))
+			goto out;
+	}
+	if (fn && ms_merge_flush(&merger))
+		goto out;
+	reads = s->bss->reads;
+	ms_approx_estimate(plan, y, res);
+	res->walk_ms = ms_now_ms() - t0;
+	res->reads = reads;
+	res->exec_mappings = s->bss->exec_vmas;
+	res->mapping_lookups = s->bss->cache_misses;
+	ret = MS_EXIT_OK;
+out:
+	if (y != y_out)
+		free(y);
+	return ret;
+}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -43,6 +44,10 @@ static const char usage_text[] =
 	"      --fsync            make each sample durable before the next\n"
 	"      --rotate-incompatible  when FILE is a csv or jsonl log of another memstat\n"
 	"                         version, rename it to FILE.<UTC time> and start a new log\n"
+	"      --approx[=FRACTION]  estimate from a random sample of FRACTION of the pages\n"
+	"                         (default 0.03125, from 0.001 to 1) and give each class's\n"
+	"                         error (3 standard errors); bpf backend only\n"
+	"      --seed N           with --approx: the seed of the first sample's choice\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -52,6 +57,9 @@ static const char usage_text[] =
 
 struct opts {
 	bool verbose, json, reconcile, runs, features, fsync, sampling, rotate_incompatible;
+	bool approx, seed_given;	/* --approx[=FRACTION], --seed N */
+	double approx_fraction;
+	__u64 seed;
 	enum ms_backend_choice backend;
 	unsigned int jobs;	/* --jobs N; 0: ms_jobs_auto() */
 	const char *output;
@@ -109,7 +117,8 @@ static int parse_count(const char *arg, long *out)
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_JOBS };
+	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
+	       OPT_SEED };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
@@ -122,6 +131,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "format", required_argument, NULL, 'f' },
 		{ "fsync", no_argument, NULL, OPT_FSYNC },
 		{ "rotate-incompatible", no_argument, NULL, OPT_ROTATE_INCOMPATIBLE },
+		{ "approx", optional_argument, NULL, OPT_APPROX },
+		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -137,7 +148,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 		if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "-b") ||
 		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend") ||
-		    !strcmp(a, "--jobs")) {
+		    !strcmp(a, "--seed") || !strcmp(a, "--jobs")) {
 			c++;	/* the next word is this option's argument */
 			continue;
 		}
@@ -202,6 +213,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_ROTATE_INCOMPATIBLE:
 			o->rotate_incompatible = true;
 			break;
+		case OPT_APPROX:
+			if (ms_approx_parse_fraction(optarg, &o->approx_fraction))
+				return usage_error("invalid --approx fraction '%s': expected a number "
+						   "from 0.001 to 1, e.g. --approx=0.05", optarg);
+			o->approx = true;
+			break;
+		case OPT_SEED: {
+			char *end;
+
+			errno = 0;
+			o->seed = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno)
+				return usage_error("invalid seed '%s': expected a whole number from 0 "
+						   "to 18446744073709551615", optarg);
+			o->seed_given = true;
+			break;
+		}
 		case 'V':
 			printf("memstat %s\n", MEMSTAT_VERSION);
 			exit(MS_EXIT_OK);
@@ -247,6 +275,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (o->fsync && !o->output)
 		return usage_error("%s", "--fsync needs --output FILE");
+	if (o->seed_given && !o->approx)
+		return usage_error("%s", "--seed needs --approx");
+	if (o->approx && o->reconcile)
+		return usage_error("%s", "--approx cannot be combined with --reconcile: an estimate's "
+				   "error can exceed the reconciliation's tolerance (reconcile an "
+				   "exact walk)");
+	if (o->approx && (o->backend == MS_BE_KMOD || o->backend == MS_BE_KPF))
+		return usage_error("%s", "--approx needs the bpf backend");
+	if (o->approx)
+		o->backend = MS_BE_BPF;	/* no fallback: the others walk every page */
 	if (o->rotate_incompatible && (!o->output || o->format == MS_FMT_PROM))
 		return usage_error("%s", "--rotate-incompatible needs --output FILE with --format csv "
 				   "or jsonl");
@@ -370,11 +408,24 @@ static int read_meminfo(struct ms_meminfo *mi)
 	return -1;
 }
 
+/* --approx without --seed: a seed below 2^32 (short to print, exact in any JSON reader) */
+static __u64 random_seed(void)
+{
+	unsigned int v;
+
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		v = (unsigned int)(ms_now_ms() * 1000) ^ (unsigned int)getpid();
+	return v;
+}
+
 /* One walk with whichever backend this run uses: the sampler calls it once per sample. */
 struct walker {
 	struct ms_backend be;	/* neither: /proc/kpageflags */
 	const struct ms_ranges *ranges;
 	ms_run_fn fn;
+	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
+	double fraction;
+	__u64 seed;
 };
 
 /* The backend asked for (backend.c); a failure is said on stderr and in the JSON. */
@@ -396,6 +447,18 @@ static int walk_once(void *arg, struct ms_result *res)
 	char why[512] = "";
 	int ret;
 
+	if (w->approx) {
+		struct ms_approx_plan plan;
+		int err = ms_approx_choose(w->ranges, w->fraction, w->seed++, &plan);
+
+		if (err) {
+			ms_err("failed to choose the sample: %s", strerror(-err));
+			return MS_EXIT_FAIL;
+		}
+		ret = ms_bpf_approx_walk(w->be.bpf, &plan, res, NULL, w->fn, NULL);
+		ms_approx_plan_free(&plan);
+		return ret;
+	}
 	if (w->be.bpf || w->be.kmod) {
 		const struct ms_features *f = w->be.bpf ? ms_bpf_features(w->be.bpf) :
 						 ms_kmod_features(w->be.kmod);
@@ -499,10 +562,22 @@ int main(int argc, char **argv)
 	}
 	walker.ranges = &ranges;
 	walker.fn = o.runs ? print_run : NULL;
+	if (o.approx) {
+		if (!bpf) {	/* cannot be: parse_args() asks for bpf */
+			ms_err("--approx needs the bpf backend");
+			fail_json("--approx needs the bpf backend");
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+		walker.approx = true;
+		walker.fraction = o.approx_fraction;
+		walker.seed = o.seed_given ? o.seed : random_seed();
+	}
 	if (o.sampling) {
 		struct ms_sink sink = { .fmt = (enum ms_format)o.format, .path = o.output,
 					.fsync = o.fsync,
-					.rotate_incompatible = o.rotate_incompatible };
+					.rotate_incompatible = o.rotate_incompatible,
+					.approx = o.approx };
 
 		ret = ms_sink_open(&sink, why, sizeof(why));
 		if (ret) {

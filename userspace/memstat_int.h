@@ -59,6 +59,21 @@ struct ms_zone {
 };
 int ms_zones_read(const char *path, struct ms_zone **out, size_t *n);
 
+/* --approx (approx.c): what a sampled walk estimated, and how well; on is false for an exact walk. */
+struct ms_approx_info {
+	bool on;
+	double fraction;		/* the fraction of clusters asked for */
+	__u64 seed;			/* the seed of this sample's choice of clusters */
+	__u32 cluster_pages;		/* pages per cluster (MS_APPROX_CLUSTER_PAGES) */
+	__u64 strata, clusters, clusters_sampled, pages_sampled;
+	/* the bound: MS_APPROX_BOUND_SE standard errors, in pages, rounded up */
+	__u64 err_sub[MS_NR_SUBS];
+	__u64 err_class[MS_NR_CLASSES];
+	__u64 err_holes, err_total;
+	__u64 err_freelist;		/* the summary's Free (freelist): buddy, per-cpu, unaccepted */
+	__u64 floor_pages;		/* the detection limit, the least bound (ms_approx_floor()) */
+};
+
 /* The result of one walk. */
 struct ms_result {
 	const char *backend;		/* "bpf" or "kpageflags" */
@@ -75,6 +90,7 @@ struct ms_result {
 	double walk_ms;			/* the page walk alone */
 	__u64 cached_pages;		/* counted from the previous walk: still uninitialised */
 	unsigned int jobs;		/* workers that walked (1: a serial walk) */
+	struct ms_approx_info approx;	/* --approx: the estimate's error (approx.on) */
 };
 
 __u64 ms_class_pages(const struct ms_result *r, enum ms_class c);
@@ -141,6 +157,59 @@ void ms_bpf_set_cache(struct ms_bpf *b, bool on);
 /* true when the walker tests uninitialised batches with bpf_rdonly_cast (v6.2+) */
 bool ms_bpf_has_cast(const struct ms_bpf *b);
 void ms_bpf_free(struct ms_bpf *b);
+
+/*
+ * --approx (approx.c): a stratified random sample of clusters of struct pages, and the
+ * estimate of every class with its error. The comment at the top of approx.c says how.
+ */
+#define MS_APPROX_CLUSTER_PAGES		256	/* pages per cluster, aligned */
+#define MS_APPROX_MIN_PER_STRATUM	4	/* sampled clusters a whole stratum gets at least */
+#define MS_APPROX_BOUND_SE		3	/* the stated error: this many standard errors */
+#define MS_APPROX_DEFAULT_FRACTION	0.03125	/* --approx without =FRACTION: 1/32 */
+#define MS_APPROX_MIN_FRACTION		0.001
+#define MS_APPROX_NCAT			(MS_NR_SUBS + 1)	/* per cluster: the subs, then holes */
+#define MS_APPROX_MISS_P		0.003	/* the chance a bound may be exceeded (3 SE) */
+struct ms_approx_cluster {
+	__u64 start, end;	/* pfns [start, end), within one present range */
+	__u32 stratum;		/* index into strata */
+};
+struct ms_approx_stratum {
+	__u64 pages;		/* M_h: present pages */
+	__u32 nclusters;	/* N_h */
+	__u32 nsampled;		/* n_h */
+	size_t first;		/* its first sampled cluster in ms_approx_plan.c */
+};
+struct ms_approx_plan {
+	double fraction;
+	__u64 seed;
+	__u64 sections_per_stratum;
+	struct ms_approx_stratum *strata;
+	size_t nstrata;
+	struct ms_approx_cluster *c;	/* the sampled clusters, in pfn order */
+	size_t nclusters;
+	__u64 clusters_total, pages, pages_sampled;
+};
+int ms_approx_choose(const struct ms_ranges *ranges, double fraction, __u64 seed,
+		   struct ms_approx_plan *p);
+void ms_approx_plan_free(struct ms_approx_plan *p);
+/* n_h: the clusters sampled of a stratum of nclusters */
+__u32 ms_approx_sample_size(__u32 nclusters, double fraction);
+/* y: MS_APPROX_NCAT counts per sampled cluster (the sub-classes, then the holes) */
+void ms_approx_estimate(const struct ms_approx_plan *p, const __u64 *y, struct ms_result *res);
+/* one category's estimate and variance from y[k * stride], k over the sampled clusters */
+void ms_approx_category(const struct ms_approx_plan *p, const __u64 *y, size_t stride,
+			double *est, double *var);
+/* the least bound of any class: the detection limit of the sample (approx.c) */
+__u64 ms_approx_floor(const struct ms_approx_plan *p);
+/* the FRACTION of --approx[=FRACTION] (NULL: the default); -EINVAL when it is not one */
+int ms_approx_parse_fraction(const char *arg, double *out);
+/*
+ * Walk the plan's clusters (bpf_backend.c) and estimate from them: res as ms_bpf_walk() fills
+ * it, with res->approx. With fn, the runs of the sampled clusters, in pfn order. y, when not
+ * NULL, receives the per-cluster counts (MS_APPROX_NCAT each; plan->nclusters rows).
+ */
+int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, struct ms_result *res,
+		       __u64 *y, ms_run_fn fn, void *arg);
 
 /* Kernel module backend (kmod/memstat.ko, /dev/memstat). */
 struct ms_kmod;
@@ -230,6 +299,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 /* Sample records (output.c). */
 void ms_iso8601(const struct timespec *ts, char *buf, size_t len);
 void ms_csv_header(FILE *out);
+/* the header of an --approx log (approx true): the error columns appended */
+void ms_csv_header_mode(FILE *out, bool approx);
 void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r);
 void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
 		  const struct ms_report_opts *o);
@@ -244,6 +315,7 @@ struct ms_sink {
 	const char *path;	/* NULL: stdout */
 	bool fsync;
 	bool rotate_incompatible;	/* rename a log of another memstat version aside */
+	bool approx;		/* --approx: the CSV header has the error columns */
 	/* state */
 	int fd;
 	bool tty;

@@ -43,7 +43,13 @@ static void csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-void ms_csv_header(FILE *out)
+/*
+ * The header of a log; with approx (--approx), the columns of the estimate's error appended:
+ * approx_fraction, approx_seed, approx_pages_sampled, err_<class> ..., err_total,
+ * err_<sub-class> ... (the bound of each, in pages). A log of one kind refuses samples of the
+ * other (sample.c): its header differs.
+ */
+void ms_csv_header_mode(FILE *out, bool approx)
 {
 	int c, i;
 
@@ -53,7 +59,21 @@ void ms_csv_header(FILE *out)
 	fputs(",total", out);
 	for (i = 0; i < MS_NR_SUBS; i++)
 		fprintf(out, ",%s", ms_subs[i].key);
-	fputs(",holes,walk_ms\n", out);
+	fputs(",holes,walk_ms", out);
+	if (approx) {
+		fputs(",approx_fraction,approx_seed,approx_pages_sampled", out);
+		for (c = 0; c < MS_NR_CLASSES; c++)
+			fprintf(out, ",err_%s", ms_classes[c].key);
+		fputs(",err_total", out);
+		for (i = 0; i < MS_NR_SUBS; i++)
+			fprintf(out, ",err_%s", ms_subs[i].key);
+	}
+	fputc('\n', out);
+}
+
+void ms_csv_header(FILE *out)
+{
+	ms_csv_header_mode(out, false);
 }
 
 void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r)
@@ -70,7 +90,17 @@ void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r)
 	fprintf(out, ",%llu", (unsigned long long)r->total);
 	for (i = 0; i < MS_NR_SUBS; i++)
 		fprintf(out, ",%llu", (unsigned long long)r->sub[i]);
-	fprintf(out, ",%llu,%.3f\n", (unsigned long long)r->holes, r->walk_ms);
+	fprintf(out, ",%llu,%.3f", (unsigned long long)r->holes, r->walk_ms);
+	if (r->approx.on) {
+		fprintf(out, ",%.6g,%llu,%llu", r->approx.fraction, (unsigned long long)r->approx.seed,
+			(unsigned long long)r->approx.pages_sampled);
+		for (c = 0; c < MS_NR_CLASSES; c++)
+			fprintf(out, ",%llu", (unsigned long long)r->approx.err_class[c]);
+		fprintf(out, ",%llu", (unsigned long long)r->approx.err_total);
+		for (i = 0; i < MS_NR_SUBS; i++)
+			fprintf(out, ",%llu", (unsigned long long)r->approx.err_sub[i]);
+	}
+	fputc('\n', out);
 }
 
 void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
@@ -120,6 +150,34 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
 	fprintf(out, "# HELP memstat_info The backend that classified the pages.\n"
 		"# TYPE memstat_info gauge\n"
 		"memstat_info{backend=\"%s\"} 1\n", r->backend);
+	if (!r->approx.on)
+		return;
+	/* --approx: the sampled fraction and the bound of each estimate */
+	fprintf(out, "# HELP memstat_approx_fraction Fraction of clusters of pages asked for "
+		"(--approx); the pages are estimates.\n"
+		"# TYPE memstat_approx_fraction gauge\n"
+		"memstat_approx_fraction %.6g\n", r->approx.fraction);
+	fprintf(out, "# HELP memstat_approx_sampled_pages Pages read for the estimate.\n"
+		"# TYPE memstat_approx_sampled_pages gauge\n"
+		"memstat_approx_sampled_pages %llu\n", (unsigned long long)r->approx.pages_sampled);
+	fprintf(out, "# HELP memstat_error_pages Bound of the estimate of memstat_pages "
+		"(%d standard errors).\n# TYPE memstat_error_pages gauge\n", MS_APPROX_BOUND_SE);
+	for (c = 0; c < MS_NR_CLASSES; c++) {
+		if (c == MS_C_EXEC && !r->exec_known)
+			continue;
+		fprintf(out, "memstat_error_pages{class=\"%s\"} %llu\n", ms_classes[c].key,
+			(unsigned long long)r->approx.err_class[c]);
+	}
+	fprintf(out, "memstat_error_pages{class=\"total\"} %llu\n",
+		(unsigned long long)r->approx.err_total);
+	fprintf(out, "# HELP memstat_subclass_error_pages Bound of the estimate of "
+		"memstat_subclass_pages (%d standard errors).\n"
+		"# TYPE memstat_subclass_error_pages gauge\n", MS_APPROX_BOUND_SE);
+	for (i = 0; i < MS_NR_SUBS; i++)
+		if (i != MS_EXEC || r->exec_known)
+			fprintf(out, "memstat_subclass_error_pages{class=\"%s\",subclass=\"%s\"} %llu\n",
+				ms_classes[ms_subs[i].cls].key, ms_subs[i].key,
+				(unsigned long long)r->approx.err_sub[i]);
 }
 
 void ms_row_header(FILE *out)

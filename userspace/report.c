@@ -12,13 +12,21 @@ static double mb(__u64 pages)
 	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
 }
 
-static void line(FILE *out, const char *label, __u64 pages, __u64 total, bool pct)
+/* err: the --approx bound of the row, or -1 (an exact walk: no column) */
+static void line(FILE *out, const char *label, __u64 pages, __u64 total, bool pct, long long err)
 {
 	fprintf(out, "%-24s %16llu  %16.0f", label, (unsigned long long)pages, mb(pages));
 	if (pct)
 		fprintf(out, "  %3.0f%%", total ? 100.0 * (double)pages / (double)total : 0.0);
+	else if (err >= 0)
+		fputs("      ", out);
+	if (err >= 0)
+		fprintf(out, "  %10lld", err);
 	fputc('\n', out);
 }
+
+/* the --approx bound of a class or sub-class, -1 for an exact walk */
+#define ERR(r, field) ((r)->approx.on ? (long long)(r)->approx.field : -1LL)
 
 static void subrows(FILE *out, const struct ms_result *r, enum ms_class c, __u64 total,
 		    const int *only, int nonly)
@@ -36,7 +44,7 @@ static void subrows(FILE *out, const struct ms_result *r, enum ms_class c, __u64
 				continue;
 		}
 		snprintf(label, sizeof(label), "  %s", ms_subs[i].label);
-		line(out, label, r->sub[i], total, true);
+		line(out, label, r->sub[i], total, true, ERR(r, err_sub[i]));
 	}
 }
 
@@ -46,9 +54,16 @@ void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_repo
 	__u64 t = r->total, uninit = r->sub[MS_FREE_UNINIT];
 	int c;
 
-	fprintf(out, "%-24s %16s  %16s  %4s\n", "Page Summary", "Pages", "MB", "%Tot");
-	fprintf(out, "%-24s %16s  %16s  %4s\n", "------------", "----------------",
-		"----------------", "----");
+	if (r->approx.on) {	/* approximate: a column for each row's bound */
+		fprintf(out, "%-24s %16s  %16s  %4s  %10s\n", "Page Summary", "Pages", "MB", "%Tot",
+			"+- Pages");
+		fprintf(out, "%-24s %16s  %16s  %4s  %10s\n", "------------", "----------------",
+			"----------------", "----", "----------");
+	} else {
+		fprintf(out, "%-24s %16s  %16s  %4s\n", "Page Summary", "Pages", "MB", "%Tot");
+		fprintf(out, "%-24s %16s  %16s  %4s\n", "------------", "----------------",
+			"----------------", "----");
+	}
 	for (c = 0; c < MS_NR_CLASSES; c++) {
 		__u64 n = ms_class_pages(r, (enum ms_class)c);
 
@@ -61,21 +76,32 @@ void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_repo
 			continue;
 		}
 		if (c == MS_C_FREE) {
-			line(out, "Free (freelist)", n - uninit, t, true);
+			line(out, "Free (freelist)", n - uninit, t, true, ERR(r, err_freelist));
 			if (o->verbose)
 				subrows(out, r, MS_C_FREE, t, freelist, 3);
 			if (uninit)
-				line(out, "Free (uninitialised)", uninit, t, true);
+				line(out, "Free (uninitialised)", uninit, t, true,
+				     ERR(r, err_sub[MS_FREE_UNINIT]));
 			continue;
 		}
-		line(out, ms_classes[c].label, n, t, true);
+		line(out, ms_classes[c].label, n, t, true, ERR(r, err_class[c]));
 		if (o->verbose && c != MS_C_SHMEM && c != MS_C_EXEC)
 			subrows(out, r, (enum ms_class)c, t, NULL, 0);
 	}
-	line(out, "Total", t, t, false);
+	line(out, "Total", t, t, false, ERR(r, err_total));
 	if (r->holes)
 		fprintf(out, "(%llu present pages could not be read and are not in Total)\n",
 			(unsigned long long)r->holes);
+	if (r->approx.on)
+		fprintf(out, "(approximate: estimated from %llu of %llu runs of up to %u pages, %.2f%% "
+			"of the pages, in %llu strata, seed %llu;\n +- Pages is %d standard errors, and "
+			"at least the sample's detection limit, %llu pages)\n",
+			(unsigned long long)r->approx.clusters_sampled,
+			(unsigned long long)r->approx.clusters, r->approx.cluster_pages,
+			t + r->holes ? 100.0 * (double)r->approx.pages_sampled /
+				       (double)(t + r->holes) : 0.0,
+			(unsigned long long)r->approx.strata, (unsigned long long)r->approx.seed,
+			MS_APPROX_BOUND_SE, (unsigned long long)r->approx.floor_pages);
 	if (!r->exec_known)
 		fprintf(out, "(backend %s: exec and libs are counted in Page cache; "
 			"pages with no flags are Unidentified)\n", r->backend);
@@ -139,6 +165,30 @@ void ms_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* ,"approx":{...}: how the sample was taken, and the bound of every class and sub-class */
+static void ms_json_approx(FILE *out, const struct ms_result *r)
+{
+	const struct ms_approx_info *a = &r->approx;
+	int c, i;
+
+	fprintf(out, ",\"approx\":{\"fraction\":%.6g,\"seed\":%llu,\"cluster_pages\":%u,"
+		"\"strata\":%llu,\"clusters\":%llu,\"clusters_sampled\":%llu,"
+		"\"pages_sampled\":%llu,\"bound\":\"%d standard errors, at least the detection "
+		"limit\",\"detection_limit_pages\":%llu,\"error_pages\":{",
+		a->fraction, (unsigned long long)a->seed, a->cluster_pages,
+		(unsigned long long)a->strata, (unsigned long long)a->clusters,
+		(unsigned long long)a->clusters_sampled, (unsigned long long)a->pages_sampled,
+		MS_APPROX_BOUND_SE, (unsigned long long)a->floor_pages);
+	for (c = 0; c < MS_NR_CLASSES; c++)
+		fprintf(out, "\"%s\":%llu,", ms_classes[c].key,
+			(unsigned long long)a->err_class[c]);
+	fprintf(out, "\"total\":%llu},\"error_detail\":{", (unsigned long long)a->err_total);
+	for (i = 0; i < MS_NR_SUBS; i++)
+		fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
+			(unsigned long long)a->err_sub[i]);
+	fprintf(out, "},\"error_holes\":%llu}", (unsigned long long)a->err_holes);
+}
+
 void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
 		   const struct ms_recon *rc)
 {
@@ -192,6 +242,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 			o->timings->ranges, o->timings->bpf_open, o->timings->bpf_load,
 			o->timings->detect, o->timings->kmod_open, o->timings->exec_set,
 			o->timings->workers_load, o->timings->walk, o->timings->meminfo);
+	if (r->approx.on)
+		ms_json_approx(out, r);
 	if (rc) {
 		fprintf(out, ",\"reconcile\":{\"tolerance_pct\":%.1f,\"ok\":%s,\"rows\":[",
 			MS_RECON_TOLERANCE_PCT, rc->all_ok ? "true" : "false");

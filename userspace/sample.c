@@ -77,7 +77,7 @@ static int first_line(int fd, char *buf, size_t len)
 	return 0;
 }
 
-static char *csv_header_string(void)
+static char *csv_header_string(bool approx)
 {
 	char *s = NULL;
 	size_t len = 0;
@@ -85,7 +85,7 @@ static char *csv_header_string(void)
 
 	if (!m)
 		return NULL;
-	ms_csv_header(m);
+	ms_csv_header_mode(m, approx);
 	fclose(m);
 	return s;
 }
@@ -250,7 +250,7 @@ again:
 	if (ret)
 		goto fail;
 	if (s->fmt == MS_FMT_CSV) {
-		hdr = csv_header_string();
+		hdr = csv_header_string(s->approx);
 		if (!hdr) {
 			snprintf(why, whylen, "out of memory");
 			ret = MS_EXIT_FAIL;
@@ -265,6 +265,26 @@ again:
 			snprintf(why, whylen, "failed to read %s: %s", s->path, strerror(-err));
 			ret = MS_EXIT_FAIL;
 			goto fail;
+		}
+		/* this memstat's log of the other kind (exact, or --approx): never mixed, never
+		 * rotated aside, for it is not another version's */
+		if (s->fmt == MS_FMT_CSV && strcmp(line, hdr)) {
+			char *other = csv_header_string(!s->approx);
+
+			if (!other) {
+				snprintf(why, whylen, "out of memory");
+				ret = MS_EXIT_FAIL;
+				goto fail;
+			}
+			ret = strcmp(line, other) ? 0 : MS_EXIT_USAGE;
+			free(other);
+			if (ret) {
+				snprintf(why, whylen, "refusing to append to %s: it is a log of %s "
+					 "samples, and these are %s (write to a new file)", s->path,
+					 s->approx ? "exact" : "--approx", s->approx ? "--approx" :
+					 "exact");
+				goto fail;
+			}
 		}
 		/* another memstat's log (its first columns are memstat's, or a memstat sample of
 		 * another format_version): with --rotate-incompatible, renamed aside */
@@ -402,7 +422,7 @@ int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
 	if (!s->path) {
 		s->fd = STDOUT_FILENO;
 		if (s->fmt == MS_FMT_CSV) {
-			char *hdr = csv_header_string();
+			char *hdr = csv_header_string(s->approx);
 			int err = hdr ? write_all(s->fd, hdr, strlen(hdr)) : -ENOMEM;
 
 			free(hdr);
@@ -463,6 +483,11 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		ms_prom(m, ts, r);
 		break;
 	case MS_FMT_ROWS:
+		if (s->rows == 0 && r->approx.on)
+			fprintf(m, "(approximate: each sample estimates from %.2f%% of the pages; "
+				"--json or -o FILE give each class's error)\n",
+				r->total + r->holes ? 100.0 * (double)r->approx.pages_sampled /
+						      (double)(r->total + r->holes) : 0.0);
 		if (s->rows == 0 || (s->tty && s->rows % (s->term_rows - 2) == 0))
 			ms_row_header(m);
 		ms_row(m, ts, r);

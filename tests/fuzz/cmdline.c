@@ -6,7 +6,8 @@
  *
  * Invariants: parse_args returns 0 or the usage exit code, and --help/--version exit 0; what
  * it accepts is consistent: a known format and backend, the documented conflicts refused
- * (--runs, --features, --reconcile with sampling, --fsync without -o), sampling exactly when
+ * (--runs, --features, --reconcile with sampling or --approx, --fsync without -o, --seed
+ * without --approx), an --approx fraction from 0.001 to 1 and the bpf backend, sampling exactly when
  * an interval or an output is given, an interval of at least 0.01 s.
  */
 #include "fuzz.h"	/* first: it defines _GNU_SOURCE */
@@ -44,6 +45,12 @@ static void check(const struct opts *o)
 		   "--features was combined with json %d reconcile %d sampling %d backend %d",
 		   o->json, o->reconcile, o->sampling, o->backend);
 	FUZZ_CHECK(!(o->sampling && o->reconcile), "--reconcile was combined with sampling");
+	FUZZ_CHECK(!o->seed_given || o->approx, "--seed was accepted without --approx");
+	FUZZ_CHECK(!o->approx || (!o->reconcile && o->backend == MS_BE_BPF &&
+				  o->approx_fraction >= MS_APPROX_MIN_FRACTION &&
+				  o->approx_fraction <= 1),
+		   "--approx with reconcile %d backend %d fraction %g", o->reconcile, o->backend,
+		   o->approx_fraction);
 	FUZZ_CHECK(!o->sampling || !o->json || o->format == MS_FMT_JSONL,
 		   "--json sampling in format %d", o->format);
 	if (!o->sampling) {
