@@ -78,11 +78,12 @@ void ms_backend_close(struct ms_backend *be)
 struct ms_timings ms_timings;
 
 /*
- * -j/--jobs by default: the CPUs this process may run on, but no more workers than one per
- * MS_SECTIONS_PER_JOB present sections (a worker's own walk program costs a verification, about
- * 20 ms of CPU, on its first walk: README "Parallel walk").
+ * --jobs by default: the CPUs this process may run on, but no more workers than one per
+ * MS_SECTIONS_PER_JOB present sections, or MS_SECTIONS_PER_JOB_ONCE for a single walk (a
+ * worker's own walk program costs a verification, about 20 ms of CPU, on its first walk: README
+ * "Parallel walk").
  */
-unsigned int ms_jobs_auto(const struct ms_ranges *r)
+unsigned int ms_jobs_auto(const struct ms_ranges *r, bool once)
 {
 	cpu_set_t set;
 	__u64 pages = 0, sections;
@@ -97,7 +98,8 @@ unsigned int ms_jobs_auto(const struct ms_ranges *r)
 		cpus = 1;
 	for (i = 0; i < r->n; i++)
 		pages += r->r[i].end - r->r[i].start;
-	sections = (pages + MS_SECTION_PAGES - 1) / MS_SECTION_PAGES / MS_SECTIONS_PER_JOB;
+	sections = (pages + MS_SECTION_PAGES - 1) / MS_SECTION_PAGES /
+		   (once ? MS_SECTIONS_PER_JOB_ONCE : MS_SECTIONS_PER_JOB);
 	if ((__u64)cpus > sections)
 		cpus = sections ? (long)sections : 1;
 	return cpus > MS_JOBS_MAX ? MS_JOBS_MAX : (unsigned int)cpus;

@@ -539,8 +539,12 @@ int main(int argc, char **argv)
 	if (fallback[0])
 		ro.fallback_reason = fallback;
 	bpf = walker.be.bpf;
+	if (!o.jobs)	/* a one-shot run has one walk to repay the extra workers' start */
+		o.jobs = ms_jobs_auto(&ranges, !o.sampling);
 	if (bpf)
 		ms_bpf_set_jobs(bpf, o.jobs);
+	if (bpf && !o.sampling)
+		ms_bpf_set_cache(bpf, false);	/* one walk: nothing would reuse the section cache */
 	if (walker.be.kmod)
 		ms_kmod_set_jobs(walker.be.kmod, o.jobs);
 	if (o.features) {

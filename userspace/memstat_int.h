@@ -101,9 +101,14 @@ __u64 ms_class_pages(const struct ms_result *r, enum ms_class c);
  * 0 asks for ms_jobs_auto().
  */
 #define MS_JOBS_MAX 256
-/* The online CPUs, but no more than one worker per MS_SECTIONS_PER_JOB present sections. */
+/*
+ * The CPUs, but no more than one worker per MS_SECTIONS_PER_JOB present sections; for a single
+ * walk (once: a one-shot run) one per MS_SECTIONS_PER_JOB_ONCE, since each extra worker's
+ * program costs a verification (about 20 ms) that its share of one walk must repay.
+ */
 #define MS_SECTIONS_PER_JOB 16
-unsigned int ms_jobs_auto(const struct ms_ranges *r);
+#define MS_SECTIONS_PER_JOB_ONCE 128
+unsigned int ms_jobs_auto(const struct ms_ranges *r, bool once);
 /*
  * Cut r into at most jobs chunks (chunks[] has room for jobs), in pfn order: returns how many
  * (0: out of memory). Each chunk owns its array: free each with ms_ranges_free().
