@@ -299,9 +299,10 @@ void ms_approx_estimate(const struct ms_approx_plan *p, const __u64 *y, struct m
 
 	for (i = 0; i < MS_APPROX_NCAT; i++) {
 		ms_approx_category(p, y + i, MS_APPROX_NCAT, &est[i], &var);
-		/* the holes: unreadable struct pages, met or not; no detection limit */
+		/* the holes (unreadable struct pages, met or not) and unknown (the bpf walker
+		 * identifies every page) have no detection limit */
 		if (i < MS_NR_SUBS)
-			res->approx.err_sub[i] = bound_of(var, lim);
+			res->approx.err_sub[i] = bound_of(var, i == MS_UNKNOWN ? 0 : lim);
 		else
 			res->approx.err_holes = bound_of(var, 0);
 		if (est[i] < 0)
@@ -364,7 +365,7 @@ void ms_approx_estimate(const struct ms_approx_plan *p, const __u64 *y, struct m
 					cls[k] += y[k * MS_APPROX_NCAT + i];
 		}
 		ms_approx_category(p, cls, 1, &e, &var);
-		*out = bound_of(var, lim);
+		*out = bound_of(var, c == MS_C_UNKNOWN ? 0 : lim);
 	}
 	free(cls);
 	/* total = present pages - holes: its error is the holes' */

@@ -103,6 +103,8 @@ TEST(ApproxEstimate, UniformLayoutHasNoSamplingError)
 	EXPECT_EQ(r.approx.err_class[MS_C_ANON], lim);
 	EXPECT_EQ(r.approx.err_sub[MS_KERNEL_SLAB], lim);
 	EXPECT_EQ(r.approx.err_holes, 0u);
+	EXPECT_EQ(r.approx.err_sub[MS_UNKNOWN], 0u);	// never given by the bpf walker
+	EXPECT_EQ(r.approx.err_class[MS_C_UNKNOWN], 0u);
 	EXPECT_TRUE(r.approx.on);
 }
 
