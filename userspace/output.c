@@ -161,7 +161,8 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
 		"# TYPE memstat_approx_sampled_pages gauge\n"
 		"memstat_approx_sampled_pages %llu\n", (unsigned long long)r->approx.pages_sampled);
 	fprintf(out, "# HELP memstat_error_pages Bound of the estimate of memstat_pages "
-		"(%d standard errors).\n# TYPE memstat_error_pages gauge\n", MS_APPROX_BOUND_SE);
+		"(%d standard errors, at least the detection limit).\n"
+		"# TYPE memstat_error_pages gauge\n", MS_APPROX_BOUND_SE);
 	for (c = 0; c < MS_NR_CLASSES; c++) {
 		if (c == MS_C_EXEC && !r->exec_known)
 			continue;
@@ -171,7 +172,7 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
 	fprintf(out, "memstat_error_pages{class=\"total\"} %llu\n",
 		(unsigned long long)r->approx.err_total);
 	fprintf(out, "# HELP memstat_subclass_error_pages Bound of the estimate of "
-		"memstat_subclass_pages (%d standard errors).\n"
+		"memstat_subclass_pages (%d standard errors, at least the detection limit).\n"
 		"# TYPE memstat_subclass_error_pages gauge\n", MS_APPROX_BOUND_SE);
 	for (i = 0; i < MS_NR_SUBS; i++)
 		if (i != MS_EXEC || r->exec_known)
