@@ -145,6 +145,24 @@ if [ -w /dev/full ]; then
 		bad "--runs on a full disk: exit $rc" "$(cat "$tmp/err")"
 fi
 
+# allpages (its records written by a thread of their own): the same, for the header (csv), the
+# records of the whole dump (jsonl has no header) and a range that fits one buffer
+out=$(set -o pipefail; "$memstat" allpages 2>"$tmp/err" | head -1)
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l <<<"$out")" -eq 1 ] && ok "allpages | head -1 ends quietly" ||
+	bad "allpages | head -1: exit $rc" "$(cat "$tmp/err")"
+if [ -w /dev/full ]; then
+	for args in "--format csv" "--format jsonl" "--format jsonl --pfn 0x100000-0x1000ff"; do
+		# shellcheck disable=SC2086
+		"$memstat" allpages $args >/dev/full 2>"$tmp/err"
+		rc=$?
+		[ $rc -eq 1 ] && ok "allpages $args on a full disk: exit 1" ||
+			bad "allpages $args on a full disk: exit $rc" "$(cat "$tmp/err")"
+		one_line_err "allpages $args on a full disk" \
+			"^memstat: failed to write output: No space left on device$"
+	done
+fi
+
 # ---- exit codes of output errors (issue 7, item 13): a file that cannot be used is bad input,
 # exit 2; a write that fails (full disk, file size limit) is a run-time failure, exit 1 ----
 if [ -w /dev/full ]; then

@@ -367,6 +367,7 @@ def test_allpages_filters_by_pfn_and_class():
     (["--pfn", "0x7000000000-0x7000000fff"], "no present memory"),
     (["--pfn", "12x"], "invalid pfn range"), (["--pfn", "0x20-0x10"], "invalid pfn range"),
     (["--class", "bogus"], "unknown class"), (["--format", "xml"], "unknown format"),
+    (["--jobs", "0"], "invalid --jobs"), (["--jobs", "1x"], "invalid --jobs"),
 ])
 def test_bad_allpages_input_is_one_line_and_exit_2(args, needle):
     r = run("allpages", *args)

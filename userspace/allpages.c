@@ -44,7 +44,8 @@ static const char usage_text[] =
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded), bpf or kmod\n"
 	"      --summary          print the class totals of the same walk at the end\n"
 	"                         (on stdout for text, on stderr for csv and jsonl)\n"
-	"      --jobs N           format the records in N threads (default: the online CPUs)\n"
+	"      --jobs N           format the records in N threads (default: one for each\n"
+	"                         online CPU but the one that walks, at least 1)\n"
 	"      --raw-pointers     add the raw struct page words, mapping and memcg pointers:\n"
 	"                         SENSITIVE, kernel addresses reveal the KASLR offset\n"
 	"  -h, --help             print this help\n";
@@ -210,7 +211,11 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	bool summary = false;
 	char why[512], hdr[MS_PAGEFMT_REC_MAX];
 	struct stat st;
-	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	/*
+	 * The walk, in this thread, is the longest part: leave its CPU to it (on 2 CPUs, csv of
+	 * 24 GiB takes 0.42 s with one formatting thread, 0.49 s with two).
+	 */
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	int c, werr, ret = MS_EXIT_USAGE;
 
 	if (!d) {

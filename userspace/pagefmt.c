@@ -102,13 +102,28 @@ static char *put_sdec(char *p, long long v)
 static char *put_hex(char *p, __u64 v)
 {
 	static const char hx[] = "0123456789abcdef";
+	static const char pairs[513] =
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;	/* digits */
+	char *e, *q;
 
 	*p++ = '0';
 	*p++ = 'x';
-	for (int i = n - 1; i >= 0; i--, v >>= 4)
-		p[i] = hx[v & 15];
-	return p + n;
+	e = q = p + n;
+	for (; q - p >= 2; v >>= 8) {
+		q -= 2;
+		memcpy(q, pairs + 2 * (v & 0xff), 2);
+	}
+	if (q > p)
+		*p = hx[v & 15];
+	return e;
 }
 
 static char *put_str(char *p, const char *s)
@@ -380,22 +395,18 @@ size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st
 	memcpy(p, st->mid, st->mid_len);
 	p += st->mid_len;
 	p = emit_cols(f, st, p, C_HEAD, C_REF, &x);
-	/* refcount to the end: the same when all they are made of is */
-	if (!st->tail_valid || st->tail_key.w[MS_W_TYPE] != r->w[MS_W_TYPE] ||
+	/* refcount to flags: the same when all they are made of is */
+	if (!st->tail_valid || st->tail_key.type != r->w[MS_W_TYPE] ||
 	    st->tail_key.sub != r->sub || st->tail_key.flags != flags ||
 	    st->tail_key.cgroup != r->cgroup || st->tail_key.zone != x.z ||
 	    st->tail_key.ino != r->ino || st->tail_key.offset != r->offset ||
-	    st->tail_key.dev != r->dev ||
-	    (f->raw && memcmp(st->tail_key.w, r->w, sizeof(r->w)))) {
+	    st->tail_key.dev != r->dev) {
 		if (ms_ptype(f->feat, ms_page_type_word(r->w)) == MS_T_NONE)
 			x.mapcount = (long long)(__s32)ms_page_type_word(r->w) + 1;
 		flags_string(f, st, flags);
-		q = emit_cols(f, st, st->tail, C_REF, n, &x);
-		if (f->fmt == MS_PF_JSONL)
-			*q++ = '}';
-		*q++ = '\n';
+		q = emit_cols(f, st, st->tail, C_REF, NCOLS_PLAIN, &x);
 		st->tail_len = (size_t)(q - st->tail);
-		memcpy(st->tail_key.w, r->w, sizeof(r->w));
+		st->tail_key.type = r->w[MS_W_TYPE];
 		st->tail_key.sub = r->sub;
 		st->tail_key.flags = flags;
 		st->tail_key.cgroup = r->cgroup;
@@ -407,6 +418,11 @@ size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st
 	}
 	memcpy(p, st->tail, st->tail_len);
 	p += st->tail_len;
+	if (n > NCOLS_PLAIN)	/* mapping, memcg_data, raw */
+		p = emit_cols(f, st, p, NCOLS_PLAIN, n, &x);
+	if (f->fmt == MS_PF_JSONL)
+		*p++ = '}';
+	*p++ = '\n';
 	return (size_t)(p - out);
 }
 

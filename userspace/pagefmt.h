@@ -36,7 +36,7 @@ struct ms_pagefmt_state {
 	size_t flags_len;	/* 0: no cached flags string */
 	char flags[512];
 	/*
-	 * The text of the last record's columns class to order, and refcount to the end, with
+	 * The text of the last record's columns class to order, and refcount to flags, with
 	 * what they were made from: a record that repeats them (most neighbouring pages do)
 	 * copies the text.
 	 */
@@ -44,7 +44,7 @@ struct ms_pagefmt_state {
 	__u8 mid_sub, mid_role, mid_order;
 	size_t mid_len, tail_len;
 	struct {
-		__u64 w[8];	/* the type word; all eight with raw */
+		__u64 type;	/* the word of the page type, _mapcount and _refcount */
 		__u64 ino, offset, cgroup, flags;
 		const struct ms_zone *zone;
 		__u32 dev;
