@@ -1016,11 +1016,13 @@ int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, stru
 	}
 	s->bss->generation = ++b->generation;
 	s->bss->exec_vmas = 0;
+	t0 = ms_now_ms();
 	err = collect_exec(b);
 	if (err) {
 		ms_err("failed to collect exec mappings with iter/task_vma: %s", strerror(-err));
 		goto out;
 	}
+	ms_timings.exec_set = ms_now_ms() - t0;	/* --json "timings", as walk_ranges() */
 	t0 = ms_now_ms();
 	memset(s->bss->counts, 0, sizeof(s->bss->counts));
 	s->bss->holes = 0;
@@ -1074,6 +1076,7 @@ int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, stru
 	reads = s->bss->reads;
 	ms_approx_estimate(plan, y, res);
 	res->walk_ms = ms_now_ms() - t0;
+	ms_timings.walk = res->walk_ms;
 	res->reads = reads;
 	res->exec_mappings = s->bss->exec_vmas;
 	res->mapping_lookups = s->bss->cache_misses;
