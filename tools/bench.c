@@ -227,51 +227,57 @@ static int jobj(const char *s, const char *end, const char *key, const char **os
 /* ---- running memstat ---- */
 
 /*
- * Run args with stdout captured (keep) or sent nowhere; wall ms in *wall, CPU ms (user +
+ * Run args with stdout captured (keep) or on /dev/null; wall ms in *wall, CPU ms (user +
  * system) in *cpu. A failed run ends the bench, unless may_fail: then it returns NULL.
  */
 static char *run_capture_ex(char *const args[], double *wall, double *cpu, int keep, int may_fail)
 {
 	int pfd[2] = { -1, -1 }, st;
 	size_t len = 0, cap = keep ? 1 << 16 : 0;
-	char *buf = keep ? malloc(cap + 1) : NULL, discard[4096];
+	char *buf = keep ? malloc(cap + 1) : NULL;
 	struct rusage ru;
 	double t0;
 	pid_t pid;
 
-	if (pipe2(pfd, O_CLOEXEC))
+	if (keep && (!buf || pipe2(pfd, O_CLOEXEC)))
 		die(1, "pipe: %s", strerror(errno));
 	t0 = ms_now_ms();
 	pid = fork();
 	if (pid < 0)
 		die(1, "fork: %s", strerror(errno));
 	if (pid == 0) {
+		/* not kept: stdout on /dev/null itself, not a pipe bench would have to read */
+		int out = keep ? pfd[1] : open("/dev/null", O_WRONLY);
+
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		dup2(pfd[1], 1);
+		signal(SIGHUP, SIG_DFL);
+		if (out < 0 || dup2(out, 1) < 0)
+			_exit(126);
 		execv(args[0], args);
 		_exit(127);
 	}
 	child_pid = pid;
-	close(pfd[1]);
-	for (;;) {
-		ssize_t n;
+	if (keep) {
+		close(pfd[1]);
+		for (;;) {
+			ssize_t n;
 
-		if (keep && len == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap + 1);
-			if (!buf)
-				die(1, "out of memory");
-		}
-		n = read(pfd[0], keep ? buf + len : discard, keep ? cap - len : sizeof(discard));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (keep)
+			if (len == cap) {
+				cap *= 2;
+				buf = realloc(buf, cap + 1);
+				if (!buf)
+					die(1, "out of memory");
+			}
+			n = read(pfd[0], buf + len, cap - len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
 			len += (size_t)n;
+		}
+		close(pfd[0]);
 	}
-	close(pfd[0]);
 	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
 	child_pid = 0;
@@ -303,39 +309,6 @@ static char *run_capture_ex(char *const args[], double *wall, double *cpu, int k
 static char *run_capture(char *const args[], double *wall, double *cpu, int keep)
 {
 	return run_capture_ex(args, wall, cpu, keep, 0);
-}
-
-/*
- * Run args with stdout on /dev/null itself, as the page-types style dump writes (allpages: half
- * a GiB through a pipe read 4 KiB at a time would time the pipe and its reader, on the same
- * CPUs); wall ms in *wall. A failed run ends the bench.
- */
-static void run_to_null(char *const args[], double *wall)
-{
-	double t0 = ms_now_ms();
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		die(1, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		if (null < 0 || dup2(null, 1) < 0)
-			_exit(126);
-		execv(args[0], args);
-		_exit(127);
-	}
-	child_pid = pid;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	child_pid = 0;
-	*wall = ms_now_ms() - t0;
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		die(1, "%s %s failed (%s %d)", args[0], args[1], WIFEXITED(st) ? "exit" : "signal",
-		    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 }
 
 /* memstat's --help mentions opt */
@@ -1135,7 +1108,7 @@ int main(int argc, char **argv)
 	{
 		char *const ap[] = { (char *)memstat, "allpages", "--format", "csv", NULL };
 
-		run_to_null(ap, &allp);
+		run_capture(ap, &allp, NULL, 0);	/* stdout on /dev/null, as the dump */
 	}
 	kdump = kpf_dump_ms(&r);
 	busy_check();
@@ -1232,7 +1205,7 @@ int main(int argc, char **argv)
 	{
 		static const double tb_pages[2] = { 268435456.0, 1073741824.0 };	/* 4 KiB pages */
 		static const char *const tb_name[2] = { "1 TB", "4 TB" };
-		double one = have_jobs ? w1n : wn;	/* ns per page, one worker */
+		double one = have_jobs && jobs_used > 1 ? w1n : wn;	/* ns per page, one worker */
 		int k;
 
 		for (k = 0; k < 2; k++) {
