@@ -510,6 +510,7 @@ int main(int argc, char **argv)
 	uname(&uts);
 	ro.kernel = uts.release;
 	ro.verbose = o.verbose;
+	ro.timings = &ms_timings;	/* JSON and JSON lines: where the time went */
 
 	cap = ms_missing_capability();
 	if (cap) {
@@ -624,7 +625,6 @@ int main(int argc, char **argv)
 	if (o.runs)
 		goto out;
 	ro.elapsed_ms = ms_now_ms() - t0;
-	ro.timings = &ms_timings;
 	if (o.reconcile)
 		ms_reconcile_between(&res, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
 	if (o.json) {
