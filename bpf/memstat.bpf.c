@@ -240,16 +240,31 @@ int collect_exec(struct bpf_iter__task_vma *ctx)
 	return 0;
 }
 
-/* The facts of a file mapping: the previous page's, the cache's, or read from the kernel. */
+/*
+ * In front of mapping_cache, a direct-mapped array of the mappings this walker saw: a slot
+ * is two plain loads where a hash lookup is a helper call and a chain walk (the page cache of
+ * one file is scattered across memory, so consecutive pages rarely share a mapping).
+ */
+#define MS_FACT_SLOTS 4096
+__u64 fact_mapping[MS_FACT_SLOTS];
+struct ms_mapping_facts fact_slot[MS_FACT_SLOTS];
+
+/* The facts of a file mapping: the previous page's, a slot's, the cache's, or read anew. */
 static __u32 facts_of(__u64 mapping)
 {
 	struct ms_mapping_facts *v, nv = {};
 	struct address_space *as = (struct address_space *)mapping;
+	__u32 slot;
 	__u32 *gen;
 	__u64 magic;
 
 	if (mapping == last_mapping)
 		return last_facts;
+	slot = ((mapping * 0x9e3779b97f4a7c15ULL) >> 52) & (MS_FACT_SLOTS - 1);
+	if (fact_mapping[slot] == mapping && fact_slot[slot].generation == generation) {
+		nv = fact_slot[slot];
+		goto out;
+	}
 	v = bpf_map_lookup_elem(&mapping_cache, &mapping);
 	if (v && v->generation == generation) {
 		nv = *v;
@@ -268,6 +283,9 @@ static __u32 facts_of(__u64 mapping)
 		nv.generation = generation;
 		bpf_map_update_elem(&mapping_cache, &mapping, &nv, BPF_ANY);
 	}
+	fact_mapping[slot] = mapping;
+	fact_slot[slot] = nv;
+out:
 	last_mapping = mapping;
 	last_facts = nv.flags;
 	last_ino = nv.ino;
@@ -332,10 +350,27 @@ static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 	return facts_of(mapping);
 }
 
-/* 64 struct pages (4 KiB of vmemmap) in one copy */
+/*
+ * walk_cast's counting and runs walks pass MS_CTX_CAST as the walk's ctx: they read each page
+ * they visit through bpf_rdonly_cast (visit_cast()) instead of copying its batch.
+ */
+#define MS_CTX_CAST ((void *)1)
+#define MS_CTX_CAST_MAPPED ((void *)2)	/* the same, on a batch already seen to be mapped */
+
+/*
+ * 64 struct pages (4 KiB of vmemmap) in one copy. With MS_CTX_CAST nothing is copied: the
+ * batch is only checked to be mapped (a 4 KiB page of vmemmap is mapped or not as a whole).
+ */
 static const __u64 *ms_hook_batch(void *ctx, struct ms_walker *w, __u64 base)
 {
-	if (bpf_probe_read_kernel(buf, sizeof(buf), (void *)(feat.vmemmap_base + base * 64)))
+	void *src = (void *)(feat.vmemmap_base + base * 64);
+	__u64 word;
+
+	if (ctx == MS_CTX_CAST_MAPPED)
+		return buf;
+	if (ctx == MS_CTX_CAST)
+		return bpf_probe_read_kernel(&word, sizeof(word), src) ? 0 : buf;
+	if (bpf_probe_read_kernel(buf, sizeof(buf), src))
 		return 0;
 	return buf;
 }
@@ -381,10 +416,40 @@ __noinline int visit(__u64 pfn, __u32 j)
 	return 0;
 }
 
+/*
+ * visit(), with the page's words loaded through an untrusted pointer (v6.2+): 8 loads, and 8
+ * more for the next page only when it is needed (the page is a head: its order, or an HVO
+ * fake head), instead of a copy of the whole batch for each batch with a page to visit (a
+ * 4 KiB bpf_probe_read_kernel costs as much as about 40 pages read this way). The pointer is
+ * typed struct pt_regs (168 bytes, unsigned longs: core_fixes.bpf.h), so the loads are scalars;
+ * the caller checked that this piece of vmemmap is mapped.
+ */
+__noinline int visit_cast(__u64 pfn, __u32 j)
+{
+	const __u64 *s = bpf_rdonly_cast((void *)(feat.vmemmap_base + pfn * 64),
+					 bpf_core_type_id_kernel(struct pt_regs));
+	__u64 p[2 * MS_PAGE_WORDS];
+	const __u64 *p1 = 0;
+	int i;
+
+	for (i = 0; i < MS_PAGE_WORDS; i++)
+		p[i] = s[i];
+	if ((j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 && ms_flag(p[MS_W_FLAGS], feat.pg_head)) {
+		for (i = MS_PAGE_WORDS; i < 2 * MS_PAGE_WORDS; i++)
+			p[i] = s[i];
+		p1 = p + MS_PAGE_WORDS;
+	}
+	ms_walk_page(NULL, NULL, &feat, pfn, j, p, p1, hbuf);
+	return 0;
+}
+
 static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, const __u64 *p,
 			  const __u64 *p1)
 {
-	visit(pfn, j);
+	if (ctx == MS_CTX_CAST || ctx == MS_CTX_CAST_MAPPED)
+		visit_cast(pfn, j);
+	else
+		visit(pfn, j);
 }
 
 /* One batch: read 64 struct pages (4 KiB) at once, classify from the copy. */
@@ -400,7 +465,8 @@ static long walk_batch(__u64 idx, void *ctx)
  * kernel with lazy deferred init most of memory is such pages. The pointer is typed struct
  * pt_regs, whose first words are unsigned longs (core_fixes.bpf.h), so the loads are scalars.
  * The first page is tested alone first: a batch in use fails there, at the cost of three loads
- * rather than 192.
+ * rather than 192. Returns 1 for a batch of such pages, 0 for a batch in use (a load that read
+ * something other than zero did not fault: this piece of vmemmap is mapped), -1 otherwise.
  */
 static __always_inline int batch_uninit(__u64 base)
 {
@@ -416,8 +482,10 @@ static __always_inline int batch_uninit(__u64 base)
 		p = bpf_rdonly_cast((void *)(addr + i * 64), id);
 		acc |= ms_words_set(p[MS_W_FLAGS], p[MS_W_HEAD], p[MS_W_TYPE]);
 	}
+	if (acc)
+		return 0;
 	/* a faulting load reads as zero: check that this piece of vmemmap is mapped */
-	return !acc && !bpf_probe_read_kernel(&w, sizeof(w), (void *)addr);
+	return bpf_probe_read_kernel(&w, sizeof(w), (void *)addr) ? -1 : 1;
 }
 
 /* walk_batch, with the uninitialised test through bpf_rdonly_cast instead of the copy */
@@ -427,13 +495,20 @@ static long walk_batch_cast(__u64 idx, void *ctx)
 
 	if (cur < walk_end && !dump && !dump_pages && cur == base &&
 	    base + MS_BATCH_PAGES <= walk_end) {
-		if (batch_uninit(base)) {
+		int u = batch_uninit(base);
+
+		if (u > 0) {
 			counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
 			cursor = base + MS_BATCH_PAGES;
 			return 0;
 		}
+		if (u == 0)
+			return ms_walk_step(MS_CTX_CAST_MAPPED, NULL, 0);
 	}
-	return ms_walk_step(NULL, NULL, 0);
+	/* allpages records the words of every page: from the copy */
+	if (dump_pages)
+		return ms_walk_step(NULL, NULL, 0);
+	return ms_walk_step(MS_CTX_CAST, NULL, 0);
 }
 
 /* pages of a folio counted at its head may reach into this range: count them here */
