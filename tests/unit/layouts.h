@@ -477,7 +477,7 @@ enum class Mode { kCount, kRuns, kPages };
 struct Walker {
 	WalkCtx ctx;
 	ms_walker w = {};
-	std::vector<ms_run> runbuf = std::vector<ms_run>(MS_MAX_RUNS);
+	std::vector<ms_run> runbuf;		// runs mode: one call's (the BPF program's runs[])
 	std::vector<ms_run> runs;		// runs mode: every call's runs, merged
 	std::map<u64, ms_page_rec> recs;	// allpages: every valid record, by pfn
 	std::vector<u64> hole_pfns;		// allpages: pfns whose record was invalid
@@ -488,6 +488,8 @@ struct Walker {
 		ctx.facts = &facts;
 		w.dump = mode == Mode::kRuns;
 		w.dump_pages = mode == Mode::kPages;
+		if (w.dump)
+			runbuf.resize(MS_MAX_RUNS);
 		w.runs = runbuf.data();
 	}
 
