@@ -379,9 +379,16 @@ size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st
 	int n = f->raw ? NCOLS : NCOLS_PLAIN;
 	char *p = out, *q;
 
-	if (f->fmt == MS_PF_JSONL)
-		*p++ = '{';
-	p = emit_cols(f, st, p, C_PFN, C_CLASS, &x);
+	/* pfn (emit_cols() the same, written out: it changes every record) */
+	if (f->fmt == MS_PF_JSONL) {
+		memcpy(p, "{\"pfn\":", 7);
+		p = put_dec(p + 7, pfn);
+	} else {
+		q = p;
+		p = put_hex(p, pfn);
+		if (f->fmt == MS_PF_TEXT)
+			p = pad(p, q, cols[C_PFN].width);
+	}
 	/* class, subclass, role, order: as the last record's when these are the same */
 	if (!st->mid_valid || st->mid_sub != r->sub || st->mid_role != r->role ||
 	    st->mid_order != r->order) {
@@ -394,7 +401,18 @@ size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st
 	}
 	memcpy(p, st->mid, st->mid_len);
 	p += st->mid_len;
-	p = emit_cols(f, st, p, C_HEAD, C_REF, &x);
+	/* head_pfn, written out as pfn */
+	if (f->fmt == MS_PF_JSONL) {
+		memcpy(p, ",\"head_pfn\":", 12);
+		p = put_dec(p + 12, r->head_pfn);
+	} else if (f->fmt == MS_PF_CSV) {
+		*p++ = ',';
+		p = put_hex(p, r->head_pfn);
+	} else {
+		q = p;
+		p = put_hex(p, r->head_pfn);
+		p = pad(p, q, cols[C_HEAD].width);
+	}
 	/* refcount to flags: the same when all they are made of is */
 	if (!st->tail_valid || st->tail_key.type != r->w[MS_W_TYPE] ||
 	    st->tail_key.sub != r->sub || st->tail_key.flags != flags ||
