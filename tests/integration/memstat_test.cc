@@ -923,6 +923,41 @@ TEST(Cli, RunsAreTheSameWithSeveralJobs)
 
 // ---- the kernel module backend (loaded only in the VMs of tools/vm) ----
 
+// The module's walk with several workers (a file of /dev/memstat each): every present page is
+// counted once (total + holes is present memory, which cannot move), with as many workers as
+// asked for, and classes as near the serial walk's as two walks a moment apart can be.
+TEST(KmodBackend, ParallelWalkCountsEveryPageOnce)
+{
+	if (access(MS_KMOD_DEVICE, F_OK))
+		GTEST_SKIP() << "the memstat module is not loaded (this kernel cannot load modules; "
+				"tools/vm loads it in each VM)";
+	struct ms_ranges r;
+	struct ms_kmod *k = nullptr;
+	char why[512];
+	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
+	ASSERT_EQ(ms_kmod_open(&k, why, sizeof(why)), 0) << why;
+	uint64_t sections = (r.pages + MS_SECTION_PAGES - 1) / MS_SECTION_PAGES;
+	struct ms_result serial;
+	ms_kmod_set_jobs(k, 1);
+	ASSERT_EQ(ms_kmod_walk(k, &r, &serial, nullptr, nullptr, nullptr), 0);
+	EXPECT_EQ(serial.jobs, 1u);
+	EXPECT_EQ(serial.total + serial.holes, r.pages);
+	for (unsigned int jobs : { 2u, 5u }) {
+		SCOPED_TRACE("--jobs " + std::to_string(jobs));
+		struct ms_result res;
+		ms_kmod_set_jobs(k, jobs);
+		ASSERT_EQ(ms_kmod_walk(k, &r, &res, nullptr, nullptr, nullptr), 0);
+		EXPECT_EQ(res.jobs, std::min<uint64_t>(jobs, sections));
+		EXPECT_EQ(res.total + res.holes, r.pages) << "a page counted twice or not at all";
+		double tol = serial.total * 0.005;
+		for (int c = 0; c < MS_NR_CLASSES; c++)
+			EXPECT_NEAR(ms_class_pages(&res, (enum ms_class)c),
+				    ms_class_pages(&serial, (enum ms_class)c), tol) << ms_classes[c].key;
+	}
+	ms_kmod_free(k);
+	ms_ranges_free(&r);
+}
+
 // The module's walk agrees with the BPF walk, class by class, within in-flight noise. Both walk
 // from this process, back to back, so that memstat's own memory (libbpf's copy of the kernel
 // BTF, about 16 MB) is the same for both and does not count as a difference.
