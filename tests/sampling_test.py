@@ -730,7 +730,7 @@ def test_approx_csv_appends_error_columns_and_never_mixes_with_an_exact_log(tmp_
     # each sample draws its own clusters: the seed goes up by one
     assert [int(row["approx_seed"]) for row in rows] == [5, 6, 7]
     for row in rows:
-        assert float(row["approx_fraction"]) == 0.03125
+        assert float(row["approx_fraction"]) == 0.015625
         assert int(row["total"]) + int(row["holes"]) == present_pages()
         for c in CLASSES:
             assert int(row["err_" + c]) >= 0
@@ -765,7 +765,7 @@ def test_approx_jsonl_and_prom_carry_the_bound(tmp_path):
     families = {f.name: f for f in text_string_to_metric_families(prom.read_text())}
     err = {s.labels["class"]: s.value for s in families["memstat_error_pages"].samples}
     assert set(CLASSES) | {"total"} == set(err)
-    assert families["memstat_approx_fraction"].samples[0].value == 0.03125
+    assert families["memstat_approx_fraction"].samples[0].value == 0.015625
     sub = {s.labels["subclass"] for s in families["memstat_subclass_error_pages"].samples}
     assert {"kernel_slab", "anon_private", "free_buddy"} <= sub
     pages = {s.labels["class"]: s.value for s in families["memstat_pages"].samples}

@@ -7,7 +7,7 @@
  * aligned to that many pfns, cut further where a present range begins or ends, so that each
  * cluster is contiguous. Clusters are grouped into strata by memory section: a stratum is G
  * consecutive sections (section number / G), G the least that gives each whole stratum at least
- * MS_APPROX_MIN_PER_STRATUM sampled clusters at the asked fraction (G = 1 at the default).
+ * MS_APPROX_MIN_PER_STRATUM sampled clusters at the asked fraction (G = 2 at the default).
  * Within each stratum h of N_h clusters (M_h present pages) a simple random sample without
  * replacement of n_h = min(N_h, max(2, ceil(f * N_h))) clusters is walked, exactly as the
  * exact walk walks them (bpf_backend.c ms_bpf_approx_walk()).

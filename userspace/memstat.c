@@ -45,7 +45,7 @@ static const char usage_text[] =
 	"      --rotate-incompatible  when FILE is a csv or jsonl log of another memstat\n"
 	"                         version, rename it to FILE.<UTC time> and start a new log\n"
 	"      --approx[=FRACTION]  estimate from a random sample of FRACTION of the pages\n"
-	"                         (default 0.03125, from 0.001 to 1) and give each class's\n"
+	"                         (default 0.015625, from 0.001 to 1) and give each class's\n"
 	"                         error (3 standard errors); bpf backend only\n"
 	"      --seed N           with --approx: the seed of the first sample's choice\n"
 	"  -V, --version          print the version\n"

@@ -170,7 +170,7 @@ void ms_bpf_free(struct ms_bpf *b);
 #define MS_APPROX_CLUSTER_PAGES		256	/* pages per cluster, aligned */
 #define MS_APPROX_MIN_PER_STRATUM	4	/* sampled clusters a whole stratum gets at least */
 #define MS_APPROX_BOUND_SE		3	/* the stated error: this many standard errors */
-#define MS_APPROX_DEFAULT_FRACTION	0.03125	/* --approx without =FRACTION: 1/32 */
+#define MS_APPROX_DEFAULT_FRACTION	0.015625	/* --approx without =FRACTION: 1/64 */
 #define MS_APPROX_MIN_FRACTION		0.001
 #define MS_APPROX_NCAT			(MS_NR_SUBS + 1)	/* per cluster: the subs, then holes */
 #define MS_APPROX_MISS_P		0.003	/* the chance a bound may be exceeded (3 SE) */

@@ -245,7 +245,7 @@ TEST(ApproxPlan, StrataClustersAndSampleSizes)
 				     { 0x100000, 0x640000 } });
 	ms_approx_plan p;
 
-	ASSERT_EQ(ms_approx_choose(&rg, MS_APPROX_DEFAULT_FRACTION, 42, &p), 0);
+	ASSERT_EQ(ms_approx_choose(&rg, 0.03125, 42, &p), 0);
 	EXPECT_EQ(p.sections_per_stratum, 1u);	// 4 clusters of 128 at 1/32
 	EXPECT_EQ(p.pages, rg.pages);
 	__u64 spages = 0, total_clusters = 0;
@@ -316,7 +316,7 @@ TEST(ApproxPlan, EveryClusterIsEquallyLikely)
 
 	for (__u64 seed = 0; seed < 2000; seed++) {
 		ms_approx_plan p;
-		ASSERT_EQ(ms_approx_choose(&rg, MS_APPROX_DEFAULT_FRACTION, seed, &p), 0);
+		ASSERT_EQ(ms_approx_choose(&rg, 0.03125, seed, &p), 0);
 		ASSERT_EQ(p.nclusters, 4u);
 		std::set<__u64> distinct;
 		for (size_t k = 0; k < p.nclusters; k++) {
@@ -344,6 +344,12 @@ TEST(ApproxPlan, SmallFractionsGroupSections)
 	ASSERT_EQ(p.nstrata, 2u);
 	EXPECT_EQ(p.strata[0].nclusters, 4096u);
 	EXPECT_EQ(p.strata[0].nsampled, 5u);
+	ms_approx_plan_free(&p);
+	// the default, 1/64: 2 clusters a section, so 2 sections a stratum and 4 of its 256 taken
+	ASSERT_EQ(ms_approx_choose(&rg, MS_APPROX_DEFAULT_FRACTION, 1, &p), 0);
+	EXPECT_EQ(p.sections_per_stratum, 2u);
+	ASSERT_EQ(p.nstrata, 32u);
+	EXPECT_EQ(p.strata[0].nsampled, 4u);
 	ms_approx_plan_free(&p);
 	ASSERT_EQ(ms_approx_choose(&rg, 1, 1, &p), 0);
 	EXPECT_EQ(p.pages_sampled, p.pages);	// everything: an exact walk by clusters
