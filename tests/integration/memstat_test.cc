@@ -590,6 +590,15 @@ TEST(Classes, HugetlbPoolIsHugetlb)
 
 // ---- the parallel walk (--jobs) ----
 
+// The workers a walk used: no more than asked for, and several when several were asked for and
+// memory has more than one section (fewer than asked where two chunk boundaries round up to the
+// same section boundary, as around a range shorter than a section).
+void expect_jobs(unsigned int got, unsigned int asked, uint64_t sections)
+{
+	EXPECT_LE(got, asked);
+	EXPECT_GE(got, asked > 1 && sections > 1 ? 2u : 1u);
+}
+
 // The sub-class of every pfn from one in-process walk with runs (0xff: none), and the result.
 struct PfnWalk {
 	std::vector<uint8_t> cls;
@@ -671,11 +680,11 @@ TEST(Walk, ParallelWalksAgreeWithTheSerialWalk)
 		ms_bpf_set_jobs(b, jobs);
 		struct ms_result res;
 		ASSERT_EQ(ms_bpf_walk(b, &r, &res, nullptr, nullptr), 0);
-		EXPECT_EQ(res.jobs, std::min<uint64_t>(jobs, sections));
+		expect_jobs(res.jobs, jobs, sections);
 		EXPECT_EQ(res.total + res.holes, r.pages) << "a page counted twice or not at all";
 		PfnWalk w = walk_pfns(b, r);
 		ASSERT_TRUE(w.ok);
-		EXPECT_EQ(w.res.jobs, std::min<uint64_t>(jobs, sections));
+		expect_jobs(w.res.jobs, jobs, sections);
 		EXPECT_EQ(w.overlaps, 0u) << "runs that overlap";
 		EXPECT_EQ(w.run_pages, w.res.total);
 		EXPECT_EQ(w.res.total + w.res.holes, r.pages);
@@ -947,7 +956,7 @@ TEST(KmodBackend, ParallelWalkCountsEveryPageOnce)
 		struct ms_result res;
 		ms_kmod_set_jobs(k, jobs);
 		ASSERT_EQ(ms_kmod_walk(k, &r, &res, nullptr, nullptr, nullptr), 0);
-		EXPECT_EQ(res.jobs, std::min<uint64_t>(jobs, sections));
+		expect_jobs(res.jobs, jobs, sections);
 		EXPECT_EQ(res.total + res.holes, r.pages) << "a page counted twice or not at all";
 		double tol = serial.total * 0.005;
 		for (int c = 0; c < MS_NR_CLASSES; c++)
