@@ -213,6 +213,8 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 		/* one of the two walk programs: each carries its own copy of visit() to verify */
 		bpf_program__set_autoload(b->skel->progs.walk_cast, b->cast);
 		bpf_program__set_autoload(b->skel->progs.walk, !b->cast);
+		/* the section cache serves a second walk: none, none of its program's relocations */
+		bpf_program__set_autoload(b->skel->progs.get_deferred, !(flags & MS_BPF_ONE_WALK));
 		/* the per-page records cost 3.4 MiB of kernel memory: only for allpages */
 		if (!(flags & MS_BPF_ALLPAGES))
 			bpf_map__set_max_entries(b->skel->maps.pagerecs, 1);
@@ -236,6 +238,7 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 		goto fail;
 	}
 	t_detect = ms_now_ms();
+	b->no_cache = flags & MS_BPF_ONE_WALK;
 	b->skel->bss->nr_node_ids = possible_nodes();
 	err = run_prog(b->skel->progs.detect);
 	if (err < 0) {
@@ -345,7 +348,8 @@ static bool cache_begin(struct ms_bpf *b, const struct ms_ranges *ranges)
 	struct ms_meminfo mi;
 	size_t n;
 
-	if (run_prog(b->skel->progs.get_deferred) < 0 || !b->skel->bss->nr_nodes_read)
+	if (bpf_program__fd(b->skel->progs.get_deferred) < 0 ||
+	    run_prog(b->skel->progs.get_deferred) < 0 || !b->skel->bss->nr_nodes_read)
 		return false;
 	if (ms_meminfo_read("/proc/meminfo", &mi))
 		return false;

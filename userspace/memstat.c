@@ -429,10 +429,11 @@ struct walker {
 };
 
 /* The backend asked for (backend.c); a failure is said on stderr and in the JSON. */
-static int open_backend(enum ms_backend_choice c, struct walker *w, char *fallback, size_t flen)
+static int open_backend(enum ms_backend_choice c, unsigned int bpf_flags, struct walker *w,
+			char *fallback, size_t flen)
 {
 	char why[512] = "";
-	int ret = ms_backend_open(c, 0, true, &w->be, why, sizeof(why), fallback, flen);
+	int ret = ms_backend_open(c, bpf_flags, true, &w->be, why, sizeof(why), fallback, flen);
 
 	if (ret) {
 		ms_err("%s", why);
@@ -534,7 +535,8 @@ int main(int argc, char **argv)
 	if (o.sampling)
 		ms_sample_signals();	/* before the slow part: a SIGHUP then does not kill us */
 	memset(&walker, 0, sizeof(walker));
-	ret = open_backend(o.backend, &walker, fallback, sizeof(fallback));
+	ret = open_backend(o.backend, o.sampling ? 0 : MS_BPF_ONE_WALK, &walker, fallback,
+			   sizeof(fallback));
 	if (ret)
 		goto out;
 	if (fallback[0])
@@ -544,8 +546,6 @@ int main(int argc, char **argv)
 		o.jobs = ms_jobs_auto(&ranges, !o.sampling);
 	if (bpf)
 		ms_bpf_set_jobs(bpf, o.jobs);
-	if (bpf && !o.sampling)
-		ms_bpf_set_cache(bpf, false);	/* one walk: nothing would reuse the section cache */
 	if (walker.be.kmod)
 		ms_kmod_set_jobs(walker.be.kmod, o.jobs);
 	if (o.features) {

@@ -148,6 +148,7 @@ typedef int (*ms_page_fn)(void *arg, __u64 pfn, const struct ms_page_rec *rec);
 /* BPF backend. */
 struct ms_bpf;
 #define MS_BPF_ALLPAGES 0x1	/* set up the per-page records of ms_bpf_dump() */
+#define MS_BPF_ONE_WALK 0x2	/* one walk: no periodic section cache (get_deferred unloaded) */
 /* Returns an MS_EXIT_* code; on failure *why says what failed, in one line. */
 int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whylen);
 int ms_bpf_dump(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
