@@ -351,24 +351,25 @@ static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 }
 
 /*
- * walk_cast's counting and runs walks pass MS_CTX_CAST as the walk's ctx: they read each page
- * they visit through bpf_rdonly_cast (visit_cast()) instead of copying its batch.
+ * How walk_cast reads the batch in hand (visit_how): copied like walk's (allpages, which records
+ * every page's words), or not at all, each page it visits being read through bpf_rdonly_cast
+ * (visit_cast()); then the batch is only checked to be mapped (a 4 KiB page of vmemmap is
+ * mapped or not as a whole), unless a load already read something other than zero from it. A
+ * global, not a constant per call, so that the verifier checks the walk loop once, not once
+ * per way. walk passes a NULL ctx and always copies: 6.1 has no bpf_rdonly_cast.
  */
 #define MS_CTX_CAST ((void *)1)
-#define MS_CTX_CAST_MAPPED ((void *)2)	/* the same, on a batch already seen to be mapped */
+enum { MS_HOW_COPY, MS_HOW_CAST, MS_HOW_CAST_MAPPED };
+__u32 visit_how;
 
-/*
- * 64 struct pages (4 KiB of vmemmap) in one copy. With MS_CTX_CAST nothing is copied: the
- * batch is only checked to be mapped (a 4 KiB page of vmemmap is mapped or not as a whole).
- */
 static const __u64 *ms_hook_batch(void *ctx, struct ms_walker *w, __u64 base)
 {
 	void *src = (void *)(feat.vmemmap_base + base * 64);
 	__u64 word;
 
-	if (ctx == MS_CTX_CAST_MAPPED)
+	if (ctx == MS_CTX_CAST && visit_how == MS_HOW_CAST_MAPPED)
 		return buf;
-	if (ctx == MS_CTX_CAST)
+	if (ctx == MS_CTX_CAST && visit_how == MS_HOW_CAST)
 		return bpf_probe_read_kernel(&word, sizeof(word), src) ? 0 : buf;
 	if (bpf_probe_read_kernel(buf, sizeof(buf), src))
 		return 0;
@@ -406,47 +407,68 @@ __noinline int dump_record(__u64 pfn, __u32 j)
 	return 0;
 }
 
+/*
+ * The page being visited, and the next one when it is a head: its order, or an HVO fake head
+ * (classify.h needs the next page only then). visit() and visit_cast() fill it, each its way,
+ * and call visit_page(), so that the verifier checks the verdict's code once.
+ */
+__u64 pw[2 * MS_PAGE_WORDS];
+
+__noinline int visit_page(__u64 pfn, __u32 j, __u32 has_next)
+{
+	const __u64 *p1 = has_next ? pw + MS_PAGE_WORDS : 0;
+
+	/* opaque to clang, which would otherwise fold the NULL case into loads at small offsets */
+	asm volatile("" : "+r"(p1));
+	ms_walk_page(NULL, NULL, &feat, pfn, j, pw, p1, hbuf);
+	return 0;
+}
+
 /* Classify the page at pfn, the j-th of the batch in buf. A global function: verified once. */
 __noinline int visit(__u64 pfn, __u32 j)
 {
 	const __u64 *p = &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
-	const __u64 *p1 = (j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 ? p + MS_PAGE_WORDS : 0;
+	__u32 has_next = (j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 &&
+			 ms_flag(p[MS_W_FLAGS], feat.pg_head);
+	int i;
 
-	ms_walk_page(NULL, NULL, &feat, pfn, j, p, p1, hbuf);
-	return 0;
+	for (i = 0; i < MS_PAGE_WORDS; i++)
+		pw[i] = p[i];
+	if (has_next)
+		for (i = MS_PAGE_WORDS; i < 2 * MS_PAGE_WORDS; i++)
+			pw[i] = p[i];
+	return visit_page(pfn, j, has_next);
 }
 
 /*
  * visit(), with the page's words loaded through an untrusted pointer (v6.2+): 8 loads, and 8
- * more for the next page only when it is needed (the page is a head: its order, or an HVO
- * fake head), instead of a copy of the whole batch for each batch with a page to visit (a
- * 4 KiB bpf_probe_read_kernel costs as much as about 40 pages read this way). The pointer is
- * typed struct pt_regs (168 bytes, unsigned longs: core_fixes.bpf.h), so the loads are scalars;
- * the caller checked that this piece of vmemmap is mapped.
+ * more for the next page only when it is needed, instead of a copy of the whole batch for
+ * each batch with a page to visit (a 4 KiB bpf_probe_read_kernel costs as much as reading
+ * about 40 pages this way). The pointer is typed struct pt_regs (168 bytes, unsigned longs:
+ * core_fixes.bpf.h), so the loads are scalars; the caller checked that this piece of vmemmap
+ * is mapped.
  */
 __noinline int visit_cast(__u64 pfn, __u32 j)
 {
 	const __u64 *s = bpf_rdonly_cast((void *)(feat.vmemmap_base + pfn * 64),
 					 bpf_core_type_id_kernel(struct pt_regs));
-	__u64 p[2 * MS_PAGE_WORDS];
-	const __u64 *p1 = 0;
+	__u32 has_next;
 	int i;
 
 	for (i = 0; i < MS_PAGE_WORDS; i++)
-		p[i] = s[i];
-	if ((j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 && ms_flag(p[MS_W_FLAGS], feat.pg_head)) {
+		pw[i] = s[i];
+	has_next = (j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 &&
+		   ms_flag(pw[MS_W_FLAGS], feat.pg_head);
+	if (has_next)
 		for (i = MS_PAGE_WORDS; i < 2 * MS_PAGE_WORDS; i++)
-			p[i] = s[i];
-		p1 = p + MS_PAGE_WORDS;
-	}
-	ms_walk_page(NULL, NULL, &feat, pfn, j, p, p1, hbuf);
-	return 0;
+			pw[i] = s[i];
+	return visit_page(pfn, j, has_next);
 }
 
 static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, const __u64 *p,
 			  const __u64 *p1)
 {
-	if (ctx == MS_CTX_CAST || ctx == MS_CTX_CAST_MAPPED)
+	if (ctx == MS_CTX_CAST && visit_how != MS_HOW_COPY)
 		visit_cast(pfn, j);
 	else
 		visit(pfn, j);
@@ -502,12 +524,11 @@ static long walk_batch_cast(__u64 idx, void *ctx)
 			cursor = base + MS_BATCH_PAGES;
 			return 0;
 		}
-		if (u == 0)
-			return ms_walk_step(MS_CTX_CAST_MAPPED, NULL, 0);
+		visit_how = u == 0 ? MS_HOW_CAST_MAPPED : MS_HOW_CAST;
+	} else {
+		/* allpages records the words of every page: from the copy */
+		visit_how = dump_pages ? MS_HOW_COPY : MS_HOW_CAST;
 	}
-	/* allpages records the words of every page: from the copy */
-	if (dump_pages)
-		return ms_walk_step(NULL, NULL, 0);
 	return ms_walk_step(MS_CTX_CAST, NULL, 0);
 }
 

@@ -290,17 +290,19 @@ MS_INLINE int ms_walk_step(void *ctx, struct ms_walker *w, int uninit_test)
 			return 0;
 		}
 	}
+	/*
+	 * The call is the last thing of the loop's body: 6.1's verifier refuses a loop whose
+	 * back edge is the fall-through of a call ("back-edge from insn").
+	 */
 	for (j = 0; j < MS_BATCH_PAGES; j++) {
 		__u64 pfn = base + j;
 
 		if (pfn < MS_WS(w, cursor))
 			continue;	/* covered by the block just counted */
-		if (pfn >= end)
+		if (pfn >= end || MS_WS(w, cursor) >= base + MS_BATCH_PAGES)
 			break;
 		ms_hook_visit(ctx, w, pfn, (__u32)j, b + j * MS_PAGE_WORDS,
 			      j < MS_BATCH_PAGES - 1 ? b + (j + 1) * MS_PAGE_WORDS : 0);
-		if (MS_WS(w, cursor) >= base + MS_BATCH_PAGES)
-			break;
 	}
 	return 0;
 }
