@@ -97,17 +97,41 @@ static int load_zones(struct dumper *d)
 
 /* ---- records ---- */
 
+/* Is the page printed (and counted for --summary)? */
+static bool wanted(const struct dumper *d, __u64 pfn, const struct ms_page_rec *r)
+{
+	return pfn >= d->first && pfn <= d->last && r->valid && r->sub < MS_NR_SUBS &&
+	       (d->want & (1U << r->sub));
+}
+
 static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 {
 	struct dumper *d = arg;
 
-	if (pfn < d->first || pfn > d->last || !r->valid || r->sub >= MS_NR_SUBS)
-		return 0;
-	if (!(d->want & (1U << r->sub)))
+	if (!wanted(d, pfn, r))
 		return 0;
 	d->printed++;
 	d->sub[r->sub]++;
 	return ms_pagefmt_pipe_page(d->pipe, pfn, r);
+}
+
+/* A section of the bpf walk: its runs of printed pages handed over a run at a time. */
+static int on_section(void *arg, __u64 start, __u64 npages, const struct ms_page_rec *recs)
+{
+	struct dumper *d = arg;
+	__u64 i = 0, j;
+
+	while (i < npages) {
+		while (i < npages && !wanted(d, start + i, &recs[i]))
+			i++;
+		for (j = i; j < npages && wanted(d, start + j, &recs[j]); j++)
+			d->sub[recs[j].sub]++;
+		d->printed += j - i;
+		if (j > i && ms_pagefmt_pipe_pages(d->pipe, start + i, j - i, recs + i))
+			return -1;
+		i = j;
+	}
+	return 0;
 }
 
 /* ---- options ---- */
@@ -336,7 +360,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		ret = be.bpf ? ms_bpf_dump(be.bpf, &ranges, &res, on_page, d) :
+		ret = be.bpf ? ms_bpf_dump_sections(be.bpf, &ranges, &res, on_section, d) :
 			       ms_kmod_walk(be.kmod, &ranges, &res, NULL, on_page, d);
 		werr = ms_pagefmt_pipe_finish(d->pipe);
 	}

@@ -636,6 +636,75 @@ TEST(PagefmtPipe, AnyNumberOfJobsWritesTheRecordsInOrder)
 		}
 }
 
+// Runs of pages handed over a block at a time (ms_pagefmt_pipe_pages(), as a bpf section is):
+// the same bytes as page by page, across chunks and across every zone boundary of kZones,
+// whose zone state is carried a zone at a time.
+TEST(PagefmtPipe, BlocksOfPagesEqualPageByPage)
+{
+	const Layout s = setups()[0];
+	const u64 runs[][2] = {
+		{ 0xff0, 0x20 }, { 0xfff00, 0x200 }, { 0x3ffc00, 0x9000 }, { 0x47f000, 0x2000 },
+		{ 0x4fff00, 0x200 }, { 0x6fff00, 0x200 }, { 0x7fff00, 0x200 }, { 0x8fff00, 0x200 },
+		{ 0x2ff000, 0x1800 }, { 0x400000, 0x10 },
+	};
+	size_t nwhole = 4 * 4096;
+	// Whole blocks of 4096 pages (a chunk each) whose zone state at the end decides the zone of
+	// the next chunk's first page: 0x400010 is node 0's Normal when the state is that zone (kept
+	// from the block that crossed into it) but node 1's Movable (the first zone that holds it)
+	// after a block that ended in Fifteen_chars_z, crossing into it from the gap.
+	const u64 whole[][2] = {
+		{ 0xfff00, 4096 }, { 0x400010, 4096 }, { 0x6ff000, 4096 }, { 0x7fff00, 4096 },
+	};
+	std::vector<std::pair<u64, ms_page_rec>> pages;
+	Gen g(99);
+
+	for (auto &r : whole)
+		for (u64 i = 0; i < r[1]; i++)
+			pages.emplace_back(r[0] + i, g.next());
+	pages.emplace_back(0x400020, g.next());
+	for (auto &r : runs)
+		for (u64 i = 0; i < r[1]; i++)
+			pages.emplace_back(r[0] + i, g.next());
+	// and random runs: pages in pfn order, with gaps
+	auto more = walk_like(3 * 4096, 100, 0x3fff00, 0x800);
+	pages.insert(pages.end(), more.begin(), more.end());
+	for (ms_pagefmt_format fmt : kFormats) {
+		Both b(s, fmt, false);
+		std::string want;
+
+		for (auto &p : pages)
+			want += ref_record(&b.ref, p.first, &p.second);
+		for (int jobs : { 1, 3 }) {
+			FILE *tmp = tmpfile();
+			ASSERT_NE(tmp, nullptr);
+			ms_pagefmt_pipe *p = ms_pagefmt_pipe_start(&b.f, fileno(tmp), jobs);
+			ASSERT_NE(p, nullptr);
+			std::vector<ms_page_rec> block;
+			for (size_t i = 0; i < pages.size();) {
+				// a block of consecutive pfns, of a random length (or one page alone)
+				size_t n = 1, most = i < nwhole ? 4096 : g.rng() % 4 ? 1 + g.rng() % 9000 : 1;
+
+				while (i + n < pages.size() && n < most &&
+				       pages[i + n].first == pages[i].first + n)
+					n++;
+				block.clear();
+				for (size_t k = 0; k < n; k++)
+					block.push_back(pages[i + k].second);
+				if (n == 1 && g.rng() % 2)
+					ASSERT_EQ(ms_pagefmt_pipe_page(p, pages[i].first, &block[0]), 0);
+				else
+					ASSERT_EQ(ms_pagefmt_pipe_pages(p, pages[i].first, n, block.data()), 0);
+				i += n;
+			}
+			EXPECT_EQ(ms_pagefmt_pipe_finish(p), 0);
+			std::string got = read_file(fileno(tmp));
+			fclose(tmp);
+			ASSERT_EQ(got.size(), want.size()) << fmt_name(fmt) << " jobs " << jobs;
+			EXPECT_TRUE(got == want) << fmt_name(fmt) << " jobs " << jobs << ": the bytes differ";
+		}
+	}
+}
+
 TEST(PagefmtPipe, NoPagesWritesNothing)
 {
 	const Layout s = setups()[0];
