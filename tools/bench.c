@@ -1006,7 +1006,8 @@ int main(int argc, char **argv)
 {
 	double run[RUNS], kpf[KPF_READS], rmed, rmax = 0, allp, kdump, kn, wn, w1n = 0, jobs_used = 1;
 	const char *memstat = "build/memstat", *busy_dir = "/var/tmp";
-	struct jwalk wdef, w1, wk, wkpf;
+	struct jwalk wdef, w1, wk, wkpf, wcpu = { .walk_ms = 0 };
+	char ncpu_s[16];
 	struct sampling sx, sa;
 	struct approx_err ae;
 	const struct targets *t;
@@ -1088,6 +1089,11 @@ int main(int argc, char **argv)
 	json_walks(memstat, NULL, NULL, WALKS, &wdef);
 	if (wdef.jobs > 0)
 		jobs_used = wdef.jobs;
+	/* the default may use fewer workers than CPUs: the walk with one per CPU too */
+	if (have_jobs && ncpu > 1 && (int)jobs_used != ncpu) {
+		snprintf(ncpu_s, sizeof(ncpu_s), "%d", ncpu);
+		json_walks(memstat, "--jobs", ncpu_s, WALKS, &wcpu);
+	}
 	if (have_kmod)
 		json_walks(memstat, "-b", "kmod", WALKS, &wk);
 	for (i = 0; i < KPF_READS; i++)
@@ -1135,6 +1141,14 @@ int main(int argc, char **argv)
 	if (have_jobs && wdef.jobs > 1)
 		printf("%-44s %10.2f x         (%.0f workers)\n", "parallel speed-up over --jobs 1",
 		       w1.walk_ms / wdef.walk_ms, jobs_used);
+	if (wcpu.walk_ms > 0) {
+		char label[64];
+
+		snprintf(label, sizeof(label), "bpf walk, one worker per CPU (--jobs %d)", ncpu);
+		printf("%-44s %10.2f ns/page  (%.1f ms, median of %d; %.2fx the speed of --jobs 1)\n",
+		       label, wcpu.walk_ms * 1e6 / (double)r.pages, wcpu.walk_ms, WALKS,
+		       w1.walk_ms / wcpu.walk_ms);
+	}
 	if (have_kmod)
 		printf("%-44s %10.2f ns/page  (%.1f ms, median of %d memstat --json -b kmod)\n",
 		       "kernel module walk (/dev/memstat)", wk.walk_ms * 1e6 / (double)r.pages,
