@@ -262,10 +262,28 @@ run "--json, default jobs" 0 "$memstat" --json
 python3 -c 'import json,os,sys; d = json.load(open(sys.argv[1]))
 assert 1 <= d["jobs"] <= len(os.sched_getaffinity(0)), d["jobs"]' "$tmp/out" &&
 	ok "default jobs: at least 1, at most the CPUs" || bad "default jobs" "$(cat "$tmp/out")"
+# kpageflags: a reader per worker; every present page read once (total + holes cannot move)
+run "kpageflags --jobs 1" 0 "$memstat" --backend kpageflags --json --jobs 1
+cp "$tmp/out" "$tmp/kpf1"
 run "kpageflags --jobs 4" 0 "$memstat" --backend kpageflags --json --jobs 4
-python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
-assert d["jobs"] == 1 and d["timings"]["bpf_load"] == 0, d' "$tmp/out" &&
-	ok "kpageflags: --jobs accepted, one worker" || bad "kpageflags --jobs" "$(cat "$tmp/out")"
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+assert d["jobs"] == 4 and s["jobs"] == 1 and d["timings"]["bpf_load"] == 0, d
+assert d["pages"]["total"] + d["holes"] == s["pages"]["total"] + s["holes"], (d, s)' \
+	"$tmp/out" "$tmp/kpf1" && ok "kpageflags: 4 readers, every page once" ||
+	bad "kpageflags --jobs 4" "$(cat "$tmp/out")"
+run "kpageflags --runs --jobs 3" 0 "$memstat" --backend kpageflags --runs --jobs 3
+python3 -c 'import json,sys
+s = json.load(open(sys.argv[2]))
+end, total, prev = 0, 0, None
+for line in open(sys.argv[1]):
+    pfn, n, cls, sub = line.split()
+    pfn, n = int(pfn, 16), int(n)
+    assert pfn >= end, line
+    assert not (pfn == end and sub == prev), "a run cut in two: " + line
+    end, total, prev = pfn + n, total + n, sub
+assert total == s["pages"]["total"], (total, s["pages"]["total"])' "$tmp/out" "$tmp/kpf1" &&
+	ok "kpageflags --runs --jobs 3: runs in pfn order, merged, every page" ||
+	bad "kpageflags --runs --jobs 3" "$(head -5 "$tmp/out")"
 "$memstat" --jobs 2 1 2 >"$tmp/out" 2>"$tmp/err" && [ "$(grep -c ':' "$tmp/out")" -eq 2 ] &&
 	ok "--jobs 2 with sampling" || bad "--jobs 2 with sampling" "$(cat "$tmp/out" "$tmp/err")"
 

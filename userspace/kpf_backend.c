@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,17 +68,14 @@ enum ms_sub ms_kpf_classify(__u64 k, enum ms_sub prev_head)
 	return MS_UNKNOWN;
 }
 
-int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
-		ms_run_fn fn, void *arg, char *why, size_t whylen)
+/* One worker's walk of its chunk: its own file descriptor and buffer. */
+static int kpf_walk_chunk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
+			  ms_run_fn fn, void *arg, char *why, size_t whylen)
 {
 	__u64 *buf;
-	double t0 = ms_now_ms();
 	size_t i;
 	int fd;
 
-	memset(res, 0, sizeof(*res));
-	res->backend = "kpageflags";
-	res->jobs = 1;	/* --jobs is accepted and ignored: README "Parallel walk" */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
@@ -105,11 +103,13 @@ int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_resu
 			n = pread(fd, buf, want * 8, (off_t)(pfn * 8));
 			res->reads++;
 			if (n < 0) {
+				int err = errno;
+
 				snprintf(why, whylen, "failed to read %s at pfn %#llx: %s", path,
-					 (unsigned long long)pfn, strerror(errno));
+					 (unsigned long long)pfn, strerror(err));
 				free(buf);
 				close(fd);
-				return errno == EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
+				return err == EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
 			}
 			if (n < 8) {	/* past get_max_dump_pfn(): no struct pages there */
 				res->holes += ranges->r[i].end - pfn;
@@ -145,13 +145,149 @@ int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_resu
 	}
 	free(buf);
 	close(fd);
-	for (i = 0; i < MS_NR_SUBS; i++)
-		res->total += res->sub[i];
-	res->walk_ms = ms_now_ms() - t0;
 	return MS_EXIT_OK;
 stop:
 	free(buf);
 	close(fd);
 	snprintf(why, whylen, "stopped by the page consumer");
 	return MS_EXIT_FAIL;
+}
+
+/* A parallel walk's worker: its counts, and its runs kept for the caller in pfn order. */
+struct kpf_worker {
+	const char *path;
+	const struct ms_ranges *chunk;
+	struct ms_result res;
+	bool want_runs;
+	struct { __u64 pfn, n; enum ms_sub sub; } *runs;
+	size_t nruns, cap;
+	int ret;
+	char why[512];
+	pthread_t tid;
+};
+
+static int kpf_keep_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
+{
+	struct kpf_worker *w = arg;
+
+	if (w->nruns == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 4096;
+		void *nr = realloc(w->runs, cap * sizeof(*w->runs));
+
+		if (!nr)
+			return -1;
+		w->runs = nr;
+		w->cap = cap;
+	}
+	w->runs[w->nruns].pfn = pfn;
+	w->runs[w->nruns].n = npages;
+	w->runs[w->nruns].sub = sub;
+	w->nruns++;
+	return 0;
+}
+
+static void *kpf_worker_thread(void *arg)
+{
+	struct kpf_worker *w = arg;
+
+	w->ret = kpf_walk_chunk(w->path, w->chunk, &w->res, w->want_runs ? kpf_keep_run : NULL, w,
+				w->why, sizeof(w->why));
+	return NULL;
+}
+
+/*
+ * /proc/kpageflags read by up to jobs workers, each its own chunk of whole sections with its own
+ * file descriptor (0: ms_jobs_auto()). A worker starts with no head in hand: only a folio larger
+ * than a section crosses a chunk boundary, a gigantic hugetlb page, whose tails carry KPF_HUGE
+ * themselves. Runs reach fn in pfn order, as from one reader.
+ */
+int ms_kpf_walk_jobs(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
+		     ms_run_fn fn, void *arg, unsigned int jobs, char *why, size_t whylen)
+{
+	struct ms_run_merger merger = { fn, arg, 0, 0, MS_NR_SUBS };
+	struct ms_ranges *chunks = NULL;
+	struct kpf_worker *w = NULL;
+	double t0 = ms_now_ms();
+	size_t i, k, n = 0;
+	int j, ret = MS_EXIT_FAIL;
+
+	memset(res, 0, sizeof(*res));
+	res->backend = "kpageflags";
+	if (!jobs)
+		jobs = ms_jobs_auto(ranges, false);
+	if (jobs > MS_JOBS_MAX)
+		jobs = MS_JOBS_MAX;
+	if (jobs <= 1) {
+		ret = kpf_walk_chunk(path, ranges, res, fn, arg, why, whylen);
+		n = 1;
+		goto done;
+	}
+	chunks = calloc(jobs, sizeof(*chunks));
+	w = calloc(jobs, sizeof(*w));
+	if (chunks && w)
+		n = ms_split_chunks(ranges, jobs, chunks);
+	if (!n) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		w[i].path = path;
+		w[i].chunk = &chunks[i];
+		w[i].want_runs = fn != NULL;
+	}
+	for (i = 1; i < n; i++)
+		if (pthread_create(&w[i].tid, NULL, kpf_worker_thread, &w[i])) {
+			w[i].tid = 0;
+			kpf_worker_thread(&w[i]);
+		}
+	kpf_worker_thread(&w[0]);
+	for (i = 1; i < n; i++)
+		if (w[i].tid)
+			pthread_join(w[i].tid, NULL);
+	for (i = 0; i < n; i++) {
+		if (w[i].ret) {
+			snprintf(why, whylen, "%s", w[i].why[0] ? w[i].why : "out of memory");
+			ret = w[i].ret;
+			goto out;
+		}
+		for (j = 0; j < MS_NR_SUBS; j++)
+			res->sub[j] += w[i].res.sub[j];
+		res->holes += w[i].res.holes;
+		res->reads += w[i].res.reads;
+	}
+	/* a run that a chunk boundary cut in two is one run again, as from one reader */
+	for (i = 0; fn && i < n; i++)
+		for (k = 0; k < w[i].nruns; k++)
+			if (ms_merge_run(&merger, w[i].runs[k].pfn, w[i].runs[k].n,
+					 w[i].runs[k].sub)) {
+				snprintf(why, whylen, "stopped by the page consumer");
+				goto out;
+			}
+	if (fn && ms_merge_flush(&merger)) {
+		snprintf(why, whylen, "stopped by the page consumer");
+		goto out;
+	}
+	ret = MS_EXIT_OK;
+done:
+	if (!ret) {
+		for (j = 0; j < MS_NR_SUBS; j++)
+			res->total += res->sub[j];
+		res->walk_ms = ms_now_ms() - t0;
+		ms_timings.walk = res->walk_ms;
+		res->jobs = (unsigned int)n;
+	}
+out:
+	for (i = 0; chunks && i < jobs; i++)
+		ms_ranges_free(&chunks[i]);
+	for (i = 0; w && i < jobs; i++)
+		free(w[i].runs);
+	free(chunks);
+	free(w);
+	return ret;
+}
+
+int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
+		ms_run_fn fn, void *arg, char *why, size_t whylen)
+{
+	return ms_kpf_walk_jobs(path, ranges, res, fn, arg, 1, why, whylen);
 }

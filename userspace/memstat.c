@@ -424,6 +424,7 @@ struct walker {
 	struct ms_backend be;	/* neither: /proc/kpageflags */
 	const struct ms_ranges *ranges;
 	ms_run_fn fn;
+	unsigned int jobs;	/* kpageflags readers (the others' backends are told) */
 	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
 	double fraction;
 	__u64 seed;
@@ -479,7 +480,8 @@ static int walk_once(void *arg, struct ms_result *res)
 		}
 		return ret;
 	}
-	ret = ms_kpf_walk("/proc/kpageflags", w->ranges, res, w->fn, NULL, why, sizeof(why));
+	ret = ms_kpf_walk_jobs("/proc/kpageflags", w->ranges, res, w->fn, NULL, w->jobs, why,
+			       sizeof(why));
 	if (ret)
 		ms_err("%s", why);
 	return ret;
@@ -543,8 +545,9 @@ int main(int argc, char **argv)
 	if (fallback[0])
 		ro.fallback_reason = fallback;
 	bpf = walker.be.bpf;
-	if (!o.jobs)	/* a one-shot run has one walk to repay the extra workers' start */
-		o.jobs = ms_jobs_auto(&ranges, !o.sampling);
+	if (!o.jobs)	/* a one-shot bpf run has one walk to repay the extra workers' start */
+		o.jobs = ms_jobs_auto(&ranges, !o.sampling && bpf);
+	walker.jobs = o.jobs;
 	if (bpf)
 		ms_bpf_set_jobs(bpf, o.jobs);
 	if (walker.be.kmod)

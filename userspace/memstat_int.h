@@ -248,6 +248,9 @@ void ms_backend_close(struct ms_backend *be);
 /* /proc/kpageflags backend. */
 int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_run_fn fn, void *arg, char *why, size_t whylen);
+/* The same with up to jobs readers in parallel (0: ms_jobs_auto()); ms_kpf_walk() is one. */
+int ms_kpf_walk_jobs(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
+		     ms_run_fn fn, void *arg, unsigned int jobs, char *why, size_t whylen);
 /* Classify one /proc/kpageflags word; prev is the sub-class of the last head (for tails). */
 enum ms_sub ms_kpf_classify(__u64 kpf, enum ms_sub prev_head);
 
