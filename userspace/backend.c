@@ -149,7 +149,8 @@ size_t ms_split_chunks(const struct ms_ranges *r, unsigned int jobs, struct ms_r
 
 		if (!*end && v > r->r[0].start && v < r->r[r->n - 1].end)
 			bound[nb++] = v;
-	} else {
+	}
+	if (!nb) {
 		for (i = 1; i < jobs && r->n; i++) {
 			__u64 pfn = pfn_at(r, pages * i / jobs);
 
