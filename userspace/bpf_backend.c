@@ -26,7 +26,6 @@ struct ms_bpf {
 	struct memstat_bpf *skel;
 	__u32 generation;
 	const struct ms_page_rec *recs;	/* allpages: the pagerecs map, memory-mapped */
-	ms_section_fn sec_fn;		/* ms_bpf_dump_sections(): a call per section, not per page */
 	/*
 	 * Periodic walks: the counts of each whole section that lay above its node's
 	 * first_deferred_pfn. Struct pages there are all-zero or boot-reserved until the kernel
@@ -781,14 +780,9 @@ static int walk_chunk(struct ms_worker *w, ms_page_fn page_fn, void *arg)
 			}
 			if (w->want_runs && worker_keep_runs(w))
 				return MS_EXIT_FAIL;
-			if (page_fn && b->sec_fn) {
-				if (b->sec_fn(arg, start, stop - start, b->recs))
+			for (pfn = start; page_fn && pfn < stop; pfn++)
+				if (page_fn(arg, pfn, &b->recs[pfn - start]))
 					return MS_EXIT_FAIL;
-			} else {
-				for (pfn = start; page_fn && pfn < stop; pfn++)
-					if (page_fn(arg, pfn, &b->recs[pfn - start]))
-						return MS_EXIT_FAIL;
-			}
 			start = stop;
 		}
 		prev_end = end;
@@ -980,23 +974,6 @@ int ms_bpf_dump(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 		ms_page_fn fn, void *arg)
 {
 	return walk_ranges(b, ranges, res, NULL, fn, arg);
-}
-
-/* walk_chunk() calls b->sec_fn instead when it is set */
-static int page_unused(void *arg, __u64 pfn, const struct ms_page_rec *rec)
-{
-	return 0;
-}
-
-int ms_bpf_dump_sections(struct ms_bpf *b, const struct ms_ranges *ranges,
-			 struct ms_result *res, ms_section_fn fn, void *arg)
-{
-	int ret;
-
-	b->sec_fn = fn;
-	ret = walk_ranges(b, ranges, res, NULL, page_unused, arg);
-	b->sec_fn = NULL;
-	return ret;
 }
 
 void ms_bpf_free(struct ms_bpf *b)

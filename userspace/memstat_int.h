@@ -153,12 +153,6 @@ struct ms_bpf;
 int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whylen);
 int ms_bpf_dump(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_page_fn fn, void *arg);
-/* The same a section at a time: npages records of pfns start.., in pfn order, in a buffer that
- * the next section overwrites. */
-typedef int (*ms_section_fn)(void *arg, __u64 start, __u64 npages,
-			     const struct ms_page_rec *recs);
-int ms_bpf_dump_sections(struct ms_bpf *b, const struct ms_ranges *ranges,
-			 struct ms_result *res, ms_section_fn fn, void *arg);
 int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_run_fn fn, void *arg);
 const struct ms_features *ms_bpf_features(const struct ms_bpf *b);
