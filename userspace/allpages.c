@@ -115,25 +115,6 @@ static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	return ms_pagefmt_pipe_page(d->pipe, pfn, r);
 }
 
-/* A section of the bpf walk: its runs of printed pages handed over a run at a time. */
-static int on_section(void *arg, __u64 start, __u64 npages, const struct ms_page_rec *recs)
-{
-	struct dumper *d = arg;
-	__u64 i = 0, j;
-
-	while (i < npages) {
-		while (i < npages && !wanted(d, start + i, &recs[i]))
-			i++;
-		for (j = i; j < npages && wanted(d, start + j, &recs[j]); j++)
-			d->sub[recs[j].sub]++;
-		d->printed += j - i;
-		if (j > i && ms_pagefmt_pipe_pages(d->pipe, start + i, j - i, recs + i))
-			return -1;
-		i = j;
-	}
-	return 0;
-}
-
 /* ---- options ---- */
 
 static int usage_error(const char *msg, const char *arg)
@@ -360,7 +341,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		ret = be.bpf ? ms_bpf_dump_sections(be.bpf, &ranges, &res, on_section, d) :
+		ret = be.bpf ? ms_bpf_dump(be.bpf, &ranges, &res, on_page, d) :
 			       ms_kmod_walk(be.kmod, &ranges, &res, NULL, on_page, d);
 		werr = ms_pagefmt_pipe_finish(d->pipe);
 	}

@@ -679,55 +679,6 @@ static struct chunk *cur_chunk(struct ms_pagefmt_pipe *p)
 	return c;
 }
 
-/*
- * The zone state after the pfns [a, b), one by one as ms_pagefmt_zone() takes them, but a zone
- * at a time: a zone holds the pfns up to its end, and a pfn that no zone holds is followed by
- * more such pfns up to the next zone's start.
- */
-static void zone_run(const struct ms_pagefmt *f, size_t *zi, __u64 a, __u64 b)
-{
-	while (a < b) {
-		__u64 next = b;
-		size_t k;
-
-		if (*zi < f->nzones && a >= f->zones[*zi].start && a < f->zones[*zi].end) {
-			a = f->zones[*zi].end;
-			continue;
-		}
-		if (ms_pagefmt_zone(f, zi, a))
-			continue;
-		for (k = 0; k < f->nzones; k++)
-			if (f->zones[k].start > a && f->zones[k].start < next)
-				next = f->zones[k].start;
-		a = next;
-	}
-}
-
-int ms_pagefmt_pipe_pages(struct ms_pagefmt_pipe *p, __u64 pfn, size_t n,
-			  const struct ms_page_rec *r)
-{
-	while (n) {
-		struct chunk *c;
-		size_t k, i;
-
-		if (__atomic_load_n(&p->err, __ATOMIC_RELAXED))
-			return -1;
-		c = cur_chunk(p);
-		k = CHUNK_PAGES - c->n < n ? CHUNK_PAGES - c->n : n;
-		memcpy(&c->rec[c->n], r, k * sizeof(*r));
-		for (i = 0; i < k; i++)
-			c->pfn[c->n + i] = pfn + i;
-		zone_run(p->f, &p->zi, pfn, pfn + k);
-		c->n += k;
-		pfn += k;
-		r += k;
-		n -= k;
-		if (c->n == CHUNK_PAGES)
-			submit(p);
-	}
-	return 0;
-}
-
 int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_page_rec *r)
 {
 	struct chunk *c;

@@ -70,7 +70,7 @@ int ms_write_all(int fd, const char *buf, size_t len);
 
 /*
  * The pipeline: ms_pagefmt_pipe_page() copies a record (the caller's buffer may be reused at
- * once), ms_pagefmt_pipe_pages() a run of them; jobs threads format chunks of records; one thread writes them to fd in the order they
+ * once); jobs threads format chunks of records; one thread writes them to fd in the order they
  * were given. ms_pagefmt_pipe_page() returns -1 once a write has failed (stop giving pages);
  * ms_pagefmt_pipe_finish() writes what is left, ends the threads and frees the pipeline, and
  * returns 0 or the errno of the first failed write (EPIPE: the reader went away).
@@ -78,9 +78,6 @@ int ms_write_all(int fd, const char *buf, size_t len);
 struct ms_pagefmt_pipe;
 struct ms_pagefmt_pipe *ms_pagefmt_pipe_start(const struct ms_pagefmt *f, int fd, int jobs);
 int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_page_rec *r);
-/* The n pages pfn, pfn + 1, ..., pfn + n - 1 (records r[0] to r[n - 1]), with one memcpy a chunk. */
-int ms_pagefmt_pipe_pages(struct ms_pagefmt_pipe *p, __u64 pfn, size_t n,
-			  const struct ms_page_rec *r);
 int ms_pagefmt_pipe_finish(struct ms_pagefmt_pipe *p);
 
 #endif /* MEMSTAT_PAGEFMT_H */
