@@ -608,6 +608,7 @@ static void pipe_free(struct ms_pagefmt_pipe *p)
 struct ms_pagefmt_pipe *ms_pagefmt_pipe_start(const struct ms_pagefmt *f, int fd, int jobs)
 {
 	struct ms_pagefmt_pipe *p = calloc(1, sizeof(*p));
+	int err = ENOMEM;
 	size_t i;
 
 	if (!p)
@@ -619,8 +620,11 @@ struct ms_pagefmt_pipe *ms_pagefmt_pipe_start(const struct ms_pagefmt *f, int fd
 	pthread_cond_init(&p->work_cv, NULL);
 	pthread_cond_init(&p->done_cv, NULL);
 	pthread_cond_init(&p->free_cv, NULL);
-	/* enough chunks that every worker has one while one is filled and one written */
-	p->nch = (size_t)p->jobs + 10;
+	/*
+	 * A chunk for every worker, and some to spare: the walk hands over a section (8 chunks)
+	 * at once. Some 1.3 MiB each: at most 64.
+	 */
+	p->nch = (size_t)p->jobs + 10 < 64 ? (size_t)p->jobs + 10 : 64;
 	p->ch = calloc(p->nch, sizeof(*p->ch));
 	if (!p->ch)
 		goto fail;
@@ -634,21 +638,25 @@ struct ms_pagefmt_pipe *ms_pagefmt_pipe_start(const struct ms_pagefmt *f, int fd
 		if (!c->pfn || !c->rec || !c->out)
 			goto fail;
 	}
-	if (pthread_create(&p->writer, NULL, writer, p))
+	err = pthread_create(&p->writer, NULL, writer, p);
+	if (err)
 		goto fail;
 	p->writer_started = true;
 	for (i = 0; i < (size_t)p->jobs; i++) {
-		if (pthread_create(&p->workers[i], NULL, worker, p))
+		err = pthread_create(&p->workers[i], NULL, worker, p);
+		if (err)
 			break;
 		p->nworkers++;
 	}
 	if (!p->nworkers) {
 		ms_pagefmt_pipe_finish(p);
+		errno = err;
 		return NULL;
 	}
 	return p;
 fail:
 	pipe_free(p);
+	errno = err;
 	return NULL;
 }
 

@@ -74,6 +74,7 @@ int ms_write_all(int fd, const char *buf, size_t len);
  * were given. ms_pagefmt_pipe_page() returns -1 once a write has failed (stop giving pages);
  * ms_pagefmt_pipe_finish() writes what is left, ends the threads and frees the pipeline, and
  * returns 0 or the errno of the first failed write (EPIPE: the reader went away).
+ * ms_pagefmt_pipe_start() returns NULL, errno set, when memory or a thread cannot be had.
  */
 struct ms_pagefmt_pipe;
 struct ms_pagefmt_pipe *ms_pagefmt_pipe_start(const struct ms_pagefmt *f, int fd, int jobs);
