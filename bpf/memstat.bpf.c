@@ -516,7 +516,7 @@ static long walk_batch_cast(__u64 idx, void *ctx)
 	__u64 cur = cursor, base = cur & ~(__u64)(MS_BATCH_PAGES - 1);
 
 	if (cur < walk_end && !dump && !dump_pages && cur == base &&
-	    base + MS_BATCH_PAGES <= walk_end) {
+	    walk_end - base >= MS_BATCH_PAGES) {
 		int u = batch_uninit(base);
 
 		if (u > 0) {

@@ -124,7 +124,7 @@ MS_INLINE void ms_walk_count(struct ms_walker *w, __u64 pfn, __u32 sub, __u64 n)
 		MS_WS(w, carry_sub) = sub;
 	}
 	MS_WS(w, counts)[sub & (MS_COUNTS - 1)] += c;
-	MS_WS(w, cursor) = pfn + n;
+	MS_WS(w, cursor) = n > ~0ULL - pfn ? ~0ULL : pfn + n;	/* never wraps to a low pfn */
 	if (MS_WS(w, dump))
 		ms_walk_run(w, pfn, c, sub);
 }
@@ -261,7 +261,8 @@ MS_INLINE void ms_walk_hole(void *ctx, struct ms_walker *w, __u64 from, __u64 st
  * One step of the walk: the batch of 64 struct pages the cursor is in. Returns 1 when the
  * range is done. uninit_test: test a whole batch for never-initialised struct pages first
  * (millions of them on a kernel with lazy deferred init: one verdict, no call per page). The
- * test is branch-free, so the BPF verifier sees one path.
+ * test is branch-free, so the BPF verifier sees one path. Nothing here computes base + 64,
+ * which wraps to 0 in the last batch of the pfn space (the module takes any pfns it is given).
  */
 MS_INLINE int ms_walk_step(void *ctx, struct ms_walker *w, int uninit_test)
 {
@@ -275,11 +276,11 @@ MS_INLINE int ms_walk_step(void *ctx, struct ms_walker *w, int uninit_test)
 	b = ms_hook_batch(ctx, w, base);
 	if (!b) {
 		/* an unmapped piece of vmemmap (or offline memory): a hole, never a crash */
-		ms_walk_hole(ctx, w, cur, base + MS_BATCH_PAGES < end ? base + MS_BATCH_PAGES : end);
+		ms_walk_hole(ctx, w, cur, end - base > MS_BATCH_PAGES ? base + MS_BATCH_PAGES : end);
 		return 0;
 	}
 	if (uninit_test && !MS_WS(w, dump) && !MS_WS(w, dump_pages) && cur == base &&
-	    base + MS_BATCH_PAGES <= end) {
+	    end - base >= MS_BATCH_PAGES) {
 		__u64 acc = 0;
 
 		for (j = 0; j < MS_BATCH_PAGES * MS_PAGE_WORDS; j += MS_PAGE_WORDS)
@@ -299,7 +300,7 @@ MS_INLINE int ms_walk_step(void *ctx, struct ms_walker *w, int uninit_test)
 
 		if (pfn < MS_WS(w, cursor))
 			continue;	/* covered by the block just counted */
-		if (pfn >= end || MS_WS(w, cursor) >= base + MS_BATCH_PAGES)
+		if (pfn >= end || MS_WS(w, cursor) - base >= MS_BATCH_PAGES)
 			break;
 		ms_hook_visit(ctx, w, pfn, (__u32)j, b + j * MS_PAGE_WORDS,
 			      j < MS_BATCH_PAGES - 1 ? b + (j + 1) * MS_PAGE_WORDS : 0);
