@@ -13,8 +13,9 @@
  *     ns per page, and the walk's speed-up over it; the kpageflags fallback backend;
  *   - memstat end to end, process start to exit (fork + exec + wait), median and worst, and the
  *     split of a one-shot run from its JSON `timings`;
- *   - periodic mode: CPU time (user + system, BPF included) of one sample, as a share of one
- *     CPU at a 1 s interval, exact and with --approx (and --approx's error against exact walks);
+ *   - periodic mode: CPU time (user + system, BPF included) of one sample (memstat's CPU-time
+ *     clock between its log's first and last-but-one rows), as a share of one CPU at a 1 s
+ *     interval, exact and with --approx (and --approx's error against exact walks);
  *   - allpages as CSV to /dev/null, beside a page-types -L style dump of /proc/kpageflags,
  *     kpagecount and kpagecgroup over the same pages;
  *   - the walk time of 1 TB and 4 TB extrapolated from the per-page cost.
@@ -38,11 +39,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -529,48 +532,108 @@ static int log_rows(const char *path, double *walks, int max, double *cached)
 	return n;
 }
 
+/* the CPU time of a running process, all its threads (ms); -1 when it cannot be read */
+static double proc_cpu_ms(clockid_t clk)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts))
+		return -1;
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /*
- * CPU ms of one periodic sample: a SAMPLES-sample run minus a 1-sample run, over the
- * difference in rows. The interval is twice the walk (at least 0.1 s), so that samples are
- * rarely skipped; the rows the logs really got are counted either way.
+ * CPU ms of one periodic sample: one SAMPLES-sample run, its CPU-time clock read when the log
+ * has its first row and again when it has SAMPLES - 1 rows (memstat then waits for the next
+ * tick), over the rows in between: neither start-up nor exit is counted, whose cost varies
+ * more between runs than a cheap sample costs (a 21-sample run less a 1-sample run came out
+ * negative for --approx under TCG). The interval is twice the walk (at least 0.1 s), so that
+ * the clock is read while memstat waits; a skipped tick only means fewer rows.
  */
 static void sample_cost(const char *memstat, const char *approx, double walk_ms,
 			struct sampling *s)
 {
-	char p1[64], pn[64], count[16], ival[16];
-	char *a1[10], *an[10];
-	double one, many, walks[SAMPLES];
-	int a = 0, n1, nn;
+	char pn[64], count[16], ival[16];
+	char *an[10];
+	double walks[SAMPLES], c1 = -1, c2 = -1;
+	int a = 0, nn, r1 = 0, r2 = 0, st;
+	clockid_t clk;
+	off_t last = 0;
+	pid_t pid;
 
-	temp_log(p1, sizeof(p1));
 	temp_log(pn, sizeof(pn));
 	snprintf(count, sizeof(count), "%d", SAMPLES);
 	snprintf(ival, sizeof(ival), "%.2f", walk_ms * 2 / 1000 > 0.1 ?
 		 ceil(walk_ms * 2 / 50) * 0.05 : 0.1);
-	a1[a] = an[a] = (char *)memstat, a++;
+	an[a++] = (char *)memstat;
 	if (approx)
-		a1[a] = an[a] = (char *)approx, a++;
-	a1[a] = an[a] = "-f", a++;
-	a1[a] = an[a] = "jsonl", a++;
-	a1[a] = an[a] = "-o", a++;
-	a1[a] = p1, an[a] = pn, a++;
-	a1[a] = an[a] = ival, a++;
-	a1[a] = "1", an[a] = count, a++;
-	a1[a] = an[a] = NULL;
-	run_capture(a1, NULL, &one, 0);
-	run_capture(an, NULL, &many, 0);
-	s->walk_ms = s->cached = 0;
-	n1 = log_rows(p1, walks, SAMPLES, NULL);
-	nn = log_rows(pn, walks, SAMPLES, &s->cached);
-	if (nn <= n1)
-		die(1, "memstat %s-o LOG %s %d wrote %d rows", approx ? "--approx " : "", ival,
-		    SAMPLES, nn);
-	s->cpu_ms = (many - one) / (nn - n1);
+		an[a++] = (char *)approx;
+	an[a++] = "-f";
+	an[a++] = "jsonl";
+	an[a++] = "-o";
+	an[a++] = pn;
+	an[a++] = ival;
+	an[a++] = count;
+	an[a] = NULL;
+	pid = fork();
+	if (pid < 0)
+		die(1, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int out = open("/dev/null", O_WRONLY);
+
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (out < 0 || dup2(out, 1) < 0)
+			_exit(126);
+		execv(an[0], an);
+		_exit(127);
+	}
+	child_pid = pid;
+	if (clock_getcpuclockid(pid, &clk))
+		die(1, "clock_getcpuclockid of memstat: %s", strerror(errno));
+	while (c2 < 0) {
+		struct timespec pause_ts = { 0, 2000000 };	/* 2 ms */
+		struct stat sb;
+
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			child_pid = 0;
+			die(1, "memstat %s-o LOG %s %d ended before its samples were timed (%s %d)",
+			    approx ? "--approx " : "", ival, SAMPLES,
+			    WIFEXITED(st) ? "exit" : "signal",
+			    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		}
+		if (stat(pn, &sb) == 0 && sb.st_size != last) {
+			int rows = log_rows(pn, walks, SAMPLES, NULL);
+			double c = proc_cpu_ms(clk);
+
+			last = sb.st_size;
+			if (c1 < 0 && rows >= 1) {
+				c1 = c;
+				r1 = rows;
+			} else if (c1 >= 0 && rows >= SAMPLES - 1) {
+				c2 = c;
+				r2 = rows;
+			}
+		}
+		nanosleep(&pause_ts, NULL);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		die(1, "memstat %s-o LOG %s %d failed (%s %d)", approx ? "--approx " : "", ival,
+		    SAMPLES, WIFEXITED(st) ? "exit" : "signal",
+		    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	if (c1 < 0 || c2 < 0 || r2 <= r1)
+		die(1, "memstat %s-o LOG: its CPU time could not be read", approx ? "--approx " : "");
+	s->cpu_ms = (c2 - c1) / (r2 - r1);
 	s->interval = atof(ival);
+	s->walk_ms = s->cached = 0;
+	nn = log_rows(pn, walks, SAMPLES, &s->cached);
 	s->nwalks = (nn < SAMPLES ? nn : SAMPLES) - 1;
 	if (s->nwalks > 0)	/* the first walk has no cache yet */
 		s->walk_ms = median(walks + 1, s->nwalks);
-	drop_cleanup(p1);
 	drop_cleanup(pn);
 }
 
