@@ -807,6 +807,7 @@ static void __attribute__((noreturn)) holder(size_t anon4k, size_t thp, int read
 		_exit(1);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	/* if memory runs short while it is held, the load goes first, not someone's tests */
 	fd = open("/proc/self/oom_score_adj", O_WRONLY);
 	if (fd >= 0) {
