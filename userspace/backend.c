@@ -200,3 +200,30 @@ fail:
 	free(bound);
 	return 0;
 }
+
+void ms_worker_start(pthread_t *tid, void *(*fn)(void *), void *w)
+{
+	if (pthread_create(tid, NULL, fn, w)) {
+		*tid = 0;
+		fn(w);
+	}
+}
+
+void ms_worker_join(pthread_t *tid)
+{
+	if (*tid) {
+		pthread_join(*tid, NULL);
+		*tid = 0;
+	}
+}
+
+void ms_result_add(struct ms_result *sum, const struct ms_result *part)
+{
+	int j;
+
+	for (j = 0; j < MS_NR_SUBS; j++)
+		sum->sub[j] += part->sub[j];
+	sum->holes += part->holes;
+	sum->reads += part->reads;
+	sum->mapping_lookups += part->mapping_lookups;
+}

@@ -612,10 +612,7 @@ static bool workers_start_load(struct ms_bpf *b, size_t n)
 			continue;
 		w->b = b;
 		w->err[0] = '\0';
-		if (pthread_create(&w->tid, NULL, load_worker_thread, w)) {
-			w->tid = 0;
-			load_worker_thread(w);
-		}
+		ms_worker_start(&w->tid, load_worker_thread, w);
 	}
 	return true;
 }
@@ -628,10 +625,7 @@ static bool workers_finish_load(struct ms_bpf *b, size_t n, char *why, size_t wh
 	for (i = 1; i < n; i++) {
 		struct ms_worker *w = &b->w[i];
 
-		if (w->tid) {
-			pthread_join(w->tid, NULL);
-			w->tid = 0;
-		}
+		ms_worker_join(&w->tid);
 		if (w->prog_fd < 0) {
 			if (ok)
 				snprintf(why, whylen, "%s", w->err[0] ? w->err : "not loaded");
@@ -908,16 +902,10 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	}
 	t0 = ms_now_ms();
 	for (i = 1; i < n; i++)
-		if (pthread_create(&b->w[i].tid, NULL, walk_chunk_thread, &b->w[i])) {
-			b->w[i].tid = 0;
-			walk_chunk_thread(&b->w[i]);
-		}
+		ms_worker_start(&b->w[i].tid, walk_chunk_thread, &b->w[i]);
 	b->w[0].ret = walk_chunk(&b->w[0], page_fn, arg);
 	for (i = 1; i < n; i++)
-		if (b->w[i].tid) {
-			pthread_join(b->w[i].tid, NULL);
-			b->w[i].tid = 0;
-		}
+		ms_worker_join(&b->w[i].tid);
 	res->walk_ms = ms_now_ms() - t0;
 	ms_timings.walk = res->walk_ms;
 	for (i = 0; i < n; i++) {

@@ -234,15 +234,11 @@ int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_re
 		w[i].chunk = &chunks[i];
 	}
 	for (i = 1; i < n; i++)
-		if (pthread_create(&w[i].tid, NULL, kmod_worker_thread, &w[i])) {
-			w[i].tid = 0;
-			kmod_worker_thread(&w[i]);
-		}
+		ms_worker_start(&w[i].tid, kmod_worker_thread, &w[i]);
 	w[0].ret = kmod_walk_chunk(k, k->fd, &chunks[0], &w[0].res, recs ? k->recs : NULL,
 				   run_fn ? &merger : NULL, page_fn, arg, w[0].err, sizeof(w[0].err));
 	for (i = 1; i < n; i++)
-		if (w[i].tid)
-			pthread_join(w[i].tid, NULL);
+		ms_worker_join(&w[i].tid);
 	for (i = 0; i < n; i++) {
 		if (w[i].ret) {
 			if (w[i].err[0])
@@ -250,11 +246,7 @@ int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_re
 			ret = w[i].ret;
 			goto out;
 		}
-		for (j = 0; j < MS_NR_SUBS; j++)
-			res->sub[j] += w[i].res.sub[j];
-		res->holes += w[i].res.holes;
-		res->reads += w[i].res.reads;
-		res->mapping_lookups += w[i].res.mapping_lookups;
+		ms_result_add(res, &w[i].res);
 		res->exec_mappings = w[i].res.exec_mappings;
 	}
 	if (run_fn && ms_merge_flush(&merger))

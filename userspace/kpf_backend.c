@@ -236,24 +236,17 @@ int ms_kpf_walk_jobs(const char *path, const struct ms_ranges *ranges, struct ms
 		w[i].want_runs = fn != NULL;
 	}
 	for (i = 1; i < n; i++)
-		if (pthread_create(&w[i].tid, NULL, kpf_worker_thread, &w[i])) {
-			w[i].tid = 0;
-			kpf_worker_thread(&w[i]);
-		}
+		ms_worker_start(&w[i].tid, kpf_worker_thread, &w[i]);
 	kpf_worker_thread(&w[0]);
 	for (i = 1; i < n; i++)
-		if (w[i].tid)
-			pthread_join(w[i].tid, NULL);
+		ms_worker_join(&w[i].tid);
 	for (i = 0; i < n; i++) {
 		if (w[i].ret) {
 			snprintf(why, whylen, "%s", w[i].why[0] ? w[i].why : "out of memory");
 			ret = w[i].ret;
 			goto out;
 		}
-		for (j = 0; j < MS_NR_SUBS; j++)
-			res->sub[j] += w[i].res.sub[j];
-		res->holes += w[i].res.holes;
-		res->reads += w[i].res.reads;
+		ms_result_add(res, &w[i].res);
 	}
 	/* a run that a chunk boundary cut in two is one run again, as from one reader */
 	for (i = 0; fn && i < n; i++)

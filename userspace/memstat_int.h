@@ -3,6 +3,7 @@
 #ifndef MEMSTAT_INT_H
 #define MEMSTAT_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -114,6 +115,14 @@ unsigned int ms_jobs_auto(const struct ms_ranges *r, bool once);
  * (0: out of memory). Each chunk owns its array: free each with ms_ranges_free().
  */
 size_t ms_split_chunks(const struct ms_ranges *r, unsigned int jobs, struct ms_ranges *chunks);
+/*
+ * A worker of a parallel walk: ms_worker_start() runs fn(w) in a thread of its own, or here and
+ * now when no thread can be had (*tid is then 0); ms_worker_join() waits for it.
+ */
+void ms_worker_start(pthread_t *tid, void *(*fn)(void *), void *w);
+void ms_worker_join(pthread_t *tid);
+/* Add a worker's counts (sub-classes, holes, reads, mapping lookups) to the walk's. */
+void ms_result_add(struct ms_result *sum, const struct ms_result *part);
 
 /* Where a run spent its time, in ms (JSON "timings"; README.md names each). */
 struct ms_timings {
