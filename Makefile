@@ -44,6 +44,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: vm-bins all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
 .PHONY: fuzz fuzz-bins san san-bins vmtest-debug
+.PHONY: man install uninstall pkgtest
 
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -51,7 +52,7 @@ LIB_OBJS  := $(filter-out $(BUILD)/memstat.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.cc)
 INTEG_SRCS := $(wildcard tests/integration/*.cc)
 
-all: $(BUILD)/memstat
+all: $(BUILD)/memstat $(BUILD)/memstat.8
 
 $(BUILD):
 	$(Q)mkdir -p $@
@@ -99,6 +100,44 @@ vm-bins: $(BUILD)/memstat $(BUILD)/integration_tests.static $(BUILD)/churn $(BUI
 run: $(BUILD)/memstat
 	$(BUILD)/memstat
 
+# ---- the man page (one source, docs/memstat.8.scd, by scdoc) and make install/uninstall ----
+SCDOC ?= scdoc
+man: $(BUILD)/memstat.8
+
+$(BUILD)/memstat.8: docs/memstat.8.scd | $(BUILD)
+	$(call msg,SCDOC,$@)
+	$(Q)$(SCDOC) < $< > $@
+
+# memstat needs root (CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON): a system administration command, so
+# sbin and man section 8. The unit's ExecStart is rewritten to where the binary goes.
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+INSTALLED  := $(SBINDIR)/memstat $(MANDIR)/man8/memstat.8 $(BASHCOMPDIR)/memstat \
+              $(ZSHCOMPDIR)/_memstat $(UNITDIR)/memstat.service $(SYSCONFDIR)/logrotate.d/memstat
+
+install: $(BUILD)/memstat $(BUILD)/memstat.8
+	install -D -m 0755 $(BUILD)/memstat $(DESTDIR)$(SBINDIR)/memstat
+	install -D -m 0644 $(BUILD)/memstat.8 $(DESTDIR)$(MANDIR)/man8/memstat.8
+	install -D -m 0644 tools/completion/memstat.bash $(DESTDIR)$(BASHCOMPDIR)/memstat
+	install -D -m 0644 tools/completion/_memstat $(DESTDIR)$(ZSHCOMPDIR)/_memstat
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|^ExecStart=/usr/local/bin/memstat |ExecStart=$(SBINDIR)/memstat |' tools/memstat.service \
+		> $(DESTDIR)$(UNITDIR)/memstat.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/memstat.service
+	install -D -m 0644 tools/memstat.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/memstat
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# the man page, the completions and make install/uninstall (tests/pkg_test.sh)
+pkgtest: $(BUILD)/memstat $(BUILD)/memstat.8
+	bash tests/pkg_test.sh $(BUILD)
+
 unit: $(BUILD)/unit_tests
 	$(BUILD)/unit_tests
 
@@ -129,7 +168,7 @@ pytest: $(BUILD)/memstat
 	MEMSTAT=$(BUILD)/memstat /usr/bin/python3 -m pytest -q tests/sampling_test.py
 
 # every suite, then one "N passed, N failed" line
-test: $(BUILD)/memstat $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
+test: $(BUILD)/memstat $(BUILD)/memstat.8 $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
       $(BUILD)/kmod_abuse
 	bash tests/run.sh $(BUILD)
 

@@ -81,6 +81,11 @@ add_counts() {	# NAME FILE RC
 	[ "$3" -eq 0 ] || failed_suites+=("$1")
 }
 
+# the man page, the bash and zsh completions, make install/uninstall into a temporary DESTDIR
+echo "=== man page, completion, install (tests/pkg_test.sh)"
+bash tests/pkg_test.sh "$build" | tee "$build/pkg.out"
+add_counts pkg "$build/pkg.out" "${PIPESTATUS[0]}"
+
 # the parsers of outside input under libFuzzer (tests/fuzz): a short run of each target, one
 # test each, MEMSTAT_FUZZ_SECONDS a target (default 4; `make fuzz` runs longer)
 fuzz_secs=${MEMSTAT_FUZZ_SECONDS:-4}

@@ -9,18 +9,43 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# what building and running memstat needs (`setup.sh run`, `setup.sh`, `setup.sh install`)
 packages=(
-	# build
 	make gcc g++ clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev pkg-config
-	# tests
+	# the man page (docs/memstat.8.scd)
+	scdoc
+)
+# the suites: only for a test target (test, unit, integration, cli, pytest, pkgtest, fuzz, san, ...)
+test_packages=(
 	libgtest-dev nlohmann-json3-dev python3 python3-pytest python3-prometheus-client util-linux
+	# tests/pkg_test.sh: man --warnings, col, zsh -n of the zsh completion
+	man-db bsdextrautils zsh
 	# the fuzzers (tests/fuzz): clang's libFuzzer and sanitizer runtimes, packaged apart
 	libclang-rt-dev
-	# the VM matrix (tools/vm): kernels are downloaded there, into a cache outside the tree
-	qemu-system-x86 busybox-static cpio e2fsprogs kmod xz-utils zstd debootstrap
-	# make vmtest-debug (tools/vm/debug-kernel.sh): building a kernel from Debian's linux-source
-	bc bison flex libssl-dev
 )
+# the VM matrix (tools/vm): kernels are downloaded there, into a cache outside the tree
+vm_packages=(qemu-system-x86 busybox-static cpio e2fsprogs kmod xz-utils zstd debootstrap)
+# make vmtest-debug (tools/vm/debug-kernel.sh): building a kernel from Debian's linux-source
+kernel_packages=(bc bison flex libssl-dev)
+
+# --print-packages TARGET...: print the packages those make targets need, one a line, and stop
+print=0
+if [ "${1:-}" = --print-packages ]; then
+	print=1
+	shift
+fi
+for arg in "$@"; do
+	case $arg in
+	-*|*=*|all|run|man|install|uninstall|clean|kmod|kmod-clean|bench) ;;
+	vmtest) packages+=("${test_packages[@]}" "${vm_packages[@]}");;
+	test|vmtest-debug) packages+=("${test_packages[@]}" "${vm_packages[@]}" "${kernel_packages[@]}");;
+	*) packages+=("${test_packages[@]}");;
+	esac
+done
+if [ $print = 1 ]; then
+	printf '%s\n' "${packages[@]}" | sort -u
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "setup: run as root (it installs Debian packages and memstat reads kernel memory)" >&2

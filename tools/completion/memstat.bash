@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# bash completion for memstat(8). Installed by `make install` as
+# $(PREFIX)/share/bash-completion/completions/memstat. tests/pkg_test.sh checks the option lists
+# against `memstat --help` / `memstat allpages --help` and the class list against `memstat --json`.
+
+# the classes and sub-classes --class takes (the keys of "pages" and "detail" in --json)
+_memstat_classes="kernel anon shmem exec page_cache hugetlb free unknown
+kernel_slab kernel_large_kmalloc kernel_pagetables kernel_reserved kernel_zsmalloc
+kernel_offline kernel_guard kernel_other kernel_unstable anon_private anon_swapcache
+anon_ksm page_cache_file page_cache_buffers page_cache_swapcache hugetlb_used
+hugetlb_free free_buddy free_pcp free_uninit free_unaccepted"
+
+_memstat_opts="-v --verbose -j --json -r --reconcile -b --backend --runs --features --jobs
+-o --output -f --format --fsync --rotate-incompatible --approx --seed -V --version
+-h --help"
+_memstat_allpages_opts="--pfn --class -f --format -b --backend --summary --jobs
+--raw-pointers -h --help"
+
+_memstat()
+{
+	local cur prev words cword allpages=0 i
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		[[ ${COMP_WORDS[i]} == allpages ]] && allpages=1
+	done
+
+	case $prev in
+	-b|--backend)
+		if ((allpages)); then
+			COMPREPLY=($(compgen -W "auto bpf kmod" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "auto bpf kmod kpageflags" -- "$cur"))
+		fi
+		return;;
+	-f|--format)
+		if ((allpages)); then
+			COMPREPLY=($(compgen -W "text csv jsonl" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "csv jsonl prom" -- "$cur"))
+		fi
+		return;;
+	-o|--output)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		compopt -o filenames 2>/dev/null
+		return;;
+	--class)
+		# a comma-separated list: complete the last name, keep the ones before it
+		local head=${cur%"${cur##*,}"} last=${cur##*,} c
+		for c in $(compgen -W "$_memstat_classes" -- "$last"); do
+			COMPREPLY+=("$head$c")
+		done
+		compopt -o nospace 2>/dev/null
+		return;;
+	--jobs|--seed|--pfn)
+		return;;
+	esac
+
+	if ((allpages)); then
+		COMPREPLY=($(compgen -W "$_memstat_allpages_opts" -- "$cur"))
+	elif [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$_memstat_opts" -- "$cur"))
+	else
+		# the subcommand, only as the first word
+		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "allpages" -- "$cur"))
+	fi
+}
+complete -F _memstat memstat
