@@ -121,6 +121,23 @@ else bad "zsh completion names every option of --help" "missing: ${missing[*]}";
 if command -v zsh >/dev/null; then
 	if out=$(zsh -n "$comp_zsh" 2>&1); then ok "zsh -n _memstat"
 	else bad "zsh -n _memstat" "$out"; fi
+	# the completion in an interactive zsh: each LINE and Tab must insert WORD
+	zcases=0
+	while read -r res; do
+		zcases=$((zcases + 1))
+		case $res in
+		PASS*) ok "${res#PASS }";;
+		*) bad "${res#FAIL }";;
+		esac
+	done < <(zsh -f "$root/tests/zsh_complete.zsh" "$(dirname "$comp_zsh")" \
+		"memstat al" allpages \
+		"memstat --rot" rotate-incompatible \
+		"memstat --backend kp" kpageflags \
+		"memstat -f p" prom \
+		"memstat allpages -f j" jsonl \
+		"memstat allpages --raw" raw-pointers \
+		"memstat allpages --class anon,page_cache_s" page_cache_swapcache 2>&1)
+	[ $zcases -ge 7 ] || bad "zsh completion: $zcases results from tests/zsh_complete.zsh, not 7"
 else
 	bad "zsh -n _memstat: zsh is missing (tools/setup.sh test installs it)"
 fi
