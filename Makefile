@@ -107,6 +107,7 @@ man: $(BUILD)/memstat.8
 $(BUILD)/memstat.8: docs/memstat.8.scd | $(BUILD)
 	$(call msg,SCDOC,$@)
 	$(Q)$(SCDOC) < $< > $@
+	$(Q)sed -i '/^\.TH /a .nh' $@	# no hyphens inside option and key names
 
 # memstat needs root (CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON): a system administration command, so
 # sbin and man section 8. The unit's ExecStart is rewritten to where the binary goes.

@@ -45,6 +45,23 @@ else
 	if [ ${#missing[@]} -eq 0 ]; then ok "every option of --help and allpages --help is in the man page"
 	else bad "every option of --help and allpages --help is in the man page" "missing: ${missing[*]}"; fi
 
+	# the output fields memstat prints now: the keys of --json (and of its approx and timings
+	# objects), the metric names of a Prometheus file, the lines of --features
+	fields=$( { "$bin" --json --approx --seed 1 | /usr/bin/python3 -c 'import json, sys
+d = json.load(sys.stdin)
+keys = set(d) | set(d["pages"]) | set(d["detail"]) | set(d["timings"]) | set(d["approx"])
+print("\n".join(sorted(keys)))'
+		"$bin" -o "$tmp/m.prom" -f prom --approx >/dev/null && grep -oE '^memstat_[a-z_]+' "$tmp/m.prom"
+		"$bin" --features | sed -n 's/^\([^:]*\):.*/\1/p'; } 2>&1 | sort -u)
+	missing=()
+	while read -r f; do
+		grep -qF -- "$f" <<<"$text" || missing+=("$f")
+	done <<<"$fields"
+	if [ "$(wc -l <<<"$fields")" -ge 60 ] && [ ${#missing[@]} -eq 0 ]; then
+		ok "every JSON key, Prometheus metric and --features line memstat prints is in the man page"
+	else bad "every JSON key, Prometheus metric and --features line memstat prints is in the man page" \
+		"fields: $(wc -l <<<"$fields")" "missing: ${missing[*]}"; fi
+
 	# the exit codes of README's table, each an entry of EXIT STATUS
 	codes=$(sed -n '/^## Exit codes/,/^## /p' "$root/README.md" | sed -nE 's/^\| ([0-9]+) \|.*/\1/p')
 	status=$(sed -n '/^EXIT STATUS/,/^[A-Z]/p' <<<"$text")
