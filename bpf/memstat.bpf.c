@@ -89,14 +89,6 @@ struct {
 	__type(value, __u32);
 } exec_set SEC(".maps");
 
-/* address_space -> facts (exec, bdev, tmpfs), read once per mapping per walk */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);
-	__type(value, struct ms_mapping_facts);
-} mapping_cache SEC(".maps");
-
 struct ms_kernel_facts facts;
 
 SEC("syscall")
@@ -241,18 +233,22 @@ int collect_exec(struct bpf_iter__task_vma *ctx)
 }
 
 /*
- * In front of mapping_cache, a direct-mapped array of the mappings this walker saw: a slot
- * is two plain loads where a hash lookup is a helper call and a chain walk (the page cache of
- * one file is scattered across memory, so consecutive pages rarely share a mapping).
+ * The facts of the mappings this walker saw, in a direct-mapped array of its own (in its .bss,
+ * so each parallel worker has one): a slot is two plain loads, where a hash lookup is a helper
+ * call and a chain walk, and an LRU hash's insert of every new mapping cost more again (the page
+ * cache of one file is scattered across memory, so consecutive pages rarely share a mapping,
+ * and a machine with a large page cache has tens of thousands of mappings). A mapping whose
+ * slot another took is read from the kernel again: 65536 slots keep that rare (2 MiB a worker).
  */
-#define MS_FACT_SLOTS 4096
+#define MS_FACT_BITS 16
+#define MS_FACT_SLOTS (1 << MS_FACT_BITS)
 __u64 fact_mapping[MS_FACT_SLOTS];
 struct ms_mapping_facts fact_slot[MS_FACT_SLOTS];
 
-/* The facts of a file mapping: the previous page's, a slot's, the cache's, or read anew. */
+/* The facts of a file mapping: the previous page's, a slot's, or read anew. */
 static __u32 facts_of(__u64 mapping)
 {
-	struct ms_mapping_facts *v, nv = {};
+	struct ms_mapping_facts nv = {};
 	struct address_space *as = (struct address_space *)mapping;
 	__u32 slot;
 	__u32 *gen;
@@ -260,29 +256,23 @@ static __u32 facts_of(__u64 mapping)
 
 	if (mapping == last_mapping)
 		return last_facts;
-	slot = ((mapping * 0x9e3779b97f4a7c15ULL) >> 52) & (MS_FACT_SLOTS - 1);
+	slot = ((mapping * 0x9e3779b97f4a7c15ULL) >> (64 - MS_FACT_BITS)) & (MS_FACT_SLOTS - 1);
 	if (fact_mapping[slot] == mapping && fact_slot[slot].generation == generation) {
 		nv = fact_slot[slot];
 		goto out;
 	}
-	v = bpf_map_lookup_elem(&mapping_cache, &mapping);
-	if (v && v->generation == generation) {
-		nv = *v;
-	} else {
-		cache_misses++;
-		magic = BPF_CORE_READ(as, host, i_sb, s_magic);
-		nv.ino = BPF_CORE_READ(as, host, i_ino);
-		nv.dev = BPF_CORE_READ(as, host, i_sb, s_dev);
-		if (magic == BDEVFS_MAGIC)
-			nv.flags |= MS_MAP_BDEV;
-		else if (magic == TMPFS_MAGIC)
-			nv.flags |= MS_MAP_SHMEM;
-		gen = bpf_map_lookup_elem(&exec_set, &mapping);
-		if (gen && *gen == generation)
-			nv.flags |= MS_MAP_EXEC;
-		nv.generation = generation;
-		bpf_map_update_elem(&mapping_cache, &mapping, &nv, BPF_ANY);
-	}
+	cache_misses++;
+	magic = BPF_CORE_READ(as, host, i_sb, s_magic);
+	nv.ino = BPF_CORE_READ(as, host, i_ino);
+	nv.dev = BPF_CORE_READ(as, host, i_sb, s_dev);
+	if (magic == BDEVFS_MAGIC)
+		nv.flags |= MS_MAP_BDEV;
+	else if (magic == TMPFS_MAGIC)
+		nv.flags |= MS_MAP_SHMEM;
+	gen = bpf_map_lookup_elem(&exec_set, &mapping);
+	if (gen && *gen == generation)
+		nv.flags |= MS_MAP_EXEC;
+	nv.generation = generation;
 	fact_mapping[slot] = mapping;
 	fact_slot[slot] = nv;
 out:

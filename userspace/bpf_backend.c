@@ -366,8 +366,8 @@ static bool cache_begin(struct ms_bpf *b, const struct ms_ranges *ranges)
 /*
  * One worker of a walk. Worker 0 is the skeleton's own program; every other worker runs its
  * own copy of the walk program (load_worker()) with its own .bss, which holds the walker's
- * whole state: nothing is shared between workers but the exec_set and mapping_cache maps (LRU
- * hashes, safe for concurrent use), whose fds the copied instructions keep.
+ * whole state, its cache of mapping facts included: nothing is shared between workers but the
+ * exec_set map (an LRU hash, safe for concurrent use), whose fd the copied instructions keep.
  */
 struct ms_worker {
 	int prog_fd;
