@@ -91,19 +91,6 @@ TailOf tail_at(u64 head)
 
 // ---- pages as each family's kernel writes them ----
 
-// set_buddy_order(): private = order, then the buddy type; refcount 0; on the free list.
-Page buddy(const Family &fam, u64 order)
-{
-	return Page::fresh().refcount(0).word1(vaddr(fam.f, 0x77000) + 8)
-		.priv(order).page_type(type_word(fam, MS_T_BUDDY));
-}
-
-// The interior of a free block, words measured on 6.18 (pfn 0x100415, section 8).
-Page free_interior()
-{
-	return Page::raw(0x0017fff800000000, 0xdead000000000100, 0xdead000000000122, 0,
-			 0xffff8881004159c0, 0, 0x00000000ffffffff, 0);
-}
 
 // A free page on a per-cpu list: on pcp_list, no type, no owner, no reference.
 Page pcp_free(const Family &fam)

@@ -338,6 +338,21 @@ inline void set_dtor(Page &p1, u8 dtor)
 	p1.w[2] = (p1.w[2] & ~0xffULL) | dtor;
 }
 
+// set_buddy_order(): private = order, then the buddy type; refcount 0; on the free list.
+inline Page buddy(const Family &fam, u64 order)
+{
+	return Page::fresh().refcount(0).word1(vaddr(fam.f, 0x77000) + 8)
+		.priv(order).page_type(type_word(fam, MS_T_BUDDY));
+}
+
+// The interior of a free block, words measured on 6.18 (pfn 0x100415, docs/page-classes.md
+// section 8).
+inline Page free_interior()
+{
+	return Page::raw(0x0017fff800000000, 0xdead000000000100, 0xdead000000000122, 0,
+			 0xffff8881004159c0, 0, 0x00000000ffffffff, 0);
+}
+
 // Pages by pfn; a pfn never set is a vmemmap hole.
 struct Memmap {
 	Family fam;

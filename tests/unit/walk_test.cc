@@ -15,19 +15,6 @@ constexpr u64 kAnonVma = 0xffff888132489068ULL;		// anon: mapping = anon_vma | 1
 constexpr u64 kMemcg = 0xffff888100a3c000ULL;		// a mem_cgroup
 constexpr u64 kFileMapping = 0xffff888104a2c6f8ULL;	// an ext4 address_space
 
-Page buddy(const Family &fam, u64 order)
-{
-	return Page::fresh().refcount(0).word1(vaddr(fam.f, 0x77000) + 8)
-		.priv(order).page_type(type_word(fam, MS_T_BUDDY));
-}
-
-// The interior of a free block, words measured on 6.18 (docs/page-classes.md section 8)
-Page free_interior()
-{
-	return Page::raw(0x0017fff800000000, 0xdead000000000100, 0xdead000000000122, 0,
-			 0xffff8881004159c0, 0, 0x00000000ffffffff, 0);
-}
-
 void anon_thp(Memmap &mm, u64 head, unsigned order)
 {
 	Page &h = mm.folio(head, order);
