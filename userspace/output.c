@@ -49,24 +49,26 @@ static void csv_field(FILE *out, const char *s)
  * err_<sub-class> ... (the bound of each, in pages). A log of one kind refuses samples of the
  * other (sample.c): its header differs.
  */
+/* The columns of the classes, total and sub-classes, each name after prefix. */
+static void csv_class_columns(FILE *out, const char *prefix)
+{
+	int i;
+
+	for (i = 0; i < MS_NR_CLASSES; i++)
+		fprintf(out, ",%s%s", prefix, ms_classes[i].key);
+	fprintf(out, ",%stotal", prefix);
+	for (i = 0; i < MS_NR_SUBS; i++)
+		fprintf(out, ",%s%s", prefix, ms_subs[i].key);
+}
+
 void ms_csv_header_mode(FILE *out, bool approx)
 {
-	int c, i;
-
 	fputs("timestamp,epoch,backend", out);
-	for (c = 0; c < MS_NR_CLASSES; c++)
-		fprintf(out, ",%s", ms_classes[c].key);
-	fputs(",total", out);
-	for (i = 0; i < MS_NR_SUBS; i++)
-		fprintf(out, ",%s", ms_subs[i].key);
+	csv_class_columns(out, "");
 	fputs(",holes,walk_ms", out);
 	if (approx) {
 		fputs(",approx_fraction,approx_seed,approx_pages_sampled", out);
-		for (c = 0; c < MS_NR_CLASSES; c++)
-			fprintf(out, ",err_%s", ms_classes[c].key);
-		fputs(",err_total", out);
-		for (i = 0; i < MS_NR_SUBS; i++)
-			fprintf(out, ",err_%s", ms_subs[i].key);
+		csv_class_columns(out, "err_");
 	}
 	fputc('\n', out);
 }
