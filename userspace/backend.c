@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Choosing the backend: one rule for the summary, sampling and allpages. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,24 @@ int ms_backend_open(enum ms_backend_choice c, unsigned int bpf_flags, bool kpf_o
 		return ret;
 	ms_err("bpf backend unavailable: %s; falling back to /proc/kpageflags", bpf_why);
 	return MS_EXIT_OK;
+}
+
+/*
+ * The per-page record walk of whichever backend is open: fn(arg, pfn, rec) for every present
+ * page, in pfn order, from one worker (the record walk is serial: ms_bpf_dump() and
+ * ms_kmod_walk() with records walk with one worker), and res filled as by a counting walk.
+ * The bpf backend must have been opened with MS_BPF_ALLPAGES. rec->w[] holds the raw struct
+ * page words (kernel pointers with bpf): keep them in memory, never print them. The kpageflags
+ * backend has no records: -EOPNOTSUPP (callers refuse before they get here). Else an MS_EXIT_*.
+ */
+int ms_backend_pages(struct ms_backend *be, const struct ms_ranges *r, struct ms_result *res,
+		     ms_page_fn fn, void *arg)
+{
+	if (be->bpf)
+		return ms_bpf_dump(be->bpf, r, res, fn, arg);
+	if (be->kmod)
+		return ms_kmod_walk(be->kmod, r, res, NULL, fn, arg);
+	return -EOPNOTSUPP;
 }
 
 void ms_backend_close(struct ms_backend *be)

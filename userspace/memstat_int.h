@@ -247,6 +247,12 @@ int ms_backend_parse(const char *name, enum ms_backend_choice *out);
 int ms_backend_open(enum ms_backend_choice c, unsigned int bpf_flags, bool kpf_ok,
 		    struct ms_backend *be, char *why, size_t whylen, char *fallback, size_t flen);
 void ms_backend_close(struct ms_backend *be);
+/*
+ * Every present page's record (struct ms_page_rec), in pfn order, from the open bpf (opened
+ * with MS_BPF_ALLPAGES) or kmod backend; -EOPNOTSUPP with neither (kpageflags). backend.c.
+ */
+int ms_backend_pages(struct ms_backend *be, const struct ms_ranges *r, struct ms_result *res,
+		     ms_page_fn fn, void *arg);
 
 /* /proc/kpageflags backend. */
 int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
