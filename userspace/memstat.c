@@ -50,6 +50,10 @@ static const char usage_text[] =
 	"                         error (3 standard errors, at least the sample's detection\n"
 	"                         limit); bpf backend only, not with --reconcile\n"
 	"      --seed N           with --approx: the seed of the first sample's choice\n"
+	"      --by KEY           pages per group: node, zone, fs, cgroup, file or exec\n"
+	"                         (one walk of every page's record; bpf or kmod backend)\n"
+	"      --top N            with --by: the N largest groups, the rest summed as\n"
+	"                         (other) (default: 20 for file and exec, else all)\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -64,6 +68,8 @@ struct opts {
 	__u64 seed;
 	enum ms_backend_choice backend;
 	unsigned int jobs;	/* --jobs N; 0: ms_jobs_auto() */
+	int by;			/* --by KEY: enum ms_by; -1: not given */
+	size_t top;		/* --top N; 0: the key's default */
 	const char *output;
 	int format;		/* -1: not given, else enum ms_format */
 	struct ms_sample_opts so;
@@ -120,7 +126,7 @@ static int parse_count(const char *arg, long *out)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
-	       OPT_SEED };
+	       OPT_SEED, OPT_BY, OPT_TOP };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
@@ -135,6 +141,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "rotate-incompatible", no_argument, NULL, OPT_ROTATE_INCOMPATIBLE },
 		{ "approx", optional_argument, NULL, OPT_APPROX },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "by", required_argument, NULL, OPT_BY },
+		{ "top", required_argument, NULL, OPT_TOP },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -143,6 +151,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->format = -1;
+	o->by = -1;
 	opterr = 0;
 	/* "memstat -1" or "-0.5" is a negative interval, not a cluster of options */
 	for (c = 1; c < argc && strcmp(argv[c], "--"); c++) {
@@ -150,7 +159,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 		if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "-b") ||
 		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend") ||
-		    !strcmp(a, "--seed") || !strcmp(a, "--jobs")) {
+		    !strcmp(a, "--seed") || !strcmp(a, "--jobs") || !strcmp(a, "--by") ||
+		    !strcmp(a, "--top")) {
 			c++;	/* the next word is this option's argument */
 			continue;
 		}
@@ -232,6 +242,28 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->seed_given = true;
 			break;
 		}
+		case OPT_BY: {
+			enum ms_by by;
+
+			if (ms_by_parse(optarg, &by))
+				return usage_error("unknown --by key '%s' (expected node, zone, fs, "
+						   "cgroup, file or exec)", optarg);
+			o->by = (int)by;
+			break;
+		}
+		case OPT_TOP: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno || v < 1 ||
+			    v > 1000000)
+				return usage_error("invalid --top '%s': expected a whole number of "
+						   "groups from 1 to 1000000", optarg);
+			o->top = (size_t)v;
+			break;
+		}
 		case 'V':
 			printf("memstat %s\n", MEMSTAT_VERSION);
 			exit(MS_EXIT_OK);
@@ -292,6 +324,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				   "or jsonl");
 	if (o->format < 0)
 		o->format = o->output ? MS_FMT_CSV : MS_FMT_ROWS;
+	if (o->top && o->by < 0)
+		return usage_error("%s", "--top needs --by KEY");
+	if (o->by >= 0) {
+		if (o->backend == MS_BE_KPF)
+			return usage_error("%s", "--by needs the bpf or kmod backend: "
+					   "/proc/kpageflags has no per-page owner records");
+		if (o->runs || o->features || o->reconcile || o->approx)
+			return usage_error("%s", "--by cannot be combined with --runs, --features, "
+					   "--reconcile or --approx");
+		if (o->sampling && o->format != MS_FMT_JSONL && o->format != MS_FMT_PROM)
+			return usage_error("%s", "--by with an interval or -o needs --format jsonl "
+					   "or prom (csv and the terminal rows have no group columns)");
+	}
 	return 0;
 }
 
@@ -425,6 +470,7 @@ struct walker {
 	struct ms_backend be;	/* neither: /proc/kpageflags */
 	const struct ms_ranges *ranges;
 	ms_run_fn fn;
+	struct ms_groups *groups;	/* --by: the record walk fills them */
 	unsigned int jobs;	/* kpageflags readers (the others' backends are told) */
 	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
 	double fraction;
@@ -432,11 +478,11 @@ struct walker {
 };
 
 /* The backend asked for (backend.c); a failure is said on stderr and in the JSON. */
-static int open_backend(enum ms_backend_choice c, unsigned int bpf_flags, struct walker *w,
-			char *fallback, size_t flen)
+static int open_backend(enum ms_backend_choice c, unsigned int bpf_flags, bool kpf_ok,
+			struct walker *w, char *fallback, size_t flen)
 {
 	char why[512] = "";
-	int ret = ms_backend_open(c, bpf_flags, true, &w->be, why, sizeof(why), fallback, flen);
+	int ret = ms_backend_open(c, bpf_flags, kpf_ok, &w->be, why, sizeof(why), fallback, flen);
 
 	if (ret) {
 		ms_err("%s", why);
@@ -451,6 +497,17 @@ static int walk_once(void *arg, struct ms_result *res)
 	char why[512] = "";
 	int ret;
 
+	if (w->groups) {
+		/*
+		 * --by: the per-page record walk (serial: one worker, --jobs does not apply).
+		 * No unaccepted-memory correction from meminfo (< 6.12): the groups are made of
+		 * records, and must add up to the walk's total.
+		 */
+		if (ms_groups_reset(w->groups))
+			ms_err("failed to read /proc/zoneinfo: pages go to (none)");
+		ret = ms_backend_pages(&w->be, w->ranges, res, ms_groups_page, w->groups);
+		return ret ? ret : ms_groups_finish(w->groups, res);
+	}
 	if (w->approx) {
 		struct ms_approx_plan plan;
 		int err = ms_approx_choose(w->ranges, w->fraction, w->seed++, &plan);
@@ -539,8 +596,11 @@ int main(int argc, char **argv)
 	if (o.sampling)
 		ms_sample_signals();	/* before the slow part: a SIGHUP then does not kill us */
 	memset(&walker, 0, sizeof(walker));
-	ret = open_backend(o.backend, o.sampling ? 0 : MS_BPF_ONE_WALK, &walker, fallback,
+	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
+			   (o.by >= 0 ? MS_BPF_ALLPAGES : 0), o.by < 0, &walker, fallback,
 			   sizeof(fallback));
+	if (ret && o.by >= 0)
+		ms_err("--by needs the bpf or kmod backend");
 	if (ret)
 		goto out;
 	if (fallback[0])
@@ -572,6 +632,15 @@ int main(int argc, char **argv)
 	}
 	walker.ranges = &ranges;
 	walker.fn = o.runs ? print_run : NULL;
+	if (o.by >= 0) {
+		walker.groups = ms_groups_new((enum ms_by)o.by, o.top);
+		if (!walker.groups) {
+			ms_err("out of memory");
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+		ro.groups = walker.groups;
+	}
 	if (o.approx) {
 		if (!bpf) {	/* cannot be: parse_args() asks for bpf */
 			ms_err("--approx needs the bpf backend");
@@ -632,7 +701,12 @@ int main(int argc, char **argv)
 	ro.elapsed_ms = ms_now_ms() - t0;
 	if (o.reconcile)
 		ms_reconcile_between(&res, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
-	if (o.json) {
+	if (walker.groups) {
+		if (o.json)
+			ms_groups_json(stdout, walker.groups, &res);
+		else
+			ms_groups_print(stdout, walker.groups);
+	} else if (o.json) {
 		ms_print_json(stdout, &res, &ro, o.reconcile ? &rc : NULL);
 	} else {
 		ms_print_summary(stdout, &res, &ro);
@@ -649,6 +723,7 @@ int main(int argc, char **argv)
 	}
 	ret = o.reconcile && !rc.all_ok ? MS_EXIT_MISMATCH : MS_EXIT_OK;
 out:
+	ms_groups_free(walker.groups);
 	ms_backend_close(&walker.be);
 	ms_ranges_free(&ranges);
 	return ret;

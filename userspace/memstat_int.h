@@ -254,6 +254,70 @@ void ms_backend_close(struct ms_backend *be);
 int ms_backend_pages(struct ms_backend *be, const struct ms_ranges *r, struct ms_result *res,
 		     ms_page_fn fn, void *arg);
 
+/*
+ * memstat --by KEY (groups.c; its header comment says how a key plugs in): each page of the
+ * record walk (ms_backend_pages()) goes to one group of KEY.
+ */
+enum ms_by { MS_BY_CGROUP, MS_BY_NODE, MS_BY_ZONE, MS_BY_FS, MS_BY_FILE, MS_BY_EXEC, MS_NR_BY };
+struct ms_group {
+	__u64 k1, k2;		/* the key: node: node; zone: index into zones; fs: s_dev;
+				 * cgroup: id; file, exec: s_dev, inode; ~0, ~0: "(none)" */
+	__u64 sub[MS_NR_SUBS];	/* pages per sub-class */
+	__u64 total;
+	__u64 mapping;		/* file, exec: a head page's mapping pointer: NEVER printed */
+	char *name;		/* the rows shown, after ms_groups_finish() (malloc'd) */
+	void *extra;		/* a key's own facts (malloc'd, freed by the engine) */
+};
+struct ms_mount {
+	__u64 dev;		/* major << 20 | minor, as s_dev */
+	bool root_is_sb;	/* the mount shows the superblock's root */
+	char *point, *fstype;
+};
+struct ms_groups;
+struct ms_by_key {
+	const char *key_name;	/* the KEY of --by */
+	size_t default_top;	/* --top's default; 0: all groups */
+	bool (*key)(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
+		    __u64 *k2);	/* false: the page has no key ("(none)") */
+	int (*name)(struct ms_groups *g, struct ms_group *grp);	/* sets grp->name */
+	void (*json)(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
+	void (*cols_head)(FILE *out);	/* extra table columns, or NULL */
+	void (*cols)(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
+};
+extern const struct ms_by_key ms_by_keys[MS_NR_BY];
+struct ms_groups {
+	enum ms_by by;
+	const struct ms_by_key *key;
+	size_t top;			/* rows shown besides "(none)"; 0: all */
+	struct ms_group *g;		/* the groups, in order of first page */
+	size_t n, cap;
+	__u32 *slots;			/* open addressing: index + 1 into g, 0 empty */
+	size_t nslots;
+	size_t last;			/* index + 1 of the previous page's group */
+	__u64 last_k1, last_k2;
+	__u64 total;			/* pages put in groups */
+	size_t *order, nshown;		/* after finish: the rows shown, sorted by total */
+	struct ms_group other;		/* after finish: the rest, summed */
+	size_t nother;
+	const struct ms_result *res;
+	struct ms_zone *zones;		/* node, zone: /proc/zoneinfo */
+	size_t nzones, zi;
+	struct ms_mount *mounts;	/* fs: /proc/self/mountinfo */
+	size_t nmounts;
+};
+int ms_by_parse(const char *s, enum ms_by *out);
+struct ms_groups *ms_groups_new(enum ms_by by, size_t top);
+int ms_groups_reset(struct ms_groups *g);
+int ms_groups_page(void *arg, __u64 pfn, const struct ms_page_rec *r);	/* an ms_page_fn */
+int ms_groups_finish(struct ms_groups *g, const struct ms_result *res);	/* MS_EXIT_* */
+void ms_groups_print(FILE *out, const struct ms_groups *g);
+void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result *r);
+/* "by":...,"groups":[...],"other":{...} without braces, for a JSON-lines row */
+void ms_groups_json_fields(FILE *out, const struct ms_groups *g);
+void ms_groups_prom(FILE *out, const struct ms_groups *g);
+void ms_groups_free(struct ms_groups *g);
+int ms_mountinfo_read(const char *path, struct ms_groups *g);
+
 /* /proc/kpageflags backend. */
 int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_run_fn fn, void *arg, char *why, size_t whylen);
@@ -309,6 +373,7 @@ struct ms_report_opts {
 	const char *kernel;	/* uname -r */
 	const char *fallback_reason;	/* why the bpf backend was not used, or NULL */
 	const struct ms_timings *timings;	/* --json "timings" (one-shot), or NULL */
+	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
 };
 void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o);
 void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_meminfo *mi,

@@ -11,8 +11,8 @@ anon_ksm page_cache_file page_cache_buffers page_cache_swapcache hugetlb_used
 hugetlb_free free_buddy free_pcp free_uninit free_unaccepted"
 
 _memstat_opts="-v --verbose -j --json -r --reconcile -b --backend --runs --features --jobs
--o --output -f --format --fsync --rotate-incompatible --approx --seed -V --version
--h --help"
+-o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top
+-V --version -h --help"
 _memstat_allpages_opts="--pfn --class -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
 
@@ -53,7 +53,10 @@ _memstat()
 		done
 		compopt -o nospace 2>/dev/null
 		return;;
-	--jobs|--seed|--pfn)
+	--by)
+		COMPREPLY=($(compgen -W "node zone fs cgroup file exec" -- "$cur"))
+		return;;
+	--jobs|--seed|--pfn|--top)
 		return;;
 	esac
 

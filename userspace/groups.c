@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * memstat --by KEY: the group engine. Each page of the per-page record walk
+ * (ms_backend_pages(): the same single walk as memstat allpages) goes to exactly one group,
+ * so the groups always add up to the walk's total.
+ *
+ * How it works:
+ *   ms_groups_new(by, top)    once: the key, --top N (0: the key's default)
+ *   ms_groups_reset(g)        before each walk (re-reads /proc/zoneinfo)
+ *   ms_groups_page()          the ms_page_fn of the walk: computes the page's key with the
+ *                             key's key() function; a page whose key equals the previous
+ *                             page's goes to the cached group, else one lookup in an
+ *                             open-addressing hash keyed by a u64 pair (k1, k2)
+ *   ms_groups_finish(g, res)  after the walk: checks the groups add up to res->total, sorts by
+ *                             total, keeps the top N (the pages-less "(none)" group, pages with
+ *                             no key, is always shown and never folded), sums the rest into
+ *                             "(other)", then names the rows shown (the key's name()), and
+ *                             only those: a key whose names cost (dentries, cgroup paths) pays
+ *                             for N rows, not for every group
+ *   ms_groups_print/json/json_fields/prom   the table, --json, a JSON-lines row's fields, the
+ *                             Prometheus series
+ *
+ * PLUGGING IN A KEY (cgroup, file, exec): each key is one row of by_keys[] below. Its
+ *   key(g, pfn, rec, &k1, &k2)  returns false for a page with no key ("(none)"); rec->w[3] is
+ *                               the raw mapping pointer: keep it in memory, never print it
+ *                               (struct ms_group.mapping keeps the first head page's one)
+ *   name(g, grp)                sets grp->name (malloc'd; freed by the engine); may set
+ *                               grp->extra (malloc'd, freed by the engine) for its own fields
+ *   json(out, g, grp)           writes the key-specific fields, each starting with ','
+ *   cols_head(out) / cols(out, g, grp)  extra table columns (before the name column)
+ * Replace a row's functions to plug in (the cgroup and file engineers' names): the engine
+ * calls nothing else of a key.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memstat_int.h"
+
+#define NONE_KEY (~0ULL)	/* k1 of the "(none)" group */
+
+/* ---- keys ---- */
+
+/* The zone holding pfn (a moving index: pages come in pfn order), or -1. */
+static long zone_of(struct ms_groups *g, __u64 pfn)
+{
+	size_t k;
+
+	if (g->zi < g->nzones && pfn >= g->zones[g->zi].start && pfn < g->zones[g->zi].end)
+		return (long)g->zi;
+	for (k = 0; k < g->nzones; k++)
+		if (pfn >= g->zones[k].start && pfn < g->zones[k].end) {
+			g->zi = k;
+			return (long)k;
+		}
+	return -1;
+}
+
+static bool key_node(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
+		     __u64 *k2)
+{
+	long z = zone_of(g, pfn);
+
+	if (z < 0)
+		return false;
+	*k1 = (__u64)g->zones[z].node;
+	*k2 = 0;
+	return true;
+}
+
+static bool key_zone(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
+		     __u64 *k2)
+{
+	long z = zone_of(g, pfn);
+
+	if (z < 0)
+		return false;
+	*k1 = (__u64)z;
+	*k2 = 0;
+	return true;
+}
+
+/* a page of a file (page cache, exec, shmem, buffers): its superblock's s_dev and inode */
+static bool has_file(const struct ms_page_rec *r)
+{
+	return r->ino || r->dev;
+}
+
+static bool key_fs(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
+		   __u64 *k2)
+{
+	if (!has_file(r))
+		return false;
+	*k1 = r->dev;
+	*k2 = 0;
+	return true;
+}
+
+static bool key_cgroup(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
+		       __u64 *k2)
+{
+	if (!r->cgroup)
+		return false;
+	*k1 = r->cgroup;
+	*k2 = 0;
+	return true;
+}
+
+static bool key_file(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
+		     __u64 *k2)
+{
+	if (!has_file(r))
+		return false;
+	*k1 = r->dev;
+	*k2 = r->ino;
+	return true;
+}
+
+static bool key_exec(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
+		     __u64 *k2)
+{
+	return r->sub == MS_EXEC && key_file(g, pfn, r, k1, k2);
+}
+
+static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *strdupf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+#define DEV_MAJOR(d) ((unsigned int)((d) >> 20))
+#define DEV_MINOR(d) ((unsigned int)((d) & 0xfffff))
+
+/* node: the node's pfn span, from its zones */
+static void node_span(const struct ms_groups *g, int node, __u64 *s, __u64 *e)
+{
+	size_t k;
+
+	*s = ~0ULL;
+	*e = 0;
+	for (k = 0; k < g->nzones; k++) {
+		if (g->zones[k].node != node)
+			continue;
+		if (g->zones[k].start < *s)
+			*s = g->zones[k].start;
+		if (g->zones[k].end > *e)
+			*e = g->zones[k].end;
+	}
+	if (*s > *e)
+		*s = *e = 0;
+}
+
+static int name_node(struct ms_groups *g, struct ms_group *grp)
+{
+	grp->name = strdupf("%llu", (unsigned long long)grp->k1);
+	return grp->name ? 0 : -ENOMEM;
+}
+
+static void json_node(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	__u64 s, e;
+
+	node_span(g, (int)grp->k1, &s, &e);
+	fprintf(out, ",\"node\":%llu,\"start_pfn\":%llu,\"end_pfn\":%llu",
+		(unsigned long long)grp->k1, (unsigned long long)s, (unsigned long long)e);
+}
+
+static int name_zone(struct ms_groups *g, struct ms_group *grp)
+{
+	const struct ms_zone *z = &g->zones[grp->k1];
+
+	grp->name = strdupf("%d/%s", z->node, z->name);
+	return grp->name ? 0 : -ENOMEM;
+}
+
+static void json_zone(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_zone *z = &g->zones[grp->k1];
+
+	fprintf(out, ",\"node\":%d,\"zone\":", z->node);
+	ms_json_string(out, z->name);
+	fprintf(out, ",\"start_pfn\":%llu,\"end_pfn\":%llu", (unsigned long long)z->start,
+		(unsigned long long)z->end);
+}
+
+/* fs: a mount of the superblock, from /proc/self/mountinfo (read at ms_groups_finish()) */
+static const struct ms_mount *mount_of(const struct ms_groups *g, __u64 dev)
+{
+	const struct ms_mount *best = NULL;
+	size_t k;
+
+	for (k = 0; k < g->nmounts; k++) {
+		if (g->mounts[k].dev != dev)
+			continue;
+		if (!best || (g->mounts[k].root_is_sb && !best->root_is_sb))
+			best = &g->mounts[k];
+	}
+	return best;
+}
+
+static int name_fs(struct ms_groups *g, struct ms_group *grp)
+{
+	const struct ms_mount *m = mount_of(g, grp->k1);
+
+	grp->name = strdup(m ? m->point : "(not mounted)");
+	return grp->name ? 0 : -ENOMEM;
+}
+
+static void json_fs(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_mount *m = mount_of(g, grp->k1);
+
+	fprintf(out, ",\"dev\":\"%u:%u\",\"fstype\":", DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1));
+	if (m)
+		ms_json_string(out, m->fstype);
+	else
+		fputs("null", out);
+	fputs(",\"mount\":", out);
+	if (m)
+		ms_json_string(out, m->point);
+	else
+		fputs("null", out);
+}
+
+static void cols_head_fs(FILE *out)
+{
+	fprintf(out, "  %-9s %-10s", "Dev", "Type");
+}
+
+static void cols_fs(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_mount *m = grp->k1 == NONE_KEY ? NULL : mount_of(g, grp->k1);
+	char dev[24] = "-";
+
+	if (grp->k1 != NONE_KEY && grp->name && strcmp(grp->name, "(other)"))
+		snprintf(dev, sizeof(dev), "%u:%u", DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1));
+	fprintf(out, "  %-9s %-10s", dev, m ? m->fstype : "-");
+}
+
+/* cgroup: the cgroup engineer's names plug in here (userspace/cgroup.c); until then the id */
+static int name_cgroup(struct ms_groups *g, struct ms_group *grp)
+{
+	grp->name = strdupf("id %llu", (unsigned long long)grp->k1);
+	return grp->name ? 0 : -ENOMEM;
+}
+
+static void json_cgroup(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	fprintf(out, ",\"id\":%llu", (unsigned long long)grp->k1);
+}
+
+/* file and exec: the files engineer's paths plug in here; until then dev:ino */
+static int name_file(struct ms_groups *g, struct ms_group *grp)
+{
+	grp->name = strdupf("%u:%u:%llu", DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1),
+			    (unsigned long long)grp->k2);
+	return grp->name ? 0 : -ENOMEM;
+}
+
+static void json_file(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	fprintf(out, ",\"dev\":\"%u:%u\",\"inode\":%llu,\"exec_pages\":%llu",
+		DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1), (unsigned long long)grp->k2,
+		(unsigned long long)grp->sub[MS_EXEC]);
+}
+
+const struct ms_by_key ms_by_keys[MS_NR_BY] = {
+	[MS_BY_CGROUP] = { "cgroup", 0, key_cgroup, name_cgroup, json_cgroup, NULL, NULL },
+	[MS_BY_NODE] = { "node", 0, key_node, name_node, json_node, NULL, NULL },
+	[MS_BY_ZONE] = { "zone", 0, key_zone, name_zone, json_zone, NULL, NULL },
+	[MS_BY_FS] = { "fs", 0, key_fs, name_fs, json_fs, cols_head_fs, cols_fs },
+	[MS_BY_FILE] = { "file", 20, key_file, name_file, json_file, NULL, NULL },
+	[MS_BY_EXEC] = { "exec", 20, key_exec, name_file, json_file, NULL, NULL },
+};
+
+int ms_by_parse(const char *s, enum ms_by *out)
+{
+	int i;
+
+	for (i = 0; i < MS_NR_BY; i++)
+		if (!strcmp(s, ms_by_keys[i].key_name)) {
+			*out = (enum ms_by)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* ---- /proc/self/mountinfo ---- */
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 4;
+		} else {
+			*d++ = *s++;
+		}
+	}
+	*d = '\0';
+}
+
+static void mounts_free(struct ms_groups *g)
+{
+	for (size_t k = 0; k < g->nmounts; k++) {
+		free(g->mounts[k].point);
+		free(g->mounts[k].fstype);
+	}
+	free(g->mounts);
+	g->mounts = NULL;
+	g->nmounts = 0;
+}
+
+int ms_mountinfo_read(const char *path, struct ms_groups *g)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	mounts_free(g);
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned int maj, min;
+		char root[4096], point[4096], fstype[256];
+		const char *sep;
+		struct ms_mount *m;
+
+		/* id parent maj:min root point opts [optional...] - fstype source superopts */
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &maj, &min, root, point) != 4)
+			continue;
+		sep = strstr(line, " - ");
+		if (!sep || sscanf(sep + 3, "%255s", fstype) != 1)
+			continue;
+		m = realloc(g->mounts, (g->nmounts + 1) * sizeof(*m));
+		if (!m)
+			break;
+		g->mounts = m;
+		m = &g->mounts[g->nmounts];
+		unescape(point);
+		unescape(fstype);
+		m->dev = ((__u64)maj << 20) | min;
+		m->root_is_sb = !strcmp(root, "/");
+		m->point = strdup(point);
+		m->fstype = strdup(fstype);
+		if (!m->point || !m->fstype) {
+			free(m->point);
+			free(m->fstype);
+			break;
+		}
+		g->nmounts++;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/* ---- the groups ---- */
+
+struct ms_groups *ms_groups_new(enum ms_by by, size_t top)
+{
+	struct ms_groups *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->by = by;
+	g->key = &ms_by_keys[by];
+	g->top = top ? top : g->key->default_top;
+	return g;
+}
+
+static void groups_clear(struct ms_groups *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		free(g->g[i].name);
+		free(g->g[i].extra);
+	}
+	free(g->other.name);
+	memset(&g->other, 0, sizeof(g->other));
+	g->n = 0;
+	g->nother = 0;
+	if (g->slots)
+		memset(g->slots, 0, g->nslots * sizeof(*g->slots));
+	free(g->order);
+	g->order = NULL;
+	g->nshown = 0;
+	g->last = 0;
+	g->total = 0;
+	g->res = NULL;
+}
+
+int ms_groups_reset(struct ms_groups *g)
+{
+	int err = 0;
+
+	groups_clear(g);
+	if (g->by == MS_BY_NODE || g->by == MS_BY_ZONE) {
+		free(g->zones);
+		g->zones = NULL;
+		err = ms_zones_read("/proc/zoneinfo", &g->zones, &g->nzones);
+		g->zi = 0;
+	}
+	return err;
+}
+
+static __u64 mix(__u64 a, __u64 b)
+{
+	__u64 x = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL);
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 29;
+	return x;
+}
+
+static int grow(struct ms_groups *g)
+{
+	size_t ns = g->nslots ? g->nslots * 2 : 1024, i;
+	__u32 *slots = calloc(ns, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < g->n; i++) {
+		size_t h = mix(g->g[i].k1, g->g[i].k2) & (ns - 1);
+
+		while (slots[h])
+			h = (h + 1) & (ns - 1);
+		slots[h] = (__u32)(i + 1);
+	}
+	free(g->slots);
+	g->slots = slots;
+	g->nslots = ns;
+	return 0;
+}
+
+/* The index + 1 of group (k1, k2), made when new; 0: out of memory. */
+static size_t lookup(struct ms_groups *g, __u64 k1, __u64 k2)
+{
+	size_t h;
+	struct ms_group *ng;
+
+	if ((g->n + 1) * 2 > g->nslots && grow(g))
+		return 0;
+	for (h = mix(k1, k2) & (g->nslots - 1); g->slots[h]; h = (h + 1) & (g->nslots - 1)) {
+		struct ms_group *x = &g->g[g->slots[h] - 1];
+
+		if (x->k1 == k1 && x->k2 == k2)
+			return g->slots[h];
+	}
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+
+		ng = realloc(g->g, cap * sizeof(*ng));
+		if (!ng)
+			return 0;
+		g->g = ng;
+		g->cap = cap;
+	}
+	ng = &g->g[g->n];
+	memset(ng, 0, sizeof(*ng));
+	ng->k1 = k1;
+	ng->k2 = k2;
+	g->slots[h] = (__u32)(++g->n);
+	return g->n;
+}
+
+int ms_groups_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+{
+	struct ms_groups *g = arg;
+	struct ms_group *grp;
+	__u64 k1, k2;
+
+	if (!r->valid || r->sub >= MS_NR_SUBS)
+		return 0;	/* a hole: not in the walk's total */
+	if (!g->key->key(g, pfn, r, &k1, &k2)) {
+		k1 = NONE_KEY;
+		k2 = NONE_KEY;
+	}
+	if (!g->last || g->last_k1 != k1 || g->last_k2 != k2) {
+		g->last = lookup(g, k1, k2);
+		if (!g->last) {
+			ms_err("out of memory");
+			return -1;
+		}
+		g->last_k1 = k1;
+		g->last_k2 = k2;
+	}
+	grp = &g->g[g->last - 1];
+	grp->sub[r->sub]++;
+	grp->total++;
+	if (!grp->mapping && r->role != MS_ROLE_TAIL && k1 != NONE_KEY)
+		grp->mapping = r->w[3];
+	g->total++;
+	return 0;
+}
+
+static const struct ms_groups *sort_ctx;
+
+static int by_total(const void *a, const void *b)
+{
+	const struct ms_group *x = &sort_ctx->g[*(const size_t *)a];
+	const struct ms_group *y = &sort_ctx->g[*(const size_t *)b];
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1 ? -1 : 1;
+	return x->k2 < y->k2 ? -1 : x->k2 > y->k2;
+}
+
+int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
+{
+	size_t i, keyed = 0;
+	int err;
+
+	g->res = res;
+	if (g->total != res->total) {
+		ms_err("internal: the groups hold %llu pages, the walk counted %llu",
+		       (unsigned long long)g->total, (unsigned long long)res->total);
+		return MS_EXIT_FAIL;
+	}
+	if (g->by == MS_BY_FS && (err = ms_mountinfo_read("/proc/self/mountinfo", g)))
+		ms_err("failed to read /proc/self/mountinfo: %s (file systems are shown as not "
+		       "mounted)", strerror(-err));
+	g->order = calloc(g->n ? g->n : 1, sizeof(*g->order));
+	if (!g->order) {
+		ms_err("out of memory");
+		return MS_EXIT_FAIL;
+	}
+	for (i = 0; i < g->n; i++)
+		g->order[i] = i;
+	sort_ctx = g;
+	qsort(g->order, g->n, sizeof(*g->order), by_total);
+	/* the top N keyed groups and "(none)" are shown; the rest go to "(other)" */
+	for (i = 0; i < g->n; i++) {
+		struct ms_group *x = &g->g[g->order[i]];
+		bool none = x->k1 == NONE_KEY && x->k2 == NONE_KEY;
+
+		if (!none && g->top && keyed >= g->top) {
+			for (int j = 0; j < MS_NR_SUBS; j++)
+				g->other.sub[j] += x->sub[j];
+			g->other.total += x->total;
+			g->nother++;
+			continue;
+		}
+		if (!none)
+			keyed++;
+		g->order[g->nshown++] = g->order[i];
+		if (none)
+			x->name = strdup("(none)");
+		else if (g->key->name(g, x))
+			x->name = NULL;
+		if (!x->name) {
+			ms_err("out of memory");
+			return MS_EXIT_FAIL;
+		}
+	}
+	return MS_EXIT_OK;
+}
+
+/* ---- output ---- */
+
+static double mb(__u64 pages)
+{
+	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+static __u64 class_of(const struct ms_group *x, enum ms_class c)
+{
+	__u64 n = 0;
+
+	for (int j = 0; j < MS_NR_SUBS; j++)
+		if (ms_subs[j].cls == c)
+			n += x->sub[j];
+	return n;
+}
+
+/* the 7 classes of the table and the JSON (the kpageflags backend's unknown has no records) */
+static const enum ms_class shown_classes[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
+					       MS_C_PAGE_CACHE, MS_C_HUGETLB, MS_C_FREE };
+#define NSHOWN (sizeof(shown_classes) / sizeof(shown_classes[0]))
+
+static const char *const col_label[] = { "Kernel", "Anon", "Shmem", "Exec", "Cache",
+					 "Hugetlb", "Free" };
+
+static void table_row(FILE *out, const struct ms_groups *g, const struct ms_group *x)
+{
+	size_t c;
+
+	fprintf(out, "%10.0f", mb(x->total));
+	for (c = 0; c < NSHOWN; c++) {
+		__u64 n = class_of(x, shown_classes[c]);
+
+		fprintf(out, " %8.0f %3.0f%%", mb(n),
+			x->total ? 100.0 * (double)n / (double)x->total : 0.0);
+	}
+	if (g->key->cols)
+		g->key->cols(out, g, x);
+	fprintf(out, "  %s\n", x->name ? x->name : "");
+}
+
+void ms_groups_print(FILE *out, const struct ms_groups *g)
+{
+	static const char *const what[MS_NR_BY] = { "Cgroup", "Node", "Zone", "Mount", "File",
+						     "File" };
+	struct ms_group total = { .name = (char *)"Total" };
+	size_t i, c;
+
+	for (i = 0; i < g->n; i++) {
+		for (int j = 0; j < MS_NR_SUBS; j++)
+			total.sub[j] += g->g[i].sub[j];
+		total.total += g->g[i].total;
+	}
+	fprintf(out, "%10s", "Total MB");
+	for (c = 0; c < NSHOWN; c++)
+		fprintf(out, " %8s %4s", col_label[c], "%");
+	if (g->key->cols_head)
+		g->key->cols_head(out);
+	fprintf(out, "  %s\n", what[g->by]);
+	for (i = 0; i < g->nshown; i++)
+		table_row(out, g, &g->g[g->order[i]]);
+	if (g->nother) {
+		struct ms_group o = g->other;
+		char name[64];
+
+		snprintf(name, sizeof(name), "(other: %zu groups)", g->nother);
+		o.name = name;
+		o.k1 = NONE_KEY;
+		table_row(out, g, &o);
+	}
+	total.k1 = NONE_KEY;
+	table_row(out, g, &total);
+	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache)\n");
+}
+
+static void json_pages(FILE *out, const struct ms_group *x)
+{
+	size_t c;
+
+	fputs("\"pages\":{", out);
+	for (c = 0; c < NSHOWN; c++)
+		fprintf(out, "\"%s\":%llu,", ms_classes[shown_classes[c]].key,
+			(unsigned long long)class_of(x, shown_classes[c]));
+	fprintf(out, "\"total\":%llu}", (unsigned long long)x->total);
+}
+
+void ms_groups_json_fields(FILE *out, const struct ms_groups *g)
+{
+	size_t i;
+
+	fputs("\"by\":", out);
+	ms_json_string(out, g->key->key_name);
+	fputs(",\"groups\":[", out);
+	for (i = 0; i < g->nshown; i++) {
+		const struct ms_group *x = &g->g[g->order[i]];
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		ms_json_string(out, x->name);
+		fputc(',', out);
+		json_pages(out, x);
+		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
+			g->key->json(out, g, x);
+		fputc('}', out);
+	}
+	fprintf(out, "],\"other\":{\"groups\":%zu,", g->nother);
+	json_pages(out, &g->other);
+	fputc('}', out);
+}
+
+void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result *r)
+{
+	fprintf(out, "{\"format_version\":%d,\"backend\":", MS_FORMAT_VERSION);
+	ms_json_string(out, r->backend);
+	fprintf(out, ",\"page_size\":%ld,\"total\":%llu,\"holes\":%llu,\"walk_ms\":%.3f,",
+		sysconf(_SC_PAGESIZE), (unsigned long long)r->total, (unsigned long long)r->holes,
+		r->walk_ms);
+	ms_groups_json_fields(out, g);
+	fputs("}\n", out);
+}
+
+/* Prometheus label values: backslash, double quote and newline escaped */
+static void prom_label(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', out);
+		if (*s == '\n') {
+			fputs("\\n", out);
+			continue;
+		}
+		fputc(*s, out);
+	}
+}
+
+static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
+		       const struct ms_group *x)
+{
+	size_t c;
+
+	for (c = 0; c <= NSHOWN; c++) {
+		fprintf(out, "memstat_group_pages{by=\"%s\",group=\"", g->key->key_name);
+		prom_label(out, name);
+		fprintf(out, "\",class=\"%s\"} %llu\n",
+			c < NSHOWN ? ms_classes[shown_classes[c]].key : "total",
+			(unsigned long long)(c < NSHOWN ? class_of(x, shown_classes[c]) : x->total));
+	}
+}
+
+void ms_groups_prom(FILE *out, const struct ms_groups *g)
+{
+	size_t i;
+
+	fputs("# HELP memstat_group_pages Physical pages by class of each group of --by (the top "
+	      "N groups, (none) and (other)).\n# TYPE memstat_group_pages gauge\n", out);
+	for (i = 0; i < g->nshown; i++)
+		prom_group(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
+	prom_group(out, g, "(other)", &g->other);
+}
+
+void ms_groups_free(struct ms_groups *g)
+{
+	if (!g)
+		return;
+	groups_clear(g);
+	free(g->g);
+	free(g->slots);
+	free(g->zones);
+	mounts_free(g);
+	free(g);
+}
