@@ -707,15 +707,47 @@ static void prom_label(FILE *out, const char *s)
 	}
 }
 
+/*
+ * The group's key as text, unique among the groups (names need not be: two file systems may
+ * both be "(not mounted)"): node "0", zone "0/Normal", fs "8:1", cgroup the id, file and exec
+ * "8:1:INODE"; "" for "(none)" and "(other)".
+ */
+static void key_text(const struct ms_groups *g, const struct ms_group *x, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!x || (x->k1 == NONE_KEY && x->k2 == NONE_KEY))
+		return;
+	switch (g->by) {
+	case MS_BY_NODE:
+	case MS_BY_CGROUP:
+		snprintf(buf, len, "%llu", (unsigned long long)x->k1);
+		break;
+	case MS_BY_ZONE:
+		snprintf(buf, len, "%d/%s", g->zones[x->k1].node, g->zones[x->k1].name);
+		break;
+	case MS_BY_FS:
+		snprintf(buf, len, "%u:%u", DEV_MAJOR(x->k1), DEV_MINOR(x->k1));
+		break;
+	default:
+		snprintf(buf, len, "%u:%u:%llu", DEV_MAJOR(x->k1), DEV_MINOR(x->k1),
+			 (unsigned long long)x->k2);
+	}
+}
+
+/* x NULL: "(other)" */
 static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
 		       const struct ms_group *x)
 {
+	char key[96];
 	size_t c;
 
+	key_text(g, x, key, sizeof(key));
+	if (!x)
+		x = &g->other;
 	for (c = 0; c <= NSHOWN; c++) {
 		fprintf(out, "memstat_group_pages{by=\"%s\",group=\"", g->key->key_name);
 		prom_label(out, name);
-		fprintf(out, "\",class=\"%s\"} %llu\n",
+		fprintf(out, "\",key=\"%s\",class=\"%s\"} %llu\n", key,
 			c < NSHOWN ? ms_classes[shown_classes[c]].key : "total",
 			(unsigned long long)(c < NSHOWN ? class_of(x, shown_classes[c]) : x->total));
 	}
@@ -726,10 +758,10 @@ void ms_groups_prom(FILE *out, const struct ms_groups *g)
 	size_t i;
 
 	fputs("# HELP memstat_group_pages Physical pages by class of each group of --by (the top "
-	      "N groups, (none) and (other)).\n# TYPE memstat_group_pages gauge\n", out);
+	      "N groups, (none) and (other)); key tells groups of one name apart.\n# TYPE memstat_group_pages gauge\n", out);
 	for (i = 0; i < g->nshown; i++)
 		prom_group(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
-	prom_group(out, g, "(other)", &g->other);
+	prom_group(out, g, "(other)", NULL);
 }
 
 void ms_groups_free(struct ms_groups *g)

@@ -277,5 +277,9 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		}
 		fputs("]}", out);
 	}
+	if (o->groups) {	/* --by in periodic sampling (groups.c) */
+		fputc(',', out);
+		ms_groups_json_fields(out, o->groups);
+	}
 	fputs("}\n", out);
 }

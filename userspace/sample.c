@@ -481,6 +481,8 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		break;
 	case MS_FMT_PROM:
 		ms_prom(m, ts, r);
+		if (o->groups)	/* --by: the top N groups and (other) */
+			ms_groups_prom(m, o->groups);
 		break;
 	case MS_FMT_ROWS:
 		if (s->rows == 0 && r->approx.on)
