@@ -33,14 +33,62 @@ struct xa_node {
 	void *slots[64];
 } __attribute__((preserve_access_index));
 
+struct dentry;
+struct address_space;
+
 struct super_block {
 	unsigned long s_magic;
 	unsigned int s_dev;	/* dev_t */
+	struct dentry *s_root;	/* file_paths: where a path ends */
 } __attribute__((preserve_access_index));
 
+/*
+ * file_paths (memstat --by file/exec) names a file from its inode's dentries, as d_path() would
+ * up to the superblock's root (fs/dcache.c, fs/d_path.c). Every version from 6.1 to 7.x has:
+ * - inode->i_dentry, an hlist of the inode's dentries, linked through dentry->d_u.d_alias
+ *   (d_alias in the d_u union since 946e51f2bf37 "move d_rcu from overlapping d_child to
+ *   overlapping d_alias", v3.19);
+ * - inode->i_nlink, a const union member of __i_nlink (0: unlinked; shmem_file_setup() clears
+ *   it for memfds and SysV shm: "It is unlinked", mm/shmem.c);
+ * - dentry->d_name, a struct qstr, a plain member up to 6.14 and a const member of a union with
+ *   __d_name since 6.15 (the dcache series that made d_name read-only): CO-RE finds it by name;
+ * - dentry->d_hash.pprev == NULL when unhashed (d_unhashed(), include/linux/dcache.h);
+ * - a root dentry is its own parent (IS_ROOT()); a pseudo file's dentry (d_alloc_pseudo():
+ *   memfd_create() names it "memfd:NAME", ipc/shm.c "SYSV%08x") is one too, without being
+ *   its superblock's s_root.
+ * Each read goes through bpf_core_read(), so an address that is no longer what it was reads
+ * as a failure, never a fault; the program checks host->i_mapping, i_ino and s_dev against
+ * what the walk saw before it trusts a mapping pointer.
+ */
 struct inode {
 	struct super_block *i_sb;
 	unsigned long i_ino;
+	struct address_space *i_mapping;
+	unsigned int i_nlink;
+	unsigned int i_rdev;	/* dev_t */
+	struct hlist_head___ms { struct hlist_node___ms *first; } i_dentry;
+} __attribute__((preserve_access_index));
+
+struct hlist_node___ms {
+	struct hlist_node___ms *next, **pprev;
+} __attribute__((preserve_access_index));
+
+struct hlist_bl_node___ms {
+	struct hlist_bl_node___ms *next, **pprev;
+} __attribute__((preserve_access_index));
+
+struct qstr___ms {
+	const unsigned char *name;
+} __attribute__((preserve_access_index));
+
+struct dentry {
+	struct hlist_bl_node___ms d_hash;
+	struct dentry *d_parent;
+	struct qstr___ms d_name;
+	struct inode *d_inode;
+	union {
+		struct hlist_node___ms d_alias;
+	} d_u;
 } __attribute__((preserve_access_index));
 
 /*

@@ -560,3 +560,114 @@ int walk_cast(void *ctx)
 	return walk_end_check(bpf_loop(MS_LOOPS, walk_batch_cast, NULL, 0));
 }
 
+
+/*
+ * file_paths SEC("syscall"): memstat --by file/exec names the top N files after the walk, from
+ * the kernel's own dentries (user space loads it only then). For each of the first path_n slots
+ * of `paths`: check that the mapping pointer a page record held is still the address_space of
+ * the inode the walk saw (host->i_mapping, i_ino and s_dev), then follow one dentry of the inode
+ * (the first of inode->i_dentry) up its d_parent chain to the superblock's root, a name per
+ * dentry, leaf first. bpf_d_path() is not allowed in syscall programs, and it would need a
+ * struct path, which the page cache does not have: the mount point comes from user space
+ * (/proc/self/mountinfo). Every read is a bpf_core_read(): a freed or reused mapping reads as a
+ * failure or a mismatch, and gives MS_PATH_UNKNOWN.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MS_PATH_BATCH);	/* user space shrinks it to 1 unless naming files */
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct ms_path_slot);
+} paths SEC(".maps");
+
+__u32 path_n;			/* slots to resolve, set by user space */
+
+__noinline int path_one(__u32 i)
+{
+	struct ms_path_slot *s = bpf_map_lookup_elem(&paths, &i);
+	struct address_space *as, *im = NULL;
+	struct inode *host = NULL, *dino = NULL;
+	struct super_block *sb = NULL;
+	struct hlist_node___ms *first = NULL;
+	struct hlist_bl_node___ms **pprev = NULL;
+	struct dentry *d, *root = NULL;
+	unsigned long ino = 0;
+	unsigned int dev = 0;
+	__u32 k, done = 0;
+
+	if (!s)
+		return 0;
+	s->status = MS_PATH_UNKNOWN;
+	s->flags = 0;
+	s->nlink = 0;
+	s->ncomp = 0;
+	s->rdev = 0;
+	s->magic = 0;
+	as = (struct address_space *)s->mapping;
+	if (!as || bpf_core_read(&host, sizeof(host), &as->host) || !host)
+		return 0;
+	if (bpf_core_read(&im, sizeof(im), &host->i_mapping) || im != as)
+		return 0;
+	if (bpf_core_read(&ino, sizeof(ino), &host->i_ino) || ino != s->ino)
+		return 0;
+	if (bpf_core_read(&sb, sizeof(sb), &host->i_sb) || !sb)
+		return 0;
+	if (bpf_core_read(&dev, sizeof(dev), &sb->s_dev) || dev != s->dev)
+		return 0;
+	if (bpf_core_read(&s->magic, sizeof(s->magic), &sb->s_magic) ||
+	    bpf_core_read(&s->nlink, sizeof(s->nlink), &host->i_nlink) ||
+	    bpf_core_read(&s->rdev, sizeof(s->rdev), &host->i_rdev) ||
+	    bpf_core_read(&root, sizeof(root), &sb->s_root) ||
+	    bpf_core_read(&first, sizeof(first), &host->i_dentry.first))
+		return 0;
+	if (!first) {
+		s->status = MS_PATH_NO_DENTRY;
+		return 0;
+	}
+	d = (struct dentry *)((char *)first - bpf_core_field_offset(struct dentry, d_u.d_alias));
+	if (bpf_core_read(&dino, sizeof(dino), &d->d_inode) || dino != host)
+		return 0;	/* the alias list changed under us */
+	if (!bpf_core_read(&pprev, sizeof(pprev), &d->d_hash.pprev) && !pprev)
+		s->flags |= MS_PATHF_UNHASHED;
+	for (k = 0; k < MS_PATH_DEPTH; k++) {
+		const unsigned char *name = NULL;
+		struct dentry *parent = NULL;
+
+		if (d == root) {
+			done = 1;
+			break;
+		}
+		if (bpf_core_read(&name, sizeof(name), &d->d_name.name) || !name ||
+		    bpf_probe_read_kernel_str(s->comp[k & (MS_PATH_DEPTH - 1)], MS_PATH_NAME,
+					      name) < 0) {
+			s->flags |= MS_PATHF_NAME_FAULT;
+			s->comp[k & (MS_PATH_DEPTH - 1)][0] = '\0';
+		}
+		s->ncomp = k + 1;
+		if (bpf_core_read(&parent, sizeof(parent), &d->d_parent) || !parent) {
+			s->flags |= MS_PATHF_NAME_FAULT;
+			done = 1;
+			break;
+		}
+		if (parent == d) {	/* a root, not the superblock's: a pseudo file */
+			s->flags |= MS_PATHF_DETACHED;
+			done = 1;
+			break;
+		}
+		d = parent;
+	}
+	if (!done)
+		s->flags |= MS_PATHF_TRUNCATED;
+	s->status = MS_PATH_OK;
+	return 0;
+}
+
+SEC("syscall")
+int file_paths(void *ctx)
+{
+	__u32 i;
+
+	for (i = 0; i < MS_PATH_BATCH && i < path_n; i++)
+		path_one(i);
+	return 0;
+}

@@ -200,6 +200,40 @@ struct ms_mapping_facts {
 	__u32 _pad;
 };
 
+/*
+ * memstat --by file/exec: the file_paths program (memstat.bpf.c) names the files of the top N
+ * groups after the walk, from the kernel's own dentries. User space writes a request per slot
+ * of the paths map (the mapping pointer a page record held, and the inode and device the walk
+ * saw, which the program checks before trusting the pointer); the program fills the rest.
+ */
+#define MS_PATH_BATCH	32	/* slots of the paths map: files named per program run */
+#define MS_PATH_DEPTH	32	/* dentries followed up to the superblock's root */
+#define MS_PATH_NAME	256	/* NAME_MAX + 1 */
+enum ms_path_status {
+	MS_PATH_OK = 0,		/* comp[] holds the path */
+	MS_PATH_UNKNOWN,	/* the mapping is gone (freed, reused) or unreadable */
+	MS_PATH_NO_DENTRY,	/* the inode has no dentry (reclaimed; the inode kept for its pages) */
+};
+#define MS_PATHF_UNHASHED	0x1	/* the dentry is unhashed (unlinked) */
+#define MS_PATHF_DETACHED	0x2	/* the top dentry is its own parent but not the sb root:
+					 * a pseudo file (memfd, SysV shm) or a disconnected one */
+#define MS_PATHF_TRUNCATED	0x4	/* deeper than MS_PATH_DEPTH: comp[] holds the leaf end */
+#define MS_PATHF_NAME_FAULT	0x8	/* a name could not be read (renamed meanwhile) */
+struct ms_path_slot {
+	/* in */
+	__u64 mapping;		/* struct address_space * (raw pointer: never printed) */
+	__u64 ino;		/* the inode number the walk saw */
+	__u32 dev;		/* and its superblock's s_dev */
+	/* out */
+	__u32 status;		/* enum ms_path_status */
+	__u32 flags;		/* MS_PATHF_* */
+	__u32 nlink;		/* inode i_nlink (0: deleted) */
+	__u32 ncomp;		/* names in comp[], leaf first */
+	__u32 rdev;		/* inode i_rdev (a block device's page cache) */
+	__u64 magic;		/* superblock s_magic */
+	char comp[MS_PATH_DEPTH][MS_PATH_NAME];
+};
+
 /* Reasons the detect program refuses a kernel (a bit each; user space names them). */
 #define MS_MISSING_PAGE_SIZE	0x01	/* sizeof(struct page) != 64 */
 #define MS_MISSING_OFFSETS	0x02	/* struct page field offsets differ from classify.h's */
@@ -258,5 +292,7 @@ MS_STATIC_ASSERT(sizeof(struct ms_kmod_walk) == 3 * 8 + 2 * 4 + 8 * MS_COUNTS + 
 		 "struct ms_kmod_walk has implicit padding");
 MS_STATIC_ASSERT(sizeof(struct ms_page_rec) == 8 * 8 + 5 * 8 + 4 + 4,
 		 "struct ms_page_rec has implicit padding");
+MS_STATIC_ASSERT(sizeof(struct ms_path_slot) == 8 + 8 + 6 * 4 + 8 + MS_PATH_DEPTH * MS_PATH_NAME,
+		 "struct ms_path_slot has implicit padding");
 
 #endif /* MEMSTAT_H */

@@ -20,12 +20,14 @@
 #include <bpf/libbpf.h>
 
 #include "memstat_int.h"
+#include "files.h"
 #include "memstat.skel.h"
 
 struct ms_bpf {
 	struct memstat_bpf *skel;
 	__u32 generation;
 	const struct ms_page_rec *recs;	/* allpages: the pagerecs map, memory-mapped */
+	struct ms_path_slot *paths;	/* MS_BPF_PATHS: the paths map, memory-mapped */
 	/*
 	 * Periodic walks: the counts of each whole section that lay above its node's
 	 * first_deferred_pfn. Struct pages there are all-zero or boot-reserved until the kernel
@@ -218,6 +220,10 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 		/* the per-page records cost 3.4 MiB of kernel memory: only for allpages */
 		if (!(flags & MS_BPF_ALLPAGES))
 			bpf_map__set_max_entries(b->skel->maps.pagerecs, 1);
+		/* file_paths and its 256 KiB of slots: only for --by file and exec (files.c) */
+		bpf_program__set_autoload(b->skel->progs.file_paths, flags & MS_BPF_PATHS);
+		if (!(flags & MS_BPF_PATHS))
+			bpf_map__set_max_entries(b->skel->maps.paths, 1);
 		err = memstat_bpf__load(b->skel);
 		ms_timings.bpf_load += ms_now_ms() - t1;
 		if (!err || !b->cast)
@@ -267,6 +273,18 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 			goto fail;
 		}
 		b->recs = m;
+	}
+	if (flags & MS_BPF_PATHS) {
+		void *m = mmap(NULL, MS_PATH_BATCH * sizeof(struct ms_path_slot),
+			       PROT_READ | PROT_WRITE, MAP_SHARED,
+			       bpf_map__fd(b->skel->maps.paths), 0);
+
+		if (m == MAP_FAILED) {
+			snprintf(why, whylen, "failed to map the path slots: %s", strerror(errno));
+			ret = MS_EXIT_FAIL;
+			goto fail;
+		}
+		b->paths = m;
 	}
 	*out = b;
 	return MS_EXIT_OK;
@@ -970,12 +988,37 @@ void ms_bpf_free(struct ms_bpf *b)
 		return;
 	if (b->recs)
 		munmap((void *)b->recs, b->recs_len);
+	if (b->paths)
+		munmap(b->paths, MS_PATH_BATCH * sizeof(struct ms_path_slot));
 	free(b->cache);
 	for (size_t i = 0; i < b->nw; i++)
 		worker_free(&b->w[i]);
 	free(b->w);
 	memstat_bpf__destroy(b->skel);
 	free(b);
+}
+
+/*
+ * Name files from their mapping pointers (files.c): slots[i].mapping, .ino and .dev in, the rest
+ * out, MS_PATH_BATCH per run of file_paths. -EOPNOTSUPP unless opened with MS_BPF_PATHS.
+ */
+int ms_bpf_paths(struct ms_bpf *b, struct ms_path_slot *slots, size_t n)
+{
+	size_t i, k;
+	int err;
+
+	if (!b->paths)
+		return -EOPNOTSUPP;
+	for (i = 0; i < n; i += k) {
+		k = n - i < MS_PATH_BATCH ? n - i : MS_PATH_BATCH;
+		memcpy(b->paths, slots + i, k * sizeof(*slots));
+		b->skel->bss->path_n = (__u32)k;
+		err = run_prog(b->skel->progs.file_paths);
+		if (err < 0)
+			return err;
+		memcpy(slots + i, b->paths, k * sizeof(*slots));
+	}
+	return 0;
 }
 
 /*

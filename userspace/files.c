@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * memstat --by file and --by exec: the names of the top N files, from the kernel's own dentries,
+ * after the walk; and allpages --file PATH / --inode DEV:INO.
+ *
+ * The walk's page records keep each group's mapping pointer (struct ms_group.mapping, a head
+ * page's page->mapping: in memory only, never printed). For each group shown, and only those,
+ * the bpf backend's file_paths program (memstat.bpf.c) checks that the pointer is still the
+ * address_space of the inode the walk saw, and returns the names of one dentry of that inode up
+ * to its superblock's root, whether it is deleted, and the superblock's magic. The file system
+ * is never scanned. Here the superblock-relative path is joined with a mount of that superblock
+ * from /proc/self/mountinfo (its root field for a bind mount).
+ *
+ * The kmod backend gives no pointers (the module zeroes them unless asked for --raw-pointers,
+ * for they reveal the KASLR layout): its file groups are named by dev and inode, with the path
+ * "path unavailable with the kmod backend". An ioctl that took a mapping pointer back from
+ * user space would have the module follow a pointer user space chose; the BPF program does that
+ * safely (every read may fail), the module could only trust it.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+#include "files.h"
+
+#define BDEVFS_MAGIC	0x62646576
+#define DEV_MAJOR(d)	((unsigned int)((d) >> 20))
+#define DEV_MINOR(d)	((unsigned int)((d) & 0xfffff))
+#define NONE_KEY	(~0ULL)
+
+/* ---- /proc/self/mountinfo ---- */
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 4;
+		} else {
+			*d++ = *s++;
+		}
+	}
+	*d = '\0';
+}
+
+void ms_fmounts_free(struct ms_fmounts *m)
+{
+	for (size_t k = 0; k < m->n; k++) {
+		free(m->m[k].root);
+		free(m->m[k].point);
+		free(m->m[k].fstype);
+	}
+	free(m->m);
+	m->m = NULL;
+	m->n = 0;
+}
+
+int ms_fmounts_read(const char *path, struct ms_fmounts *out)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL, *root = NULL, *point = NULL, *fstype = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	ms_fmounts_free(out);
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned int maj, min;
+		const char *sep;
+		struct ms_fmount *m;
+
+		free(root);
+		free(point);
+		free(fstype);
+		root = point = fstype = NULL;
+		/* id parent maj:min root point opts [optional...] - fstype source superopts */
+		if (sscanf(line, "%*u %*u %u:%u %ms %ms", &maj, &min, &root, &point) != 4)
+			continue;
+		sep = strstr(line, " - ");
+		if (!sep || sscanf(sep + 3, "%ms", &fstype) != 1)
+			continue;
+		m = realloc(out->m, (out->n + 1) * sizeof(*m));
+		if (!m) {
+			err = -ENOMEM;
+			break;
+		}
+		out->m = m;
+		m = &out->m[out->n++];
+		unescape(root);
+		unescape(point);
+		unescape(fstype);
+		m->dev = (maj << 20) | (min & 0xfffff);
+		m->root = root;
+		m->point = point;
+		m->fstype = fstype;
+		root = point = fstype = NULL;
+	}
+	free(root);
+	free(point);
+	free(fstype);
+	free(line);
+	fclose(f);
+	return err;
+}
+
+/* Does directory root contain rel (both superblock-relative, starting with '/')? */
+static size_t under(const char *root, const char *rel)
+{
+	size_t n = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return 1;
+	if (strncmp(root, rel, n) || (rel[n] != '/' && rel[n] != '\0'))
+		return 0;
+	return n + 1;
+}
+
+/*
+ * The mount to show rel under: the first that mounts the whole superblock, else the one whose
+ * root is the longest directory above rel (a bind mount); rel NULL: any mount of dev.
+ */
+static const struct ms_fmount *mount_for(const struct ms_fmounts *ms, __u32 dev, const char *rel)
+{
+	const struct ms_fmount *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t k = 0; k < ms->n; k++) {
+		const struct ms_fmount *m = &ms->m[k];
+		size_t len;
+
+		if (m->dev != dev)
+			continue;
+		if (!rel)
+			return m;
+		if (!strcmp(m->root, "/"))
+			return m;
+		len = under(m->root, rel);
+		if (len > best_len) {
+			best = m;
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+/* ---- names ---- */
+
+/* a block device's name, from /sys/dev/block/MAJ:MIN/uevent (DEVNAME=) */
+static void bdev_name(__u32 rdev, char *buf, size_t len)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(buf, len, "%u:%u", DEV_MAJOR(rdev), DEV_MINOR(rdev));
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", DEV_MAJOR(rdev),
+		 DEV_MINOR(rdev));
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "/dev/%s", line + 8);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *strdupf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* "/" and the names of s->comp[], root first: the superblock-relative path (malloc'd) */
+static char *rel_path(const struct ms_path_slot *s)
+{
+	size_t len = 8, k;
+	char *p;
+
+	for (k = 0; k < s->ncomp && k < MS_PATH_DEPTH; k++)
+		len += strnlen(s->comp[k], MS_PATH_NAME) + 1;
+	p = malloc(len);
+	if (!p)
+		return NULL;
+	strcpy(p, (s->flags & MS_PATHF_TRUNCATED) ? "/..." : "");
+	for (k = s->ncomp < MS_PATH_DEPTH ? s->ncomp : MS_PATH_DEPTH; k > 0; k--) {
+		strcat(p, "/");
+		strncat(p, s->comp[k - 1], MS_PATH_NAME - 1);
+	}
+	if (!*p)
+		strcpy(p, "/");
+	return p;
+}
+
+char *ms_file_compose(const struct ms_path_slot *s, const struct ms_fmounts *ms,
+		      struct ms_file_info *fi)
+{
+	const struct ms_fmount *m;
+	const char *suffix;
+	char *rel, *out;
+	size_t skip;
+
+	memset(fi, 0, sizeof(*fi));
+	fi->magic = s->magic;
+	if (s->status == MS_PATH_UNKNOWN) {
+		fi->source = MS_PSRC_UNKNOWN;
+		fi->magic = 0;
+		fi->mount = mount_for(ms, s->dev, NULL);
+		return strdup("(unknown: freed since the walk)");
+	}
+	if (s->magic == BDEVFS_MAGIC) {
+		char name[300];
+
+		fi->source = MS_PSRC_BDEV;
+		bdev_name(s->rdev, name, sizeof(name));
+		return strdupf("(block device %s)", name);
+	}
+	fi->mount = mount_for(ms, s->dev, NULL);
+	if (s->status == MS_PATH_NO_DENTRY) {
+		fi->source = MS_PSRC_NO_DENTRY;
+		fi->deleted = s->nlink == 0;
+		return strdup(fi->deleted ? "(no dentry) (deleted)" : "(no dentry)");
+	}
+	fi->source = MS_PSRC_DENTRY;
+	fi->truncated = s->flags & MS_PATHF_TRUNCATED;
+	if ((s->flags & MS_PATHF_DETACHED) && s->ncomp == 1) {
+		/* memfd:NAME, SYSV%08x, ...: the name the kernel gave a file that has no path */
+		fi->pseudo = true;
+		return strndup(s->comp[0], MS_PATH_NAME);
+	}
+	fi->deleted = s->nlink == 0 || (s->flags & MS_PATHF_UNHASHED);
+	rel = rel_path(s);
+	if (!rel)
+		return NULL;
+	if (s->flags & MS_PATHF_DETACHED) {
+		/* a dentry tree cut off from the root (an NFS export's disconnected dentries) */
+		out = strdupf("(disconnected) %s%s", rel, fi->deleted ? " (deleted)" : "");
+		free(rel);
+		return out;
+	}
+	m = fi->mount = mount_for(ms, s->dev, rel);
+	if (!m) {
+		fi->mount = NULL;
+		out = strdupf("(not mounted) %s%s", rel, fi->deleted ? " (deleted)" : "");
+		free(rel);
+		return out;
+	}
+	/* the mount point, then what of rel lies below the mount's root */
+	skip = strcmp(m->root, "/") ? under(m->root, rel) - 1 : 0;
+	suffix = !strcmp(rel + skip, "/") ? "" : rel + skip;
+	if (!strcmp(m->point, "/"))
+		out = strdup(*suffix ? suffix : "/");
+	else
+		out = strdupf("%s%s", m->point, suffix);
+	if (out && fi->deleted) {
+		char *d = strdupf("%s (deleted)", out);
+
+		free(out);
+		out = d;
+	}
+	free(rel);
+	return out;
+}
+
+/* ---- the group engine's file and exec keys ---- */
+
+static struct ms_backend *files_be;
+static struct ms_fmounts mounts;
+static double mounts_at = -1.0;
+
+void ms_files_backend(struct ms_backend *be)
+{
+	files_be = be;
+}
+
+/* /proc/self/mountinfo, read again when older than 0.5 s (periodic sampling) */
+static const struct ms_fmounts *current_mounts(void)
+{
+	double now = ms_now_ms();
+
+	if (mounts_at < 0 || now - mounts_at > 500.0) {
+		int err = ms_fmounts_read("/proc/self/mountinfo", &mounts);
+
+		if (err)
+			ms_err("failed to read /proc/self/mountinfo: %s (files are shown as not "
+			       "mounted)", strerror(-err));
+		mounts_at = now;
+	}
+	return &mounts;
+}
+
+int ms_file_name(struct ms_groups *g, struct ms_group *grp)
+{
+	struct ms_file_info *fi = calloc(1, sizeof(*fi));
+	struct ms_path_slot *s;
+
+	if (!fi)
+		return -ENOMEM;
+	free(grp->extra);
+	grp->extra = fi;
+	if (!files_be || !files_be->bpf) {
+		fi->source = MS_PSRC_KMOD;
+		fi->mount = mount_for(current_mounts(), (__u32)grp->k1, NULL);
+		grp->name = strdup("path unavailable with the kmod backend");
+		return grp->name ? 0 : -ENOMEM;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->mapping = grp->mapping;
+	s->ino = grp->k2;
+	s->dev = (__u32)grp->k1;
+	if (!s->mapping || ms_bpf_paths(files_be->bpf, s, 1))
+		s->status = MS_PATH_UNKNOWN;
+	grp->name = ms_file_compose(s, current_mounts(), fi);
+	free(s);
+	return grp->name ? 0 : -ENOMEM;
+}
+
+static const char *const source_name[] = {
+	[MS_PSRC_DENTRY] = "dentry",
+	[MS_PSRC_NO_DENTRY] = "no_dentry",
+	[MS_PSRC_BDEV] = "block_device",
+	[MS_PSRC_UNKNOWN] = "unknown",
+	[MS_PSRC_KMOD] = "unavailable",
+};
+
+void ms_file_json(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_file_info *fi = grp->extra;
+
+	fprintf(out, ",\"dev\":\"%u:%u\",\"inode\":%llu,\"path\":", DEV_MAJOR(grp->k1),
+		DEV_MINOR(grp->k1), (unsigned long long)grp->k2);
+	ms_json_string(out, grp->name ? grp->name : "");
+	fprintf(out, ",\"path_source\":\"%s\",\"deleted\":%s,\"pseudo\":%s,\"mount\":",
+		fi ? source_name[fi->source] : "unknown", fi && fi->deleted ? "true" : "false",
+		fi && fi->pseudo ? "true" : "false");
+	if (fi && fi->mount)
+		ms_json_string(out, fi->mount->point);
+	else
+		fputs("null", out);
+	fputs(",\"fstype\":", out);
+	if (fi && fi->mount)
+		ms_json_string(out, fi->mount->fstype);
+	else
+		fputs("null", out);
+	if (fi && fi->magic)
+		fprintf(out, ",\"fs_magic\":\"%#llx\"", (unsigned long long)fi->magic);
+	else
+		fputs(",\"fs_magic\":null", out);
+	fprintf(out, ",\"cached_pages\":%llu,\"exec_pages\":%llu,\"mapped_exec\":%s",
+		(unsigned long long)grp->total, (unsigned long long)grp->sub[MS_EXEC],
+		grp->sub[MS_EXEC] ? "true" : "false");
+}
+
+void ms_file_cols_head(FILE *out)
+{
+	fprintf(out, "  %-9s %10s %9s %9s %1s", "Dev", "Inode", "Pages", "ExecPages", "X");
+}
+
+void ms_file_cols(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	char dev[24];
+
+	if (grp->k1 == NONE_KEY || !grp->extra) {
+		fprintf(out, "  %-9s %10s %9s %9s %1s", "-", "-", "-", "-", "-");
+		return;
+	}
+	snprintf(dev, sizeof(dev), "%u:%u", DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1));
+	fprintf(out, "  %-9s %10llu %9llu %9llu %1s", dev, (unsigned long long)grp->k2,
+		(unsigned long long)grp->total, (unsigned long long)grp->sub[MS_EXEC],
+		grp->sub[MS_EXEC] ? "x" : "-");
+}
+
+/* ---- allpages --file / --inode ---- */
+
+static int parse_u64(const char *s, char **end, __u64 *v)
+{
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, end, 10);
+	return errno ? -EINVAL : 0;
+}
+
+int ms_file_parse_inode(const char *s, __u32 *dev, __u64 *ino)
+{
+	__u64 maj, min;
+	char *end;
+
+	if (parse_u64(s, &end, &maj) || *end != ':' || parse_u64(end + 1, &end, &min) ||
+	    *end != ':' || parse_u64(end + 1, &end, ino) || *end || maj > 0xfff ||
+	    min > 0xfffff)
+		return -EINVAL;
+	*dev = (__u32)(maj << 20 | min);
+	return 0;
+}
+
+int ms_file_stat(const char *path, __u32 *dev, __u64 *ino)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	if (major(st.st_dev) > 0xfff || minor(st.st_dev) > 0xfffff)
+		return -EOVERFLOW;
+	*dev = (__u32)(major(st.st_dev) << 20 | minor(st.st_dev));
+	*ino = st.st_ino;
+	return 0;
+}
