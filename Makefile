@@ -9,7 +9,10 @@ CLANG     ?= clang
 CLANGXX   ?= clang++
 BPFTOOL   ?= bpftool
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
-VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+# the release: kept here only (debian/changelog must say the same, debian/rules checks); a git
+# checkout's binary says its commit instead
+RELEASE   := 0.1
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo $(RELEASE))
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -DMEMSTAT_VERSION='"$(VERSION)"'
@@ -44,7 +47,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: vm-bins all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
 .PHONY: fuzz fuzz-bins san san-bins vmtest-debug
-.PHONY: man install uninstall pkgtest
+.PHONY: man install uninstall pkgtest rmsstest
 
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -157,6 +160,15 @@ $(BUILD)/kmod_abuse: tests/tools/kmod_abuse.c bpf/memstat.h | $(BUILD)
 $(BUILD)/vmload: tests/tools/vmload.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< -o $@
+
+# memstat rmss's workload with a known working set (tests/rmss_test.py)
+$(BUILD)/wsread: tests/tools/wsread.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+# memstat rmss: cgroup mode against a known working set, -c/-p/-r, Ctrl-C, bad input (root)
+rmsstest: $(BUILD)/memstat $(BUILD)/wsread
+	MEMSTAT=$(BUILD)/memstat WSREAD=$(BUILD)/wsread /usr/bin/python3 -m pytest -q -rs tests/rmss_test.py
 
 $(BUILD)/nobpf: tests/tools/nobpf.c | $(BUILD)
 	$(call msg,CC,$@)

@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The Debian packages (debian/): `dpkg-buildpackage -b -us -uc` in a copy of the tree, which it
+# must leave as git found it; lintian; memstat_*.deb installed in a fresh Debian 12 chroot, where
+# memstat --version, --help, `man memstat` and the systemd unit's command line run; then
+# memstat-dkms installed there, DKMS building the module for a VM kernel whose headers the VM
+# matrix caches (6.1, Debian 12's own), and a VM of that kernel loading the module DKMS built
+# and walking through /dev/memstat with the packaged binary.
+#
+# Usage (as root): tests/deb_test.sh BUILD_DIR   (logs go to BUILD_DIR/deb/)
+# Environment:
+#   MEMSTAT_VM=0            leaves out the DKMS part (it needs the VM matrix's kernels and qemu)
+#   MEMSTAT_DEB_KERNEL      the VM family DKMS builds for and boots (default 6.1)
+#   MEMSTAT_VM_CACHE        the VM matrix's cache (default /var/cache/memstat-vm); the Debian 12
+#                           root file system is made there once by debootstrap and kept as a
+#                           tarball, deb-test/bookworm-*.tar.zst; each run unpacks a fresh copy
+#   MEMSTAT_VM_MIRROR       the Debian mirror for debootstrap (default: the host's apt sources)
+# Ends with one "N passed, N failed, N skipped" line.
+set -u
+build=$1
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${MEMSTAT_VM_CACHE:-/var/cache/memstat-vm}
+FAM=${MEMSTAT_DEB_KERNEL:-6.1}
+logs=$build/deb
+passed=0
+failed=0
+skipped=0
+
+ok() { echo "PASS $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; failed=$((failed + 1)); }
+skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
+finish() {
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	bad "run as root (chroot, mounts, dpkg in the chroot)"
+	finish
+fi
+mkdir -p "$logs"
+logs=$(cd "$logs" && pwd)
+tmp=$(mktemp -d /var/tmp/memstat-deb.XXXXXX)
+chroot_dir=$tmp/chroot
+vm_pid=
+cleanup() {
+	[ -z "$vm_pid" ] || kill "$vm_pid" 2>/dev/null
+	# every mount under the chroot first (recursively, newest first); then nothing that
+	# rm could follow is left, and --one-file-system guards against one that was
+	local m
+	for m in $(awk -v d="$chroot_dir" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null
+	done
+	rm -rf --one-file-system "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- 1. build the packages in a copy of the tree (tracked and untracked files, as git sees
+# them), itself a fresh git repository, so that what the build leaves behind shows ----
+version=$(sed -n 's/^RELEASE *:= *//p' "$root/Makefile")
+src=$tmp/memstat-$version
+mkdir -p "$src"
+(cd "$root" && git ls-files -z -co --exclude-standard | tar --null -T - --ignore-failed-read -cf -) |
+	tar -C "$src" -xf -
+git -C "$src" init -q && git -C "$src" add -A &&
+	git -C "$src" -c user.name=deb_test -c user.email=deb_test@localhost commit -qm tree
+echo "building the packages (dpkg-buildpackage -b -us -uc; log $logs/build.log)"
+(cd "$src" && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -b -us -uc) >"$logs/build.log" 2>&1
+rc=$?
+deb=$tmp/memstat_${version}_amd64.deb
+dkms_deb=$tmp/memstat-dkms_${version}_all.deb
+if [ $rc -eq 0 ] && [ -f "$deb" ] && [ -f "$dkms_deb" ]; then
+	ok "dpkg-buildpackage -b -us -uc builds memstat_${version}_amd64.deb and memstat-dkms_${version}_all.deb"
+else
+	bad "dpkg-buildpackage -b -us -uc builds memstat and memstat-dkms" "exit $rc; $(ls "$tmp" | tr '\n' ' ')" \
+		"$(tail -n 5 "$logs/build.log")"
+	finish
+fi
+dirty=$(git -C "$src" status --porcelain --ignored=no)
+if [ -z "$dirty" ]; then ok "the build leaves the tree as git found it (what it makes is git-ignored)"
+else bad "the build leaves the tree as git found it" $dirty; fi
+
+# the files each package must have, at their Debian places
+contents=$(dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's#^\./#/#')
+missing=()
+for f in /usr/sbin/memstat /usr/share/man/man8/memstat.8.gz /usr/share/bash-completion/completions/memstat \
+	/usr/share/zsh/vendor-completions/_memstat /lib/systemd/system/memstat.service \
+	/etc/logrotate.d/memstat /usr/share/doc/memstat/copyright; do
+	grep -qx -- "$f" <<<"$contents" || missing+=("$f")
+done
+if [ ${#missing[@]} -eq 0 ]; then ok "memstat has the binary, man page, completions, unit, logrotate rule"
+else bad "memstat has the binary, man page, completions, unit, logrotate rule" "missing: ${missing[*]}"; fi
+contents=$(dpkg-deb -c "$dkms_deb" | awk '{ print $NF }' | sed 's#^\./#/#')
+missing=()
+for f in dkms.conf kmod/Kbuild kmod/memstat_main.c kmod/kfeatures.h bpf/memstat.h bpf/walk.h bpf/classify.h; do
+	grep -qx -- "/usr/src/memstat-$version/$f" <<<"$contents" || missing+=("$f")
+done
+if [ ${#missing[@]} -eq 0 ]; then ok "memstat-dkms has dkms.conf and the module's sources in /usr/src/memstat-$version"
+else bad "memstat-dkms has dkms.conf and the module's sources in /usr/src/memstat-$version" "missing: ${missing[*]}"; fi
+
+# the module's sources include only what the package ships: every "..." include of kmod/*.c
+# and of the headers they include resolves among the shipped files
+incs=$(cd "$root" && sed -n 's/^#include "\(.*\)"/\1/p' kmod/*.c kmod/*.h bpf/memstat.h bpf/walk.h bpf/classify.h | sort -u)
+missing=()
+for i in $incs; do
+	grep -qE "^/usr/src/memstat-$version/(kmod|bpf)/$i\$" <<<"$contents" || missing+=("$i")
+done
+if [ -n "$incs" ] && [ ${#missing[@]} -eq 0 ]; then ok "every header the module includes is in memstat-dkms ($(echo $incs))"
+else bad "every header the module includes is in memstat-dkms" "missing: ${missing[*]}"; fi
+
+# ---- 2. lintian: no errors; warnings and overrides are listed ----
+# (the overrides are listed by a second run: with --show-overrides lintian exits 2 for an
+# overridden error)
+lintian --info "$tmp/memstat_${version}_amd64.changes" >"$logs/lintian.txt" 2>&1
+rc=$?
+lintian --show-overrides "$tmp/memstat_${version}_amd64.changes" 2>/dev/null | grep '^O: ' >"$logs/lintian-overrides.txt"
+errors=$(grep -E '^E: ' "$logs/lintian.txt")
+if [ $rc -eq 0 ] && [ -z "$errors" ]; then
+	ok "lintian: no errors ($(grep -c '^W: ' "$logs/lintian.txt") warnings, $(wc -l <"$logs/lintian-overrides.txt") overridden)"
+	cat "$logs/lintian-overrides.txt" <(grep -E '^W: ' "$logs/lintian.txt") | sed 's/^/    /'
+else
+	bad "lintian: no errors (exit $rc)" "$errors"
+fi
+
+# ---- 3. a fresh Debian 12 chroot, from a cached debootstrap tarball ----
+# man-db for `man memstat`; dkms (with gcc and make) for memstat-dkms
+CHROOT_PKGS=man-db,dkms
+tarball=$CACHE/deb-test/bookworm-minbase-${CHROOT_PKGS//,/-}.tar.zst
+host_mirror() {
+	if [ -n "${MEMSTAT_VM_MIRROR:-}" ]; then echo "$MEMSTAT_VM_MIRROR"; return; fi
+	{
+		sed -e 's/#.*//' -e 's/\[[^]]*\]//' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk '$1 == "deb" && $3 == "bookworm" { print $2 }'
+		cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+			awk '/^URIs:/ { u = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm") print u }'
+	} | head -n 1
+}
+make_tarball() {
+	local mirror dir=$tmp/bootstrap
+	mirror=$(host_mirror)
+	[ -n "$mirror" ] || { echo "no bookworm entry in the host's apt sources: set MEMSTAT_VM_MIRROR"; return 1; }
+	echo "making the Debian 12 chroot once (debootstrap --variant=minbase --include=$CHROOT_PKGS; log $logs/debootstrap.log)" >&2
+	debootstrap --variant=minbase --include="$CHROOT_PKGS" bookworm "$dir" "$mirror" \
+		>"$logs/debootstrap.log" 2>&1 || { echo "debootstrap failed: $(tail -n 1 "$logs/debootstrap.log")"; return 1; }
+	chroot "$dir" apt-get clean
+	rm -rf "$dir"/var/lib/apt/lists/* "$dir"/tmp/*
+	tar -C "$dir" --zstd -cf "$tarball.new" . && mv "$tarball.new" "$tarball"
+	rm -rf --one-file-system "$dir"
+}
+mkdir -p "$CACHE/deb-test"
+exec 8>"$CACHE/deb-test/.lock"
+flock -w 1800 8
+why=
+[ -f "$tarball" ] || why=$(make_tarball)
+flock -u 8
+if [ ! -f "$tarball" ]; then
+	bad "a Debian 12 chroot" "$why"
+	finish
+fi
+mkdir -p "$chroot_dir"
+tar -C "$chroot_dir" --zstd -xf "$tarball"
+# what memstat reads in the chroot: the host's /proc, /sys (BTF, BPF) and /dev
+for d in proc sys dev; do
+	mount --bind "/$d" "$chroot_dir/$d"
+done
+in_chroot() { chroot "$chroot_dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/root "$@"; }
+cp "$deb" "$dkms_deb" "$chroot_dir/tmp/"
+
+if in_chroot apt-get install -y --no-install-recommends "/tmp/$(basename "$deb")" >"$logs/install.log" 2>&1; then
+	ok "apt installs memstat_${version}_amd64.deb in a fresh Debian 12 chroot (no other package needed)"
+else
+	bad "apt installs memstat_${version}_amd64.deb in a fresh Debian 12 chroot" "$(tail -n 5 "$logs/install.log")"
+	finish
+fi
+out=$(in_chroot memstat --version 2>&1)
+if [ "$out" = "memstat $(in_chroot dpkg-query -W -f='${Version}' memstat)" ] && [ "$out" = "memstat $version" ]; then
+	ok "memstat --version in the chroot: $out (the package's version)"
+else bad "memstat --version in the chroot says the package's version $version" "$out"; fi
+out=$(in_chroot memstat --help 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q -- '--version' <<<"$out"; then ok "memstat --help in the chroot"
+else bad "memstat --help in the chroot (exit $rc)" "$(head -n 3 <<<"$out")"; fi
+page=$(in_chroot man -w memstat 2>&1)
+text=$(in_chroot env MANWIDTH=100 man memstat 2>&1 | col -b)
+if [ "$page" = /usr/share/man/man8/memstat.8.gz ] && grep -q '^NAME' <<<"$text" && grep -q '^EXIT STATUS' <<<"$text"; then
+	ok "man memstat in the chroot ($page, $(wc -l <<<"$text") lines)"
+else bad "man memstat in the chroot" "man -w: $page" "$(head -n 3 <<<"$text")"; fi
+# the walk itself, with the packaged static binary on this kernel
+out=$(in_chroot memstat 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^Total ' <<<"$out"; then ok "memstat in the chroot prints the summary"
+else bad "memstat in the chroot prints the summary (exit $rc)" "$(tail -n 3 <<<"$out")"; fi
+
+# The unit: installed neither enabled nor started, and its command line (the binary's packaged
+# path, not /usr/local's) logs samples. systemd does not run in a chroot: the ExecStart line is
+# run as systemd would, in the directory LogsDirectory= makes, and ended with its KillSignal.
+unit=$chroot_dir/lib/systemd/system/memstat.service
+if [ -e "$chroot_dir/etc/systemd/system/multi-user.target.wants/memstat.service" ]; then
+	bad "the unit is installed disabled" "$(ls -l "$chroot_dir/etc/systemd/system/multi-user.target.wants/")"
+else
+	ok "the unit is installed disabled (no multi-user.target.wants link)"
+fi
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+log=$(grep -oE -- '--output [^ ]+' <<<"$exec_start" | cut -d' ' -f2)
+if [ "${exec_start%% *}" != /usr/sbin/memstat ] || [ -z "$log" ]; then
+	bad "the unit's ExecStart runs the packaged /usr/sbin/memstat with --output" "ExecStart=$exec_start"
+else
+	mkdir -p "$chroot_dir/var/log/$(sed -n 's/^LogsDirectory=//p' "$unit")"
+	# chroot and env exec memstat: $! is its pid
+	# shellcheck disable=SC2086
+	chroot "$chroot_dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin $exec_start >"$logs/unit.out" 2>&1 &
+	upid=$!
+	rows=0
+	for _ in $(seq 100); do
+		rows=$(grep -c '^[0-9]' "$chroot_dir$log" 2>/dev/null)
+		[ "${rows:-0}" -ge 1 ] && break
+		kill -0 $upid 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -TERM $upid 2>/dev/null
+	wait $upid
+	rc=$?
+	if [ "${rows:-0}" -ge 1 ] && [ $rc -eq 0 ] && head -n 1 "$chroot_dir$log" | grep -q '[a-z]'; then
+		ok "the unit's command line (ExecStart=${exec_start%% *} ...) logs a sample to $log and ends on SIGTERM with 0"
+	else
+		bad "the unit's command line logs samples" "ExecStart=$exec_start" "rows $rows, exit $rc: $(head -n 3 "$logs/unit.out")"
+	fi
+fi
+
+# ---- 4. memstat-dkms: DKMS builds the module for a VM kernel, a VM of it loads the module ----
+if [ "${MEMSTAT_VM:-1}" = 0 ]; then
+	skip "memstat-dkms built by DKMS and loaded in a VM" "MEMSTAT_VM=0"
+	finish
+fi
+if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ]; then
+	bad "memstat-dkms built by DKMS and loaded in a VM" "qemu-system-x86_64 or busybox-static is missing (tools/setup.sh test installs them)"
+	finish
+fi
+# the kernel and its headers, from the VM matrix's cache (fetched by it when missing)
+if [ ! -f "$CACHE/$FAM/.complete" ]; then
+	bash "$root/tools/vm/matrix.sh" --fetch-only "$FAM" >"$logs/fetch.log" 2>&1
+fi
+# the matrix re-fetches a family under this lock: hold it while its files are used
+exec 9>"$CACHE/.lock"
+flock -s -w 1800 9
+hdr=$(cat "$CACHE/$FAM/headers" 2>/dev/null)
+rel=$(sed -n 's/^release //p' "$CACHE/$FAM/resolved" 2>/dev/null)
+if [ ! -f "$CACHE/$FAM/.complete" ] || [ -z "$rel" ] || [ ! -f "$hdr/Makefile" ]; then
+	bad "the $FAM kernel and its headers are cached ($CACHE/$FAM)" "headers: ${hdr:-none}" "$(tail -n 3 "$logs/fetch.log" 2>/dev/null)"
+	finish
+fi
+# The headers' Makefiles point at their unpacked place in the cache: the same path in the
+# chroot, read-only, and /lib/modules/<release>/build links to it as linux-headers-* would
+mkdir -p "$chroot_dir$CACHE/$FAM/root" "$chroot_dir/lib/modules/$rel"
+mount --bind "$CACHE/$FAM/root" "$chroot_dir$CACHE/$FAM/root"
+mount -o remount,bind,ro "$chroot_dir$CACHE/$FAM/root"
+ln -sfn "$hdr" "$chroot_dir/lib/modules/$rel/build"
+if in_chroot apt-get install -y --no-install-recommends "/tmp/$(basename "$dkms_deb")" >"$logs/dkms-install.log" 2>&1; then
+	ok "apt installs memstat-dkms_${version}_all.deb in the chroot"
+else
+	bad "apt installs memstat-dkms_${version}_all.deb in the chroot" "$(tail -n 5 "$logs/dkms-install.log")"
+fi
+cp "$chroot_dir/var/lib/dkms/memstat/$version/build/make.log" "$logs/dkms-make.log" 2>/dev/null
+status=$(in_chroot dkms status memstat 2>&1)
+ko=$(ls "$chroot_dir/lib/modules/$rel/updates/dkms/memstat.ko"* 2>/dev/null | head -n 1)
+if grep -q "^memstat/$version, $rel, x86_64: installed" <<<"$status" && [ -n "$ko" ]; then
+	ok "the package's postinst had DKMS build and install the module for $rel (${ko#"$chroot_dir"})"
+else
+	bad "the package's postinst had DKMS build and install the module for $rel" "dkms status: $status" \
+		"$(grep -m 3 -E 'error|Error' "$logs/dkms-make.log" 2>/dev/null)"
+	finish
+fi
+
+# a VM of that kernel: busybox, the packaged memstat, the module DKMS built, and an /init that
+# loads it and walks through /dev/memstat; results on the second serial port
+ird=$tmp/initramfs
+mkdir -p "$ird"/{bin,proc,sys,dev,tmp}
+cp /bin/busybox "$ird/bin/busybox"
+cp "$chroot_dir/usr/sbin/memstat" "$ird/bin/memstat"
+case $ko in
+*.xz) xz -dc "$ko" >"$ird/memstat.ko" ;;
+*.zst) zstd -qdc "$ko" >"$ird/memstat.ko" ;;
+*.gz) gzip -dc "$ko" >"$ird/memstat.ko" ;;
+*) cp "$ko" "$ird/memstat.ko" ;;
+esac
+cat >"$ird/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec 3>/dev/ttyS1
+echo "@@ uname $(uname -r)" >&3
+if insmod /memstat.ko; then
+	echo "@@ insmod ok" >&3
+	i=0
+	while [ ! -c /dev/memstat ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -c /dev/memstat ] && echo "@@ dev $(stat -c '%F %a' /dev/memstat)" >&3
+	memstat --backend kmod --json >/tmp/kmod.json 2>/tmp/kmod.err
+	echo "@@ walk rc $? $(grep -o '"backend": *"[a-z]*"' /tmp/kmod.json) $(head -n 1 /tmp/kmod.err)" >&3
+else
+	echo "@@ insmod-fail $?" >&3
+fi
+echo "@@ end" >&3
+poweroff -f
+EOF
+chmod 0755 "$ird/init"
+(cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$tmp/initrd.cpio"
+res=$logs/vm-results.log
+: >"$res"
+echo "booting $rel with the module DKMS built (TCG; serial log $logs/vm-serial.log)"
+timeout -k 10 300 qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 1G -smp 1 -nographic \
+	-no-reboot -nic none -kernel "$CACHE/$FAM/vmlinuz" -initrd "$tmp/initrd.cpio" \
+	-append "console=ttyS0 panic=-1 quiet" -serial mon:stdio -serial "file:$res" \
+	</dev/null >"$logs/vm-serial.log" 2>&1 &
+vm_pid=$!
+wait $vm_pid
+rc=$?
+vm_pid=
+sed -i 's/\r$//' "$res"
+if grep -q "^@@ uname $rel\$" "$res" && grep -q '^@@ insmod ok' "$res" && grep -q '^@@ dev character special file 400$' "$res"; then
+	ok "the $rel VM loads the module DKMS built: /dev/memstat appears (mode 0400, root only)"
+else
+	bad "the $rel VM loads the module DKMS built: /dev/memstat appears" "qemu exit $rc" "$(grep '^@@' "$res" | tr '\n' ' ')" \
+		"$(grep -a -m 3 -E 'memstat|Oops|BUG|panic' "$logs/vm-serial.log")"
+fi
+if grep -qE '^@@ walk rc 0 "backend": *"kmod"' "$res"; then
+	ok "the packaged memstat walks through that module (--backend kmod --json)"
+else
+	bad "the packaged memstat walks through that module (--backend kmod --json)" "$(grep '^@@ walk' "$res")"
+fi
+finish
