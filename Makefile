@@ -47,7 +47,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: vm-bins all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
 .PHONY: fuzz fuzz-bins san san-bins vmtest-debug
-.PHONY: man install uninstall pkgtest rmsstest
+.PHONY: man install uninstall pkgtest rmsstest debtest
 
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -141,6 +141,11 @@ uninstall:
 # the man page, the completions and make install/uninstall (tests/pkg_test.sh)
 pkgtest: $(BUILD)/memstat $(BUILD)/memstat.8
 	bash tests/pkg_test.sh $(BUILD)
+
+# the Debian packages (debian/): dpkg-buildpackage, lintian, install in a Debian 12 chroot, the
+# module built by DKMS and loaded in a VM (MEMSTAT_VM=0 leaves the VM out); tests/deb_test.sh
+debtest:
+	bash tests/deb_test.sh $(BUILD)
 
 unit: $(BUILD)/unit_tests
 	$(BUILD)/unit_tests

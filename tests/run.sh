@@ -86,6 +86,12 @@ echo "=== man page, completion, install (tests/pkg_test.sh)"
 bash tests/pkg_test.sh "$build" | tee "$build/pkg.out"
 add_counts pkg "$build/pkg.out" "${PIPESTATUS[0]}"
 
+# the Debian packages: dpkg-buildpackage, lintian, installed in a Debian 12 chroot; memstat-dkms
+# built by DKMS for a VM kernel and loaded in that VM (MEMSTAT_VM=0 leaves the VM part out)
+echo "=== Debian packages (tests/deb_test.sh)"
+bash tests/deb_test.sh "$build" | tee "$build/deb.out"
+add_counts deb "$build/deb.out" "${PIPESTATUS[0]}"
+
 # the parsers of outside input under libFuzzer (tests/fuzz): a short run of each target, one
 # test each, MEMSTAT_FUZZ_SECONDS a target (default 4; `make fuzz` runs longer)
 fuzz_secs=${MEMSTAT_FUZZ_SECONDS:-4}

@@ -22,6 +22,8 @@ test_packages=(
 	man-db bsdextrautils zsh
 	# the fuzzers (tests/fuzz): clang's libFuzzer and sanitizer runtimes, packaged apart
 	libclang-rt-dev
+	# tests/deb_test.sh: building the Debian packages, lintian, a Debian 12 chroot
+	dpkg-dev debhelper dh-dkms fakeroot lintian debootstrap zstd
 )
 # the VM matrix (tools/vm): kernels are downloaded there, into a cache outside the tree
 vm_packages=(qemu-system-x86 busybox-static cpio e2fsprogs kmod xz-utils zstd debootstrap)
@@ -37,7 +39,7 @@ fi
 for arg in "$@"; do
 	case $arg in
 	-*|*=*|all|run|man|install|uninstall|clean|kmod|kmod-clean|bench) ;;
-	vmtest) packages+=("${test_packages[@]}" "${vm_packages[@]}");;
+	vmtest|debtest) packages+=("${test_packages[@]}" "${vm_packages[@]}");;
 	test|vmtest-debug) packages+=("${test_packages[@]}" "${vm_packages[@]}" "${kernel_packages[@]}");;
 	*) packages+=("${test_packages[@]}");;
 	esac
