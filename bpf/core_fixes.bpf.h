@@ -73,6 +73,40 @@ struct hlist_node___ms {
 	struct hlist_node___ms *next, **pprev;
 } __attribute__((preserve_access_index));
 
+/*
+ * inode->i_state: an inode being evicted or freed (I_WILL_FREE, I_FREEING, I_CLEAR) is not one
+ * to name: a freed inode's memory still reads as it was left, i_mapping and i_ino included.
+ * Its type and the bits moved:
+ * - 6.1-6.11: unsigned long, I_WILL_FREE 1 << 4, I_FREEING 1 << 5, I_CLEAR 1 << 6 (macros);
+ * - 6.12: u32, the bits renumbered to 1 << 6, 7, 8 (macros) by the "inode: port __I_NEW to var
+ *   event" series (Christian Brauner, v6.12), which made room for the wait bits;
+ * - 6.18: enum inode_state_flags_t, with the values in BTF (1 << 7, 8, 9);
+ * - 7.x: struct inode_state_flags { enum inode_state_flags_enum __state; } behind
+ *   inode_state_read() ("fs: hide ->i_state handling behind accessors").
+ * One flavor per type (CO-RE does not match an int with an enum or a struct); ms_inode_dying()
+ * in memstat.bpf.c picks the one the kernel has.
+ */
+struct inode___st_int {
+	unsigned long i_state;
+} __attribute__((preserve_access_index));
+
+enum inode_state_flags_t___ms { I_WILL_FREE___ms = 128, I_FREEING___ms = 256, I_CLEAR___ms = 512 };
+
+struct inode___st_enum {
+	enum inode_state_flags_t___ms i_state;
+} __attribute__((preserve_access_index));
+
+enum inode_state_flags_enum___ms { I_WILL_FREE___v7 = 128, I_FREEING___v7 = 256,
+				   I_CLEAR___v7 = 512 };
+
+struct inode_state_flags___ms {
+	enum inode_state_flags_enum___ms __state;
+} __attribute__((preserve_access_index));
+
+struct inode___st_v7 {
+	struct inode_state_flags___ms i_state;
+} __attribute__((preserve_access_index));
+
 struct hlist_bl_node___ms {
 	struct hlist_bl_node___ms *next, **pprev;
 } __attribute__((preserve_access_index));

@@ -582,6 +582,51 @@ struct {
 
 __u32 path_n;			/* slots to resolve, set by user space */
 
+#define MS_ENUM_OR(t, e, v)						\
+	(bpf_core_enum_value_exists(t, e) ? (__u64)bpf_core_enum_value(t, e) : (__u64)(v))
+
+/*
+ * Is the inode being evicted or freed (core_fixes.bpf.h, inode___st_*)? 1: yes, 0: no, -1: its
+ * state could not be read.
+ */
+static __always_inline int ms_inode_dying(struct inode *host)
+{
+	__u64 st = 0, dying;
+
+	if (bpf_core_field_exists(struct inode___st_v7, i_state)) {
+		struct inode___st_v7 *i = (void *)host;
+
+		if (bpf_core_read(&st, 4, &i->i_state.__state))
+			return -1;
+		dying = MS_ENUM_OR(enum inode_state_flags_enum___ms, I_WILL_FREE___v7, 1 << 7) |
+			MS_ENUM_OR(enum inode_state_flags_enum___ms, I_FREEING___v7, 1 << 8) |
+			MS_ENUM_OR(enum inode_state_flags_enum___ms, I_CLEAR___v7, 1 << 9);
+	} else if (bpf_core_field_exists(struct inode___st_enum, i_state)) {
+		struct inode___st_enum *i = (void *)host;
+
+		if (bpf_core_read(&st, 4, &i->i_state))
+			return -1;
+		dying = MS_ENUM_OR(enum inode_state_flags_t___ms, I_WILL_FREE___ms, 1 << 7) |
+			MS_ENUM_OR(enum inode_state_flags_t___ms, I_FREEING___ms, 1 << 8) |
+			MS_ENUM_OR(enum inode_state_flags_t___ms, I_CLEAR___ms, 1 << 9);
+	} else if (bpf_core_field_exists(struct inode___st_int, i_state)) {
+		struct inode___st_int *i = (void *)host;
+
+		if (bpf_core_field_size(struct inode___st_int, i_state) == 8) {
+			if (bpf_core_read(&st, 8, &i->i_state))
+				return -1;
+			dying = (1 << 4) | (1 << 5) | (1 << 6);		/* 6.1-6.11 */
+		} else {
+			if (bpf_core_read(&st, 4, &i->i_state))
+				return -1;
+			dying = (1 << 6) | (1 << 7) | (1 << 8);		/* 6.12-6.17 */
+		}
+	} else {
+		return -1;
+	}
+	return (st & dying) ? 1 : 0;
+}
+
 __noinline int path_one(__u32 i)
 {
 	struct ms_path_slot *s = bpf_map_lookup_elem(&paths, &i);
@@ -610,6 +655,8 @@ __noinline int path_one(__u32 i)
 		return 0;
 	if (bpf_core_read(&ino, sizeof(ino), &host->i_ino) || ino != s->ino)
 		return 0;
+	if (ms_inode_dying(host))
+		return 0;	/* evicted or freed since the walk */
 	if (bpf_core_read(&sb, sizeof(sb), &host->i_sb) || !sb)
 		return 0;
 	if (bpf_core_read(&dev, sizeof(dev), &sb->s_dev) || dev != s->dev)
