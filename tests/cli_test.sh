@@ -60,6 +60,49 @@ run "--approx --backend kpageflags" 2 "$memstat" --approx --backend kpageflags
 one_line_err "--approx --backend kpageflags" "needs the bpf backend"
 run "bpf refused: --approx does not fall back" 4 "$nobpf" "$memstat" --approx
 one_line_err "bpf refused: --approx" "failed to load BPF programs"
+
+# ---- --by KEY and --top N (groups.c): bad input, no kpageflags, the table and JSON ----
+run "--by unknown key" 2 "$memstat" --by colour
+one_line_err "--by unknown key" "unknown --by key 'colour'"
+for t in 0 -1 x 1.5 ""; do
+	run "--by node --top '$t'" 2 "$memstat" --by node --top "$t"
+	one_line_err "--by node --top '$t'" "invalid --top '$t'"
+done
+run "--top without --by" 2 "$memstat" --top 3
+one_line_err "--top without --by" "--top needs --by"
+run "--by --backend kpageflags" 2 "$memstat" --by node --backend kpageflags
+one_line_err "--by --backend kpageflags" "--by needs the bpf or kmod backend"
+run "--by --reconcile" 2 "$memstat" --by zone --reconcile
+one_line_err "--by --reconcile" "cannot be combined"
+run "--by with a csv log" 2 "$memstat" --by node -o "$tmp/by.csv"
+one_line_err "--by with a csv log" "needs --format jsonl or prom"
+[ ! -e "$tmp/by.csv" ] && ok "--by with csv creates no file" || bad "--by with csv created a file"
+run "--by with terminal rows" 2 "$memstat" --by node 1 1
+one_line_err "--by with terminal rows" "needs --format jsonl or prom"
+run "bpf refused: --by does not fall back" 4 "$nobpf" "$memstat" --by node
+one_line_err "bpf refused: --by" "failed to load BPF programs.*(--by needs the bpf or kmod backend)"
+run "--by zone table" 0 "$memstat" --by zone
+head -1 "$tmp/out" | grep -Eq '^  Total MB +Kernel +% +Anon +% +Shmem +% +Exec +% +Cache +% +Hugetlb +% +Free +% +Zone$' &&
+	grep -Eq '^ +[0-9]+( +[0-9]+ +[0-9]+%){7}  Total$' "$tmp/out" &&
+	grep -Eq '  [0-9]+/(DMA|DMA32|Normal|Movable)$' "$tmp/out" &&
+	ok "--by zone: header, zone rows and Total" || bad "--by zone table" "$(cat "$tmp/out")"
+run "--by fs --json" 0 "$memstat" --by fs --json
+python3 - "$tmp/out" <<'PY' && ok "--by fs --json: keys, groups + other = total, no pointers" || bad "--by fs --json" "$(head -c 2000 "$tmp/out")"
+import json, sys
+text = open(sys.argv[1]).read()
+j = json.loads(text)
+assert j["format_version"] == 1 and j["by"] == "fs", j.keys()
+classes = ["kernel", "anon", "shmem", "exec", "page_cache", "hugetlb", "free"]
+s = j["other"]["pages"]["total"]
+for g in j["groups"]:
+    assert sorted(g["pages"]) == sorted(classes + ["total"]), g
+    assert sum(g["pages"][c] for c in classes) == g["pages"]["total"], g
+    if g["name"] != "(none)":
+        assert g["dev"].count(":") == 1 and "fstype" in g and "mount" in g, g
+    s += g["pages"]["total"]
+assert s == j["total"], (s, j["total"])
+assert "0xffff" not in text and "ffff8" not in text, "a kernel address"
+PY
 run "--approx summary" 0 "$memstat" --approx=0.05 --seed 3 -v
 grep -Eq '^Page Summary +Pages +MB +%Tot +\+- Pages$' "$tmp/out" &&
 	grep -q '^(approximate: estimated from .* seed 3;$' "$tmp/out" &&

@@ -648,15 +648,21 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache)\n");
 }
 
+/* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */
 static void json_pages(FILE *out, const struct ms_group *x)
 {
 	size_t c;
+	int i;
 
 	fputs("\"pages\":{", out);
 	for (c = 0; c < NSHOWN; c++)
 		fprintf(out, "\"%s\":%llu,", ms_classes[shown_classes[c]].key,
 			(unsigned long long)class_of(x, shown_classes[c]));
-	fprintf(out, "\"total\":%llu}", (unsigned long long)x->total);
+	fprintf(out, "\"total\":%llu},\"detail\":{", (unsigned long long)x->total);
+	for (i = 0; i < MS_UNKNOWN; i++)
+		fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
+			(unsigned long long)x->sub[i]);
+	fputc('}', out);
 }
 
 void ms_groups_json_fields(FILE *out, const struct ms_groups *g)

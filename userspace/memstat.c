@@ -485,6 +485,9 @@ static int open_backend(enum ms_backend_choice c, unsigned int bpf_flags, bool k
 	int ret = ms_backend_open(c, bpf_flags, kpf_ok, &w->be, why, sizeof(why), fallback, flen);
 
 	if (ret) {
+		if (!kpf_ok)	/* --by: no fallback to /proc/kpageflags, say why */
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				 " (--by needs the bpf or kmod backend)");
 		ms_err("%s", why);
 		fail_json(why);
 	}
@@ -599,8 +602,6 @@ int main(int argc, char **argv)
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
 			   (o.by >= 0 ? MS_BPF_ALLPAGES : 0), o.by < 0, &walker, fallback,
 			   sizeof(fallback));
-	if (ret && o.by >= 0)
-		ms_err("--by needs the bpf or kmod backend");
 	if (ret)
 		goto out;
 	if (fallback[0])
