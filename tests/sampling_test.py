@@ -776,3 +776,69 @@ def test_approx_rows_say_they_are_approximate():
     r = run("--approx", "0.05", "2")
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("(approximate: each sample estimates from ")
+
+
+# ---- --by KEY in periodic sampling (groups.c) ----
+
+GROUP_CLASSES = ["kernel", "anon", "shmem", "exec", "page_cache", "hugetlb", "free"]
+
+
+def test_by_jsonl_rows_carry_the_groups_and_add_up():
+    r = run("--by", "zone", "-f", "jsonl", "0.2", "2")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2
+    present = present_pages()
+    for line in lines:
+        o = json.loads(line)
+        assert {"timestamp", "epoch", "pages"} <= set(o)
+        assert o["by"] == "zone"
+        assert o["groups"] and all("/" in g["name"] for g in o["groups"])
+        total = o["other"]["pages"]["total"]
+        for g in o["groups"]:
+            assert sum(g["pages"][c] for c in GROUP_CLASSES) == g["pages"]["total"]
+            total += g["pages"]["total"]
+        assert total == o["pages"]["total"]
+        assert o["pages"]["total"] + o["holes"] == present
+
+
+def test_by_prom_series_are_labelled_and_capped_to_top_n(tmp_path):
+    prom = tmp_path / "memstat.prom"
+    r = run("--by", "fs", "--top", "1", "-o", str(prom), "--format", "prom")
+    assert r.returncode == 0, r.stderr
+    text = prom.read_text()
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    samples = families["memstat_group_pages"].samples
+    assert families["memstat_group_pages"].type == "gauge"
+    labelsets = [tuple(sorted(s.labels.items())) for s in samples]
+    assert len(labelsets) == len(set(labelsets)), "a series twice"
+    groups = {(s.labels["group"], s.labels["key"]) for s in samples}
+    assert {s.labels["by"] for s in samples} == {"fs"}
+    # the top 1, (none) and (other): the number of series is bounded by --top
+    assert ("(other)", "") in groups and len(groups) <= 3, groups
+    keyed = [g for g in groups if g[1]]
+    assert len(keyed) == 1 and re.fullmatch(r"\d+:\d+", keyed[0][1]), groups
+    total = 0
+    for g in groups:
+        v = {s.labels["class"]: s.value for s in samples
+             if (s.labels["group"], s.labels["key"]) == g}
+        assert set(v) == set(GROUP_CLASSES) | {"total"}
+        assert sum(v[c] for c in GROUP_CLASSES) == v["total"]
+        total += v["total"]
+    pages = {s.labels["class"]: s.value for s in families["memstat_pages"].samples}
+    assert total == pages["total"]
+    assert not KERNEL_ADDRESS.search(text)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--by", "node", "-f", "csv", "-o", "x.csv"], "needs --format jsonl or prom"),
+    (["--by", "disk"], "unknown --by key 'disk'"),
+    (["--by", "node", "--top", "0"], "invalid --top '0'"),
+    (["--by", "node", "--backend", "kpageflags"], "needs the bpf or kmod backend"),
+])
+def test_bad_by_input_is_one_line_and_exit_2(tmp_path, args, needle):
+    r = run(*args, cwd=tmp_path)
+    assert r.returncode == 2
+    lines = [l for l in r.stderr.splitlines() if not l.startswith("Try 'memstat --help'")]
+    assert len(lines) == 1 and needle in lines[0], r.stderr
+    assert os.listdir(tmp_path) == []
