@@ -15,16 +15,35 @@ _memstat_opts="-v --verbose -j --json -r --reconcile -b --backend --runs --featu
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
+_memstat_rmss_opts="-c --change -p --print -r --reset -s --start -f --final -d --delta
+-n --iterations -o --output --cgroup --zram -j --json --plot -h --help"
 
 _memstat()
 {
-	local cur prev words cword allpages=0 i
+	local cur prev words cword allpages=0 rmss=0 i
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		[[ ${COMP_WORDS[i]} == allpages ]] && allpages=1
+		[[ $i == 1 && ${COMP_WORDS[i]} == rmss ]] && rmss=1
 	done
+	if ((rmss)); then
+		case $prev in
+		-o|--output|--plot)
+			COMPREPLY=($(compgen -f -- "$cur"))
+			compopt -o filenames 2>/dev/null
+			return;;
+		-c|--change|-s|--start|-f|--final|-d|--delta|-n|--iterations|--zram)
+			return;;
+		esac
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$_memstat_rmss_opts" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -c -- "$cur"))	# the command to measure
+		fi
+		return
+	fi
 
 	case $prev in
 	-b|--backend)
@@ -66,7 +85,7 @@ _memstat()
 		COMPREPLY=($(compgen -W "$_memstat_opts" -- "$cur"))
 	else
 		# the subcommand, only as the first word
-		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "allpages" -- "$cur"))
+		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "allpages rmss" -- "$cur"))
 	fi
 }
 complete -F _memstat memstat

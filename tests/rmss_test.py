@@ -1,0 +1,363 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""memstat rmss (AIX's rmss on Linux), as a user runs it. Run as root:
+    make BUILD=build rmsstest
+or  MEMSTAT=build/memstat WSREAD=build/wsread python3 -m pytest -q tests/rmss_test.py
+
+Each test has its own lock and state directory (MEMSTAT_RMSS_RUNDIR), so that a test never
+meets a pool or lock of another run; the cgroups, pool processes and zram devices are the
+machine's, and each test checks that none of its own is left behind.
+"""
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+MEMSTAT = os.path.abspath(os.environ.get("MEMSTAT", "build/memstat"))
+WSREAD = os.path.abspath(os.environ.get("WSREAD", os.path.join(os.path.dirname(MEMSTAT),
+                                                                 "wsread")))
+WS_MB = 256                 # the workload's working set: a file of 256 MiB, read 3 times
+WS_DIR = os.environ.get("RMSS_WS_DIR", "/var/tmp")   # disk-backed: the page-ins must be real
+ROW = re.compile(r"^(\d+\.\d\d)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="memstat rmss needs root")
+
+
+@pytest.fixture
+def rundir(tmp_path):
+    d = tmp_path / "run"
+    d.mkdir()
+    yield d
+    # a test that failed half-way leaves no pool behind
+    if (d / "memstat-rmss.state").exists():
+        subprocess.run([MEMSTAT, "rmss", "-r"], capture_output=True, env=env(d), timeout=120)
+
+
+def env(rundir):
+    e = dict(os.environ)
+    e["MEMSTAT_RMSS_RUNDIR"] = str(rundir)
+    return e
+
+
+def rmss(rundir, *args, timeout=600):
+    return subprocess.run([MEMSTAT, "rmss", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env(rundir))
+
+
+def meminfo():
+    """/proc/meminfo in MB, with Free: MemFree and the free pages on the per-cpu lists, which
+    MemFree leaves out (6.x tunes those lists up to hundreds of MB after large frees)."""
+    out = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":")
+            out[k] = int(v.split()[0]) / 1024     # MB
+    with open("/proc/zoneinfo") as f:
+        pcp = sum(int(line.split()[1]) for line in f if line.split()[:1] == ["count:"])
+    out["Free"] = out["MemFree"] + pcp * os.sysconf("SC_PAGE_SIZE") / 2**20
+    return out
+
+
+def real_mb():
+    """The real memory size as rmss says it: MemTotal in MB, with its fraction."""
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / 1024
+
+
+def vm_locked(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmLck:"):
+                return int(line.split()[1]) / 1024
+    return 0
+
+
+def pool_pids():
+    """Pool processes (comm memstat-rmss) on the machine."""
+    pids = []
+    for p in glob.glob("/proc/[0-9]*/comm"):
+        try:
+            with open(p) as f:
+                if f.read().strip() == "memstat-rmss":
+                    pids.append(int(p.split("/")[2]))
+        except OSError:
+            pass
+    return pids
+
+
+def state_pid(rundir):
+    try:
+        with open(rundir / "memstat-rmss.state") as f:
+            for line in f:
+                if line.startswith("pid "):
+                    return int(line.split()[1])
+    except FileNotFoundError:
+        return None
+    return None
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+def our_cgroups(pid):
+    return glob.glob(f"/sys/fs/cgroup/memory/memstat-rmss-{pid}") + \
+        glob.glob(f"/sys/fs/cgroup/memstat-rmss-{pid}")
+
+
+def zram_devices():
+    return sorted(os.path.basename(p) for p in glob.glob("/sys/block/zram*"))
+
+
+def swaps():
+    with open("/proc/swaps") as f:
+        return f.read().splitlines()[1:]
+
+
+@pytest.fixture(scope="module")
+def workfile():
+    """A 256 MiB file on a disk-backed file system (not tmpfs: its pages would be shmem,
+    never read back from a disk)."""
+    fstype = subprocess.run(["stat", "-f", "-c", "%T", WS_DIR], capture_output=True,
+                            text=True).stdout.strip()
+    if fstype in ("tmpfs", "ramfs"):
+        pytest.skip(f"{WS_DIR} is {fstype}: set RMSS_WS_DIR to a disk-backed directory")
+    path = os.path.join(WS_DIR, f"memstat-rmss-test-{os.getpid()}")
+    with open(path, "wb") as f:
+        chunk = os.urandom(1 << 20)
+        for _ in range(WS_MB):
+            f.write(chunk)
+    yield path
+    os.unlink(path)
+
+
+def drop(path):
+    """Drop the file's page cache: pages cached before the run are charged to another cgroup
+    (the first to read them keeps them), and the command's cgroup would never page them in."""
+    subprocess.run([WSREAD, "--drop", path], check=True)
+
+
+def rows_of(report):
+    return [tuple(float(x) for x in m.groups()) for m in map(ROW.match, report.splitlines())
+            if m]
+
+
+# ---- cgroup mode: the known working set ----
+
+def test_cgroup_mode_finds_the_working_set(rundir, workfile, tmp_path):
+    out = tmp_path / "rmss.out"
+    drop(workfile)
+    p = subprocess.Popen([MEMSTAT, "rmss", "--cgroup", "-s", "384", "-f", "192", "-d", "32",
+                          "-n", "1", "-o", str(out), "--json", WSREAD, workfile],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env(rundir))
+    stdout, stderr = p.communicate(timeout=600)
+    assert p.returncode == 0, stderr
+    assert not our_cgroups(p.pid), "the cgroup was left behind"
+    j = json.loads(stdout)
+    assert j["mode"] == "cgroup" and j["iterations"] == 1
+    assert j["command"] == [WSREAD, workfile]
+    sizes = {s["mb"]: s for s in j["sizes"]}
+    assert sorted(sizes) == [192, 224, 256, 288, 320, 352, 384]
+    file_pages = WS_MB * 1024 * 1024 // os.sysconf("SC_PAGE_SIZE")
+    for mb, s in sizes.items():
+        assert s["oom_kills"] == 0 and s["runs"] == 1
+        if mb >= 1.25 * WS_MB:      # well above the working set: (nearly) nothing paged in
+            assert s["avg_pageins"] < 0.01 * file_pages, (mb, s)
+        if mb < WS_MB:              # below: each of the 3 passes reads much of the file again
+            assert s["avg_pageins"] > file_pages, (mb, s)
+            assert s["avg_pagein_rate"] > 0
+        # the cgroup's own pages: the file in its page cache, up to the limit
+        assert s["pages"]["page_cache_mb"] <= mb + 1
+    assert WS_MB <= j["knee_mb"] <= 1.25 * WS_MB, j["knee_mb"]
+    # AIX's report in the file, the same rows
+    report = out.read_text()
+    for line in ("Hostname:", "Real memory size:", "Time of day:", "Command:", "Swap:",
+                 "Simulated memory size initialized to 384.00 Mb.",
+                 "Number of iterations per memory size = 1 warm-up + 1 measured = 2.",
+                 "Memory size   Avg. Pageins     Avg. Response Time   Avg. Pagein Rate",
+                 "Simulated final memory size.", f"Knee: {j['knee_mb']:.2f} Mb"):
+        assert line in report, line
+    assert [r[0] for r in rows_of(report)] == [384, 352, 320, 288, 256, 224, 192]
+
+
+# ---- machine mode: -c, -p, -r ----
+
+def test_change_print_reset_round_trip(rundir):
+    real = real_mb()
+    size = int(real) - 2048
+    steal = real - size         # the pool holds MemTotal - the size, to the page
+    r = rmss(rundir, "-p")
+    assert r.returncode == 0 and r.stdout == f"Simulated memory size is {real:6.2f} Mb.\n"
+    drops, rises = [], []
+    # other processes move pages while this runs: free memory (MemFree and the per-cpu lists)
+    # is read just before and after each change, over three steal/reset cycles, and the
+    # median change is compared
+    for _ in range(3):
+        before = meminfo()
+        r = rmss(rundir, "-c", str(size))
+        after = meminfo()
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == f"Simulated memory size changed to {size:6.2f} Mb.\n"
+        pid = state_pid(rundir)
+        assert pid and alive(pid) and pid in pool_pids()
+        assert abs(vm_locked(pid) - steal) <= 1      # the pool holds it, mlocked
+        assert after["Mlocked"] - before["Mlocked"] > steal - 16
+        drops.append(before["Free"] - after["Free"])
+        r = rmss(rundir, "-p")
+        assert r.stdout == f"Simulated memory size is {size:6.2f} Mb.\n"
+        back0 = meminfo()
+        r = rmss(rundir, "-r")
+        back1 = meminfo()
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == f"Simulated memory size changed to {real:6.2f} Mb.\n"
+        assert not alive(pid) and not (rundir / "memstat-rmss.state").exists()
+        assert back0["Mlocked"] - back1["Mlocked"] > steal - 16
+        rises.append(back1["Free"] - back0["Free"])
+        r = rmss(rundir, "-p")
+        assert r.stdout == f"Simulated memory size is {real:6.2f} Mb.\n"
+    drops.sort()
+    rises.sort()
+    assert abs(drops[1] - steal) <= 128, (drops, rises, steal)
+    assert abs(rises[1] - steal) <= 128, (drops, rises, steal)
+
+
+def test_reset_after_a_crash_and_a_dead_pool(rundir):
+    """-r ends a pool whose memstat is gone; a pool that died gave its memory back by itself,
+    and a reused pid is never killed."""
+    real = real_mb()
+    assert rmss(rundir, "-c", str(int(real) - 512)).returncode == 0
+    pid = state_pid(rundir)
+    os.kill(pid, signal.SIGKILL)            # the pool dies (the OOM killer's choice)
+    for _ in range(500):
+        if not alive(pid):
+            break
+        time.sleep(0.01)
+    r = rmss(rundir, "-p")
+    assert r.stdout == f"Simulated memory size is {real:6.2f} Mb.\n" and "is gone" in r.stderr
+    # a state naming a live process that is not a pool (this test): left alone
+    st = (rundir / "memstat-rmss.state").read_text()
+    (rundir / "memstat-rmss.state").write_text(st.replace(f"pid {pid}\n", f"pid {os.getpid()}\n"))
+    r = rmss(rundir, "-r")
+    assert r.returncode == 0 and alive(os.getpid())
+    assert not (rundir / "memstat-rmss.state").exists()
+
+
+# ---- Ctrl-C ----
+
+def wait_rows(path, n, proc, timeout=300):
+    t = time.time()
+    while time.time() - t < timeout:
+        if path.exists() and len(rows_of(path.read_text())) >= n:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError(f"no {n} rows in {timeout} s")
+
+
+def test_sigint_keeps_the_report_and_restores_cgroup_mode(rundir, workfile, tmp_path):
+    out = tmp_path / "rmss.out"
+    drop(workfile)
+    p = subprocess.Popen([MEMSTAT, "rmss", "--cgroup", "-s", "320", "-f", "128", "-d", "32",
+                          "-n", "2", "-o", str(out), WSREAD, workfile, "6"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env(rundir))
+    wait_rows(out, 2, p)
+    assert our_cgroups(p.pid)
+    p.send_signal(signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=120)
+    assert p.returncode == 130, stderr
+    report = out.read_text()
+    rows = rows_of(report)
+    assert len(rows) >= 2 and [r[0] for r in rows] == [320 - 32 * i for i in range(len(rows))]
+    assert "Interrupted by SIGINT" in report and "Simulated final memory size." not in report
+    assert stdout == report             # the same report on stdout
+    assert not our_cgroups(p.pid), "the cgroup was left behind"
+    assert not (rundir / "memstat-rmss.state").exists()
+
+
+def test_sigint_machine_mode_with_zram(rundir, tmp_path):
+    if not os.path.exists("/sys/class/zram-control/hot_add"):
+        pytest.skip("no zram here (/sys/class/zram-control): --zram cannot be tested")
+    real = int(real_mb())
+    out = tmp_path / "rmss.out"
+    zram0, swaps0 = zram_devices(), swaps()
+    p = subprocess.Popen([MEMSTAT, "rmss", "--zram", "64", "-s", str(real - 512), "-f",
+                          str(real - 2048), "-d", "512", "-n", "1", "-o", str(out),
+                          "sleep", "0.3"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env(rundir))
+    wait_rows(out, 1, p)
+    pid = state_pid(rundir)
+    assert pid and alive(pid)
+    assert len(swaps()) == len(swaps0) + 1 and "zram" in swaps()[-1]
+    p.send_signal(signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=120)
+    assert p.returncode == 130, stderr
+    report = out.read_text()
+    assert "Swap:  64.00 Mb (zram" in report
+    assert rows_of(report)[0][0] == real - 512
+    assert "Interrupted by SIGINT" in report
+    assert not alive(pid), "the pool was left behind"
+    assert not (rundir / "memstat-rmss.state").exists()
+    assert zram_devices() == zram0 and swaps() == swaps0, "the zram device was left behind"
+
+
+# ---- bad input: one line, a documented exit code, nothing changed ----
+
+def one_line(r, code, text):
+    assert r.returncode == code, (r.returncode, r.stderr)
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("memstat rmss: ") and text in first, r.stderr
+    # the error line, and for usage errors the pointer to --help
+    assert len(r.stderr.splitlines()) <= 2, r.stderr
+    assert r.stdout == ""
+
+
+def test_bad_input(rundir, tmp_path):
+    real = meminfo()["MemTotal"]
+    out = tmp_path / "rmss.out"
+    out.write_text("an existing report\n")
+    pools = pool_pids()
+    one_line(rmss(rundir, "-o", str(out)), 2, "no command")
+    one_line(rmss(rundir, "-d", "0", "-o", str(out), "true"), 2, "DELTA (-d) '0'")
+    one_line(rmss(rundir, "-c", "100"), 2, "below the safe floor")
+    one_line(rmss(rundir, "-c", str(real * 2)), 2, "above the real memory size")
+    one_line(rmss(rundir, "-s", "100", "-o", str(out), "true"), 2, "below the safe floor")
+    one_line(rmss(rundir, "-s", str(real + 1), "-o", str(out), "true"), 2,
+             "above the real memory size")
+    one_line(rmss(rundir, "-c", "x12"), 2, "invalid size")
+    one_line(rmss(rundir, "-p", "true"), 2, "no driver options")
+    assert out.read_text() == "an existing report\n"
+    assert pool_pids() == pools
+    assert not (rundir / "memstat-rmss.state").exists()
+
+
+def test_two_at_once_are_refused(rundir, tmp_path):
+    real = meminfo()["MemTotal"]
+    out = tmp_path / "rmss.out"
+    p = subprocess.Popen([MEMSTAT, "rmss", "--cgroup", "-s", "64", "-f", "64", "-n", "1",
+                          "-o", str(out), "sleep", "3"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env(rundir))
+    t = time.time()
+    while not out.exists() and time.time() - t < 30:
+        time.sleep(0.02)
+    assert out.exists()
+    out2 = tmp_path / "second.out"
+    one_line(rmss(rundir, "--cgroup", "-s", "64", "-f", "64", "-n", "1", "-o", str(out2),
+                  "true"), 6, "another memstat rmss is running")
+    one_line(rmss(rundir, "-c", str(real - 512)), 6, "another memstat rmss is running")
+    assert not out2.exists() and not (rundir / "memstat-rmss.state").exists()
+    assert p.wait(timeout=60) == 0
+    assert rmss(rundir, "-p").returncode == 0

@@ -1,0 +1,1969 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * memstat rmss: AIX's Reduced-Memory System Simulator on Linux. How much memory does a command
+ * need? Run it over a range of memory sizes and report, per size, its page-ins, response time and
+ * page-in rate (AIX's report), and where the memory went (memstat's walk).
+ *
+ * Machine mode (the default, -c/-p/-r and the driver): free frames are stolen into a pool that
+ * nothing else can use: a small daemon, forked from memstat and detached (setsid), that maps the
+ * stolen amount and mlocks it. mlock populates every page, so the kernel reclaims page cache and
+ * swaps exactly as a machine with that much less memory would. The daemon is the pool: when it
+ * ends, for whatever reason (-r, the driver's end, SIGINT, SIGTERM, a crash, the OOM killer,
+ * whose first choice it is: oom_score_adj 1000), the memory is back. A state file
+ * (RUNDIR/memstat-rmss.state) names its pid and start time, so that -r ends it, and only it (a
+ * reused pid has another start time), after memstat itself crashed.
+ *
+ * Cgroup mode (--cgroup): only the command runs, in a fresh memory cgroup limited to each size.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include "memstat_int.h"
+#include "svg.h"
+
+/* exit codes of memstat rmss beyond memstat's (README.md "memstat rmss") */
+#define RMSS_EXIT_BUSY 6	/* another memstat rmss holds the lock */
+#define RMSS_EXIT_INTR 130	/* the driver was interrupted (SIGINT or SIGTERM): report kept */
+
+#define RMSS_MAX_SIZES 100000
+#define RMSS_DEFAULT_DELTA 8.0
+#define RMSS_AUTO_SECONDS 10.0	/* -n default: runs enough to accumulate this */
+#define RMSS_MAX_AUTO_N 100
+/* the safe floor's margin: RMSS_MARGIN_MB + RMSS_MARGIN_PCT % of MemTotal */
+#define RMSS_MARGIN_MB 256.0
+#define RMSS_MARGIN_PCT 2.0
+#define RMSS_CGROUP_FLOOR_MB 16.0	/* cgroup mode: the least limit */
+/* the knee: page-in rate within max(KNEE_REL * base, KNEE_ABS) of the largest size's */
+#define RMSS_KNEE_REL 0.10
+#define RMSS_KNEE_ABS 10.0
+#define POOL_COMM "memstat-rmss"
+
+static const char rmss_usage[] =
+	"Usage: memstat rmss -c MB | -p | -r\n"
+	"       memstat rmss [-s START] [-f FINAL] [-d DELTA] [-n ITER] [-o FILE] [--cgroup]\n"
+	"                    [--zram MB] [--json] [--plot FILE.svg] command [args...]\n"
+	"AIX's rmss: simulate a machine with less memory (-c, -p, -r), or run a command over a\n"
+	"range of memory sizes and report its page-ins and response time at each (the driver).\n"
+	"Sizes are megabytes (MB = 2^20 bytes), decimal fractions allowed.\n"
+	"\n"
+	"  -c, --change MB        set the simulated memory size of the machine and exit\n"
+	"  -p, --print            print the current simulated memory size\n"
+	"  -r, --reset            reset to the real memory size\n"
+	"  -s, --start MB         the first size (default: the real size)\n"
+	"  -f, --final MB         the last size (default: the safe floor); below -s goes down\n"
+	"  -d, --delta MB         the step between sizes (default 8)\n"
+	"  -n, --iterations N     measured runs per size, after one warm-up run (default: enough\n"
+	"                         runs to accumulate 10 seconds, timed once at the start)\n"
+	"  -o, --output FILE      write the report to FILE as well as stdout (default rmss.out)\n"
+	"      --cgroup           limit only the command: a fresh memory cgroup per run of rmss,\n"
+	"                         limited to each size (the machine keeps its memory)\n"
+	"      --zram MB          swap on a zram device of MB for the run, removed afterwards\n"
+	"  -j, --json             print one JSON object at the end instead of the report on\n"
+	"                         stdout (the report still goes to FILE)\n"
+	"      --plot FILE.svg    draw response time and page-in rate against memory size\n"
+	"  -h, --help             print this help\n"
+	"\n"
+	"Exit codes: 0 ok, 1 run-time failure, 2 bad input (usage, a size below the safe floor\n"
+	"or above the real size), 4 missing privilege, 6 another memstat rmss is running,\n"
+	"130 interrupted (SIGINT or SIGTERM; the report so far is kept, the memory restored).\n";
+
+struct rmss_opts {
+	bool change, print, reset, cgroup, json;
+	double change_mb, start, final, delta, zram_mb;
+	bool start_set, final_set, delta_set;
+	long iterations;	/* 0: auto */
+	const char *output, *plot;
+	char **cmd;
+	int ncmd;
+};
+
+/* ---- small helpers ---- */
+
+static int rmss_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int rmss_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("memstat rmss: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'memstat rmss --help' for more information.\n", stderr);
+	return MS_EXIT_USAGE;
+}
+
+static void rerr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void rerr(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("memstat rmss: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const char *run_dir(void)
+{
+	/* FOR TESTS ONLY: another directory for the lock and state files (tests/rmss_test.py) */
+	const char *d = getenv("MEMSTAT_RMSS_RUNDIR");
+
+	return d && *d ? d : "/run";
+}
+
+static void run_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/memstat-rmss.%s", run_dir(), name);
+}
+
+static int parse_mb(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v) || v <= 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	return 0;
+}
+
+/* "key value" lines (memory.stat, /proc/vmstat, memory.events): the value of key, or -1 */
+static long long kv_get(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			return strtoll(p + kl + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+static long long kv_file(const char *path, const char *key)
+{
+	static char buf[65536];
+
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	return kv_get(buf, key);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* field 22 of /proc/PID/stat (start time in clock ticks), 0 when no such process */
+static unsigned long long proc_starttime(pid_t pid, char *comm, size_t commlen)
+{
+	char path[64], buf[1024], *p, *q;
+	unsigned long long st = 0;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)))
+		return 0;
+	p = strchr(buf, '(');
+	q = strrchr(buf, ')');
+	if (!p || !q)
+		return 0;
+	if (comm) {
+		snprintf(comm, commlen, "%.*s", (int)(q - p - 1), p + 1);
+	}
+	p = q + 2;	/* field 3: state */
+	if (*p == 'Z' || *p == 'X')
+		return 0;	/* a zombie has freed its memory */
+	for (i = 3; i < 22 && p; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		st = strtoull(p, NULL, 10);
+	return st;
+}
+
+/* ---- the machine ---- */
+
+struct machine {
+	double real_mb;		/* MemTotal */
+	double swap_mb;		/* SwapTotal */
+	long page_kb;
+};
+
+static int read_machine(struct machine *m)
+{
+	struct ms_meminfo mi;
+	char buf[8192];
+	long long swap;
+
+	if (ms_meminfo_read("/proc/meminfo", &mi) || mi.mem_total <= 0)
+		return -1;
+	m->real_mb = mi.mem_total / 1024.0;
+	m->page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	swap = 0;
+	if (!read_file("/proc/meminfo", buf, sizeof(buf))) {
+		char *p = strstr(buf, "SwapTotal:");
+
+		if (p)
+			swap = strtoll(p + 10, NULL, 10);
+	}
+	m->swap_mb = swap / 1024.0;
+	return 0;
+}
+
+static long long meminfo_kb(const char *field)
+{
+	char buf[8192], key[64], *p;
+
+	if (read_file("/proc/meminfo", buf, sizeof(buf)))
+		return -1;
+	snprintf(key, sizeof(key), "\n%s:", field);
+	p = strstr(buf, key);
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+/* ---- the walk (the floor, the class split) ---- */
+
+struct walker {
+	struct ms_backend be;
+	struct ms_ranges ranges;
+	bool open;
+};
+
+static int walker_open(struct walker *w)
+{
+	char why[512] = "", fallback[600] = "";
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	err = ms_ranges_from_iomem("/proc/iomem", &w->ranges);
+	if (err) {
+		rerr("failed to read present memory from /proc/iomem: %s", strerror(-err));
+		return MS_EXIT_FAIL;
+	}
+	err = ms_backend_open(MS_BE_AUTO, 0, true, &w->be, why, sizeof(why), fallback,
+			      sizeof(fallback));
+	if (err) {
+		rerr("%s", why);
+		ms_ranges_free(&w->ranges);
+		return err;
+	}
+	w->open = true;
+	return 0;
+}
+
+static int walker_walk(struct walker *w, struct ms_result *res)
+{
+	char why[512] = "";
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (w->be.bpf)
+		return ms_bpf_walk(w->be.bpf, &w->ranges, res, NULL, NULL);
+	if (w->be.kmod)
+		return ms_kmod_walk(w->be.kmod, &w->ranges, res, NULL, NULL, NULL);
+	ret = ms_kpf_walk_jobs("/proc/kpageflags", &w->ranges, res, NULL, NULL, 0, why, sizeof(why));
+	if (ret)
+		rerr("%s", why);
+	return ret;
+}
+
+static void walker_close(struct walker *w)
+{
+	if (!w->open)
+		return;
+	ms_backend_close(&w->be);
+	ms_ranges_free(&w->ranges);
+	w->open = false;
+}
+
+/*
+ * The safe floor, MB: what the machine cannot give up without swapping or the OOM killer,
+ * plus a margin. From a walk: kernel pages (without PG_reserved ones, which are not in MemTotal)
+ * + hugetlb + anon + shmem (unreclaimable without swap, thrashing with it) + /proc/meminfo's
+ * Mlocked (file pages too; overlaps anon, so the floor errs high) - the pool of a running
+ * rmss (its own mlocked anon pages) + RMSS_MARGIN_MB + RMSS_MARGIN_PCT % of MemTotal.
+ */
+static int safe_floor(struct walker *w, const struct machine *m, double pool_mb, double *floor_mb,
+		      struct ms_result *res)
+{
+	double pg_mb = m->page_kb / 1024.0, mb, mlocked;
+	long long ml = meminfo_kb("Mlocked");
+	int ret = walker_walk(w, res);
+
+	if (ret)
+		return ret;
+	mb = (ms_class_pages(res, MS_C_KERNEL) - res->sub[MS_KERNEL_RESERVED] +
+	      ms_class_pages(res, MS_C_HUGETLB) + ms_class_pages(res, MS_C_ANON) +
+	      ms_class_pages(res, MS_C_SHMEM)) * pg_mb;
+	mlocked = ml > 0 ? ml / 1024.0 - pool_mb : 0;
+	mb -= pool_mb;
+	if (mlocked > 0)
+		mb += mlocked;
+	mb += RMSS_MARGIN_MB + m->real_mb * RMSS_MARGIN_PCT / 100.0;
+	*floor_mb = mb;
+	return 0;
+}
+
+/* ---- the lock and the state ---- */
+
+static int take_lock(int *fdp)
+{
+	char path[512], buf[64];
+	int fd;
+
+	run_path(path, sizeof(path), "lock");
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rerr("cannot open the lock file %s: %s", path, strerror(errno));
+		return MS_EXIT_FAIL;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		long other = 0;
+
+		if (pread(fd, buf, sizeof(buf) - 1, 0) > 0)
+			other = strtol(buf, NULL, 10);
+		close(fd);
+		if (other > 0)
+			rerr("another memstat rmss is running (pid %ld): two at once are refused", other);
+		else
+			rerr("another memstat rmss is running: two at once are refused");
+		return RMSS_EXIT_BUSY;
+	}
+	snprintf(buf, sizeof(buf), "%d\n", getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, strlen(buf), 0) < 0) {
+		/* the pid is a courtesy for the message above */
+	}
+	*fdp = fd;
+	return 0;
+}
+
+struct state {
+	pid_t pid;
+	unsigned long long starttime;
+	double real_mb, simulated_mb, stolen_mb;
+	int zram;	/* -1: none */
+};
+
+static int state_read(struct state *s)
+{
+	char path[512], buf[1024];
+	const char *p;
+
+	memset(s, 0, sizeof(*s));
+	s->zram = -1;
+	run_path(path, sizeof(path), "state");
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, "pid ", 4))
+			s->pid = (pid_t)strtol(p + 4, NULL, 10);
+		else if (!strncmp(p, "starttime ", 10))
+			s->starttime = strtoull(p + 10, NULL, 10);
+		else if (!strncmp(p, "real_mb ", 8))
+			s->real_mb = strtod(p + 8, NULL);
+		else if (!strncmp(p, "simulated_mb ", 13))
+			s->simulated_mb = strtod(p + 13, NULL);
+		else if (!strncmp(p, "stolen_mb ", 10))
+			s->stolen_mb = strtod(p + 10, NULL);
+		else if (!strncmp(p, "zram ", 5))
+			s->zram = (int)strtol(p + 5, NULL, 10);
+	}
+	return 0;
+}
+
+static int state_write(const struct state *s)
+{
+	char path[512], tmp[520];
+	FILE *f;
+
+	run_path(path, sizeof(path), "state");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "pid %d\nstarttime %llu\nreal_mb %.4f\nsimulated_mb %.4f\nstolen_mb %.4f\n"
+		"zram %d\n", s->pid, s->starttime, s->real_mb, s->simulated_mb, s->stolen_mb,
+		s->zram);
+	if (fflush(f) || fsync(fileno(f))) {
+		int err = -errno;
+
+		fclose(f);
+		unlink(tmp);
+		return err;
+	}
+	fclose(f);
+	if (rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+static void state_remove(void)
+{
+	char path[512];
+
+	run_path(path, sizeof(path), "state");
+	unlink(path);
+}
+
+/* the pool daemon of s, if it still runs (its pid with its start time and name) */
+static bool pool_alive(const struct state *s)
+{
+	char comm[64] = "";
+
+	if (s->pid <= 0)
+		return false;
+	return proc_starttime(s->pid, comm, sizeof(comm)) == s->starttime && s->starttime &&
+	       !strcmp(comm, POOL_COMM);
+}
+
+/* end the pool of s and wait until its memory is back; 0 or -errno */
+static int pool_stop(const struct state *s)
+{
+	int i;
+
+	if (!pool_alive(s))
+		return 0;
+	if (kill(s->pid, SIGKILL) && errno != ESRCH)
+		return -errno;
+	for (i = 0; i < 3000; i++) {	/* 30 s */
+		if (!pool_alive(s))
+			return 0;
+		sleep_ms(10);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * Start a pool daemon holding stolen_mb mlocked: 0, with s->pid and s->starttime, or an
+ * MS_EXIT_* code with the reason said.
+ */
+static int pool_start(double stolen_mb, struct state *s)
+{
+	struct { pid_t pid; int err; } msg = { 0, 0 };
+	size_t len = (size_t)(stolen_mb * 1048576.0);
+	long pg = sysconf(_SC_PAGESIZE);
+	int p[2];
+	pid_t c;
+	ssize_t n;
+
+	len = (len + pg - 1) / pg * pg;
+	if (pipe2(p, O_CLOEXEC)) {
+		rerr("pipe: %s", strerror(errno));
+		return MS_EXIT_FAIL;
+	}
+	fflush(NULL);
+	c = fork();
+	if (c < 0) {
+		rerr("fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return MS_EXIT_FAIL;
+	}
+	if (c == 0) {
+		int fd, wfd = p[1];
+		void *mem;
+
+		setsid();
+		if (fork() != 0)
+			_exit(0);	/* the daemon is the grandchild: init reaps it */
+		/* hold nothing of memstat's: the lock, BPF objects, the report */
+		if (wfd != 3) {
+			dup2(wfd, 3);
+			wfd = 3;
+		}
+		syscall(SYS_close_range, 4U, ~0U, 0U);
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 3)
+				close(fd);
+		}
+		if (chdir("/")) {
+			/* nothing to do: the daemon opens no files */
+		}
+		signal(SIGINT, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGPIPE, SIG_IGN);
+		signal(SIGTERM, SIG_DFL);
+		prctl(PR_SET_NAME, POOL_COMM);
+		/* the OOM killer's first choice: the pool, not a real process */
+		write_str("/proc/self/oom_score_adj", "1000");
+		msg.pid = getpid();
+		mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			msg.err = errno;
+		else if (madvise(mem, len, MADV_NOHUGEPAGE), mlock(mem, len))
+			msg.err = errno;
+		if (write(wfd, &msg, sizeof(msg)) != sizeof(msg) || msg.err)
+			_exit(1);
+		close(wfd);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	waitpid(c, NULL, 0);
+	do
+		n = read(p[0], &msg, sizeof(msg));
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	if (n != sizeof(msg)) {
+		rerr("the pool process ended while taking %.2f MB (killed by the OOM killer?): "
+		     "nothing is stolen", stolen_mb);
+		return MS_EXIT_FAIL;
+	}
+	if (msg.err) {
+		rerr("the pool could not lock %.2f MB: %s: nothing is stolen", stolen_mb,
+		     strerror(msg.err));
+		return MS_EXIT_FAIL;
+	}
+	s->pid = msg.pid;
+	s->starttime = proc_starttime(msg.pid, NULL, 0);
+	s->stolen_mb = len / 1048576.0;
+	return 0;
+}
+
+/* ---- zram swap for the run ---- */
+
+static int zram_setup(double mb, int *idp, char *dev, size_t devlen)
+{
+	char buf[64], path[128];
+	struct stat st;
+	int id, err, fd;
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long long bytes = (unsigned long long)(mb * 1048576.0) / pg * pg;
+
+	*idp = -1;
+	if (access("/sys/class/zram-control/hot_add", F_OK)) {
+		rerr("--zram: no zram support here (/sys/class/zram-control is missing: the zram "
+		     "module is not loaded; 'modprobe zram' loads it where it exists)");
+		return MS_EXIT_FAIL;
+	}
+	if (bytes < 40 * (unsigned long long)pg) {
+		rerr("--zram %g: too small for a swap device", mb);
+		return MS_EXIT_USAGE;
+	}
+	if (read_file("/sys/class/zram-control/hot_add", buf, sizeof(buf)) || !isdigit((unsigned char)buf[0])) {
+		rerr("--zram: cannot add a zram device (/sys/class/zram-control/hot_add)");
+		return MS_EXIT_FAIL;
+	}
+	id = atoi(buf);
+	*idp = id;
+	snprintf(path, sizeof(path), "/sys/block/zram%d/disksize", id);
+	snprintf(buf, sizeof(buf), "%llu", bytes);
+	err = write_str(path, buf);
+	if (err) {
+		rerr("--zram: cannot size zram%d: %s", id, strerror(-err));
+		return MS_EXIT_FAIL;
+	}
+	snprintf(dev, devlen, "/dev/zram%d", id);
+	if (stat(dev, &st) || !S_ISBLK(st.st_mode)) {
+		/* no devtmpfs node yet: make one from the device's numbers */
+		unsigned int maj, min;
+
+		snprintf(path, sizeof(path), "/sys/block/zram%d/dev", id);
+		if (read_file(path, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &maj, &min) != 2 ||
+		    (mknod(dev, S_IFBLK | 0600, makedev(maj, min)) && errno != EEXIST)) {
+			rerr("--zram: no device node %s", dev);
+			return MS_EXIT_FAIL;
+		}
+	}
+	/* the swap header (mkswap's): version 1, last page, the signature at the page's end */
+	fd = open(dev, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rerr("--zram: cannot open %s: %s", dev, strerror(errno));
+		return MS_EXIT_FAIL;
+	}
+	{
+		unsigned char *hdr = calloc(1, pg);
+		unsigned int v[3] = { 1, (unsigned int)(bytes / pg - 1), 0 };
+
+		if (!hdr) {
+			close(fd);
+			return MS_EXIT_FAIL;
+		}
+		memcpy(hdr + 1024, v, sizeof(v));
+		memcpy(hdr + pg - 10, "SWAPSPACE2", 10);
+		if (pwrite(fd, hdr, pg, 0) != pg || fsync(fd)) {
+			rerr("--zram: cannot write the swap header to %s: %s", dev, strerror(errno));
+			free(hdr);
+			close(fd);
+			return MS_EXIT_FAIL;
+		}
+		free(hdr);
+		close(fd);
+	}
+	if (swapon(dev, SWAP_FLAG_PREFER | (32767 & SWAP_FLAG_PRIO_MASK))) {
+		rerr("--zram: swapon %s: %s", dev, strerror(errno));
+		return MS_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* swapoff, reset and remove zram<id>; quiet when there is nothing to undo */
+static int zram_remove(int id)
+{
+	char dev[64], path[128], buf[32];
+	int err = 0;
+
+	if (id < 0)
+		return 0;
+	snprintf(dev, sizeof(dev), "/dev/zram%d", id);
+	if (swapoff(dev) && errno != EINVAL && errno != ENOENT) {
+		rerr("--zram: swapoff %s: %s", dev, strerror(errno));
+		err = -1;
+	}
+	snprintf(path, sizeof(path), "/sys/block/zram%d/reset", id);
+	write_str(path, "1");
+	snprintf(buf, sizeof(buf), "%d", id);
+	if (access(path, F_OK) == 0 && write_str("/sys/class/zram-control/hot_remove", buf)) {
+		rerr("--zram: cannot remove zram%d", id);
+		err = -1;
+	}
+	return err;
+}
+
+/* ---- the cgroup ---- */
+
+struct cg {
+	int v;			/* 1 or 2; 0: none */
+	char dir[256];
+	int peak_fd;		/* v2 memory.peak opened per size (reset per fd, 6.12+), or -1 */
+};
+
+static int cg_create(struct cg *cg)
+{
+	cg->peak_fd = -1;
+	if (access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0) {
+		cg->v = 1;
+		snprintf(cg->dir, sizeof(cg->dir), "/sys/fs/cgroup/memory/memstat-rmss-%d", getpid());
+	} else {
+		char ctl[256] = "";
+
+		if (read_file("/sys/fs/cgroup/cgroup.controllers", ctl, sizeof(ctl)) ||
+		    !strstr(ctl, "memory")) {
+			rerr("--cgroup: no memory cgroup controller (neither v1 "
+			     "/sys/fs/cgroup/memory nor v2 /sys/fs/cgroup with memory)");
+			return MS_EXIT_FAIL;
+		}
+		cg->v = 2;
+		read_file("/sys/fs/cgroup/cgroup.subtree_control", ctl, sizeof(ctl));
+		if (!strstr(ctl, "memory") &&
+		    write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory")) {
+			rerr("--cgroup: cannot enable the memory controller for child cgroups");
+			return MS_EXIT_FAIL;
+		}
+		snprintf(cg->dir, sizeof(cg->dir), "/sys/fs/cgroup/memstat-rmss-%d", getpid());
+	}
+	if (mkdir(cg->dir, 0755)) {
+		rerr("--cgroup: mkdir %s: %s", cg->dir, strerror(errno));
+		cg->v = 0;
+		return MS_EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int cg_file(const struct cg *cg, const char *name, char *path, size_t len)
+{
+	return snprintf(path, len, "%s/%s", cg->dir, name);
+}
+
+/*
+ * Limit the cgroup to mb, with swap as on a machine of that size: v1 memsw = the limit plus the
+ * machine's swap, v2 swap.max = the machine's swap. 0 or the errno of the failed write.
+ */
+static int cg_limit(struct cg *cg, double mb, double swap_mb)
+{
+	char path[300], val[64], swp[64];
+	unsigned long long b = (unsigned long long)(mb * 1048576.0);
+	unsigned long long s = (unsigned long long)(swap_mb * 1048576.0);
+	int err;
+
+	if (cg->v == 1) {
+		char memsw[300];
+
+		cg_file(cg, "memory.limit_in_bytes", path, sizeof(path));
+		cg_file(cg, "memory.memsw.limit_in_bytes", memsw, sizeof(memsw));
+		snprintf(val, sizeof(val), "%llu", b);
+		snprintf(swp, sizeof(swp), "%llu", b + s);
+		if (access(memsw, F_OK)) {
+			err = write_str(path, val);
+		} else {
+			/* memsw >= memory at every moment: raise memsw first, lower it last */
+			err = write_str(memsw, swp);
+			if (!err)
+				err = write_str(path, val);
+			if (!err)
+				err = write_str(memsw, swp);
+			else
+				(void)write_str(path, val);
+			if (err == -EINVAL) {
+				err = write_str(path, val);
+				if (!err)
+					err = write_str(memsw, swp);
+			}
+		}
+		if (!err) {
+			cg_file(cg, "memory.max_usage_in_bytes", path, sizeof(path));
+			write_str(path, "0");
+		}
+		return err;
+	}
+	cg_file(cg, "memory.max", path, sizeof(path));
+	snprintf(val, sizeof(val), "%llu", b);
+	err = write_str(path, val);
+	if (err)
+		return err;
+	cg_file(cg, "memory.swap.max", path, sizeof(path));
+	snprintf(swp, sizeof(swp), "%llu", s);
+	if (access(path, F_OK) == 0)
+		write_str(path, swp);
+	if (cg->peak_fd >= 0)
+		close(cg->peak_fd);
+	cg_file(cg, "memory.peak", path, sizeof(path));
+	cg->peak_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (cg->peak_fd >= 0 && write(cg->peak_fd, "reset\n", 6) != 6) {
+		close(cg->peak_fd);	/* before 6.12: the peak since creation, read by name */
+		cg->peak_fd = -1;
+	}
+	return 0;
+}
+
+/* the cgroup's page-ins: its refaults (README "memstat rmss"), and its OOM kills */
+struct cg_count {
+	long long refaults, majfaults, oom_kills;
+};
+
+static void cg_counts(const struct cg *cg, struct cg_count *c)
+{
+	char path[300];
+	long long a, f;
+
+	cg_file(cg, "memory.stat", path, sizeof(path));
+	a = kv_file(path, "workingset_refault_anon");
+	f = kv_file(path, "workingset_refault_file");
+	if (a < 0 && f < 0)	/* v2 before 5.9 */
+		f = kv_file(path, "workingset_refault");
+	c->refaults = (a > 0 ? a : 0) + (f > 0 ? f : 0);
+	c->majfaults = kv_file(path, "pgmajfault");
+	cg_file(cg, cg->v == 1 ? "memory.oom_control" : "memory.events", path, sizeof(path));
+	c->oom_kills = kv_file(path, "oom_kill");
+	if (c->oom_kills < 0)
+		c->oom_kills = 0;
+}
+
+static double cg_peak_mb(const struct cg *cg)
+{
+	char path[300], buf[64];
+
+	if (cg->v == 1) {
+		cg_file(cg, "memory.max_usage_in_bytes", path, sizeof(path));
+	} else if (cg->peak_fd >= 0) {
+		ssize_t n = pread(cg->peak_fd, buf, sizeof(buf) - 1, 0);
+
+		if (n <= 0)
+			return -1;
+		buf[n] = '\0';
+		return strtoull(buf, NULL, 10) / 1048576.0;
+	} else {
+		cg_file(cg, "memory.peak", path, sizeof(path));
+	}
+	if (read_file(path, buf, sizeof(buf)) || !isdigit((unsigned char)buf[0]))
+		return -1;
+	return strtoull(buf, NULL, 10) / 1048576.0;
+}
+
+/* the cgroup's own pages from memory.stat, MB per class (kernel, anon, shmem, page cache) */
+static void cg_pages(const struct cg *cg, double *mb)
+{
+	char path[300];
+	static char buf[65536];
+	long long v;
+
+	for (int i = 0; i < MS_NR_CLASSES; i++)
+		mb[i] = -1;
+	cg_file(cg, "memory.stat", path, sizeof(path));
+	if (read_file(path, buf, sizeof(buf)))
+		return;
+	if (cg->v == 1) {
+		long long cache = kv_get(buf, "cache"), shmem = kv_get(buf, "shmem");
+
+		v = kv_get(buf, "rss");
+		mb[MS_C_ANON] = v >= 0 ? v / 1048576.0 : -1;
+		mb[MS_C_SHMEM] = shmem >= 0 ? shmem / 1048576.0 : -1;
+		if (cache >= 0)
+			mb[MS_C_PAGE_CACHE] = (cache - (shmem > 0 ? shmem : 0)) / 1048576.0;
+		cg_file(cg, "memory.kmem.usage_in_bytes", path, sizeof(path));
+		{
+			char k[64];
+
+			if (!read_file(path, k, sizeof(k)) && isdigit((unsigned char)k[0]))
+				mb[MS_C_KERNEL] = strtoull(k, NULL, 10) / 1048576.0;
+		}
+		return;
+	}
+	v = kv_get(buf, "anon");
+	mb[MS_C_ANON] = v >= 0 ? v / 1048576.0 : -1;
+	v = kv_get(buf, "shmem");
+	mb[MS_C_SHMEM] = v >= 0 ? v / 1048576.0 : -1;
+	v = kv_get(buf, "file");
+	if (v >= 0)
+		mb[MS_C_PAGE_CACHE] = (v - (mb[MS_C_SHMEM] > 0 ? mb[MS_C_SHMEM] * 1048576.0 : 0)) /
+				      1048576.0;
+	v = kv_get(buf, "kernel");
+	mb[MS_C_KERNEL] = v >= 0 ? v / 1048576.0 : -1;
+}
+
+/* end what still runs in the cgroup and remove it; quiet when it is gone */
+static int cg_remove(struct cg *cg)
+{
+	char path[300], buf[4096];
+	int i;
+
+	if (!cg->v)
+		return 0;
+	if (cg->peak_fd >= 0) {
+		close(cg->peak_fd);
+		cg->peak_fd = -1;
+	}
+	for (i = 0; i < 500; i++) {	/* 5 s */
+		if (!rmdir(cg->dir) || errno == ENOENT) {
+			cg->v = 0;
+			return 0;
+		}
+		if (errno != EBUSY)
+			break;
+		cg_file(cg, "cgroup.procs", path, sizeof(path));
+		if (!read_file(path, buf, sizeof(buf))) {
+			for (char *p = buf; *p; ) {
+				pid_t pid = (pid_t)strtol(p, &p, 10);
+
+				if (pid > 0)
+					kill(pid, SIGKILL);
+				while (*p && !isdigit((unsigned char)*p))
+					p++;
+			}
+		}
+		sleep_ms(10);
+	}
+	rerr("--cgroup: cannot remove %s: %s", cg->dir, strerror(errno));
+	return -1;
+}
+
+/* ---- the driver ---- */
+
+static volatile sig_atomic_t stop_sig, alarm_fired;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void on_alarm(int sig)
+{
+	alarm_fired = 1;
+}
+
+struct vm_count {
+	long long pgpgin_kb, zswpin, pswpin, pgmajfault, oom_kill;
+};
+
+static void vm_counts(struct vm_count *v)
+{
+	static char buf[16384];
+
+	memset(v, 0, sizeof(*v));
+	if (read_file("/proc/vmstat", buf, sizeof(buf)))
+		return;
+	v->pgpgin_kb = kv_get(buf, "pgpgin");
+	v->zswpin = kv_get(buf, "zswpin");
+	v->pswpin = kv_get(buf, "pswpin");
+	v->pgmajfault = kv_get(buf, "pgmajfault");
+	v->oom_kill = kv_get(buf, "oom_kill");
+	if (v->zswpin < 0)
+		v->zswpin = 0;
+	if (v->oom_kill < 0)
+		v->oom_kill = 0;
+}
+
+/* one run's outcome */
+struct run {
+	double secs;
+	double pageins;
+	long long majfaults;
+	bool oom_killed;
+	int status;		/* wait status */
+	double maxrss_mb;
+};
+
+struct size_row {
+	double mb;
+	int measured, ok_runs, oom_kills;
+	double sum_pageins, sum_secs, sum_rate;
+	long long majfaults;
+	double peak_mb;
+	double pages_mb[MS_NR_CLASSES];	/* -1: not known */
+	double stolen_mb;
+	bool done;
+};
+
+struct driver {
+	struct rmss_opts *o;
+	struct machine m;
+	struct walker w;
+	struct cg cg;
+	struct state pool;	/* machine mode: the pool now */
+	bool have_pool;
+	int zram_id;
+	FILE *out;		/* -o FILE */
+	bool to_stdout;
+	struct size_row *rows;
+	int nrows;
+	double floor_mb;
+	long iterations;
+};
+
+static void emit(struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(struct driver *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->out) {
+		va_start(ap, fmt);
+		vfprintf(d->out, fmt, ap);
+		va_end(ap);
+		fflush(d->out);
+	}
+	if (d->to_stdout) {
+		va_start(ap, fmt);
+		vfprintf(stdout, fmt, ap);
+		va_end(ap);
+		fflush(stdout);
+	}
+}
+
+/* run the command once, in the cgroup in cgroup mode; -1 when it could not be started */
+static int run_once(struct driver *d, struct run *r)
+{
+	struct vm_count v0, v1;
+	struct cg_count c0 = {}, c1 = {};
+	struct rusage ru;
+	double t0, t1;
+	int err_pipe[2], status = 0, cerr = 0;
+	pid_t pid, w;
+	bool termed = false;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe2(err_pipe, O_CLOEXEC))
+		return -1;
+	if (d->cg.v)
+		cg_counts(&d->cg, &c0);
+	vm_counts(&v0);
+	fflush(NULL);
+	t0 = now_s();
+	pid = fork();
+	if (pid < 0) {
+		close(err_pipe[0]);
+		close(err_pipe[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int e;
+
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (d->cg.v) {
+			char path[300];
+
+			cg_file(&d->cg, "cgroup.procs", path, sizeof(path));
+			e = write_str(path, "0");
+			if (e) {
+				e = -e;
+				if (write(err_pipe[1], &e, sizeof(e)) < 0) {}
+				_exit(127);
+			}
+		}
+		execvp(d->o->cmd[0], d->o->cmd);
+		e = errno;
+		if (write(err_pipe[1], &e, sizeof(e)) < 0) {}
+		_exit(127);
+	}
+	close(err_pipe[1]);
+	for (;;) {
+		w = wait4(pid, &status, 0, &ru);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			break;
+		if (stop_sig && !termed) {	/* end the command, then SIGKILL after 3 s */
+			kill(pid, SIGTERM);
+			termed = true;
+			alarm_fired = 0;
+			alarm(3);
+		} else if (alarm_fired) {
+			kill(pid, SIGKILL);
+			alarm_fired = 0;
+		}
+	}
+	t1 = now_s();
+	alarm(0);
+	vm_counts(&v1);
+	if (d->cg.v)
+		cg_counts(&d->cg, &c1);
+	if (read(err_pipe[0], &cerr, sizeof(cerr)) == sizeof(cerr)) {
+		close(err_pipe[0]);
+		if (d->cg.v && cerr < 0)
+			rerr("cannot move the command into %s: %s", d->cg.dir, strerror(-cerr));
+		else
+			rerr("cannot run '%s': %s", d->o->cmd[0], strerror(cerr));
+		return -2;
+	}
+	close(err_pipe[0]);
+	r->secs = t1 - t0;
+	r->status = status;
+	r->maxrss_mb = ru.ru_maxrss / 1024.0;
+	if (d->cg.v) {
+		r->pageins = (double)(c1.refaults - c0.refaults);
+		r->majfaults = c1.majfaults - c0.majfaults;
+		r->oom_killed = c1.oom_kills > c0.oom_kills;
+	} else {
+		/* README "memstat rmss": pgpgin (kB read from block devices, swap included) in
+		 * pages, plus zswap's swap-ins (no block I/O) */
+		r->pageins = (double)(v1.pgpgin_kb - v0.pgpgin_kb) / d->m.page_kb +
+			     (double)(v1.zswpin - v0.zswpin);
+		r->majfaults = v1.pgmajfault - v0.pgmajfault;
+		r->oom_killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+				v1.oom_kill > v0.oom_kill;
+	}
+	return 0;
+}
+
+/* set the memory size: the cgroup's limit, or the pool (replaced); MS_EXIT_* */
+static int set_size(struct driver *d, double mb)
+{
+	int ret, err;
+
+	if (d->cg.v) {
+		err = cg_limit(&d->cg, mb, d->m.swap_mb);
+		if (err) {
+			rerr("--cgroup: cannot limit %s to %.2f MB: %s", d->cg.dir, mb, strerror(-err));
+			return MS_EXIT_FAIL;
+		}
+		return 0;
+	}
+	if (d->have_pool) {
+		err = pool_stop(&d->pool);
+		if (err) {
+			rerr("cannot end the pool process %d: %s", d->pool.pid, strerror(-err));
+			return MS_EXIT_FAIL;
+		}
+		d->have_pool = false;
+		state_remove();
+	}
+	if (mb >= d->m.real_mb)
+		return 0;
+	d->pool.real_mb = d->m.real_mb;
+	d->pool.simulated_mb = mb;
+	d->pool.zram = d->zram_id;
+	ret = pool_start(d->m.real_mb - mb, &d->pool);
+	if (ret)
+		return ret;
+	d->have_pool = true;
+	err = state_write(&d->pool);
+	if (err) {
+		rerr("cannot write the state file: %s", strerror(-err));
+		pool_stop(&d->pool);
+		d->have_pool = false;
+		return MS_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* undo everything: the pool, the state, the cgroup, the zram device */
+static int restore(struct driver *d)
+{
+	int err = 0;
+
+	if (d->have_pool) {
+		if (pool_stop(&d->pool)) {
+			rerr("cannot end the pool process %d", d->pool.pid);
+			err = -1;
+		} else {
+			d->have_pool = false;
+		}
+	}
+	if (cg_remove(&d->cg))
+		err = -1;
+	if (d->zram_id >= 0) {
+		if (zram_remove(d->zram_id))
+			err = -1;
+		else
+			d->zram_id = -1;
+	}
+	if (!d->have_pool && d->zram_id < 0)
+		state_remove();
+	else if (d->zram_id >= 0 && !d->have_pool) {
+		struct state s = { .zram = d->zram_id };	/* for -r to remove it */
+
+		state_write(&s);
+	}
+	return err;
+}
+
+static const char *fmt_mb(double v, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", v);
+	return buf;
+}
+
+static void print_header(struct driver *d, double start_mb)
+{
+	char host[256] = "", tbuf[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gethostname(host, sizeof(host) - 1);
+	localtime_r(&t, &tm);
+	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", &tm);
+	emit(d, "Hostname:  %s\n", host);
+	emit(d, "Real memory size:  %8.2f Mb\n", d->m.real_mb);
+	emit(d, "Time of day:  %s\n", tbuf);
+	emit(d, "Command: ");
+	for (int i = 0; i < d->o->ncmd; i++)
+		emit(d, " %s", d->o->cmd[i]);
+	emit(d, "\n");
+	if (d->m.swap_mb <= 0)
+		emit(d, "Swap: none\n");
+	else if (d->zram_id >= 0)
+		emit(d, "Swap:  %.2f Mb (zram%d for this run, %.2f Mb)\n", d->m.swap_mb, d->zram_id,
+		     d->o->zram_mb);
+	else
+		emit(d, "Swap:  %.2f Mb\n", d->m.swap_mb);
+	if (d->cg.v)
+		emit(d, "Mode: cgroup (the command alone, in %s, v%d); page-ins: the cgroup's "
+		     "refaults\n", d->cg.dir, d->cg.v);
+	else
+		emit(d, "Mode: machine (free frames stolen by a pool process); page-ins: pgpgin "
+		     "pages + zswpin of /proc/vmstat\n");
+	emit(d, "\nSimulated memory size initialized to %6.2f Mb.\n\n", start_mb);
+	emit(d, "Number of iterations per memory size = 1 warm-up + %ld measured = %ld.\n\n",
+	     d->iterations, d->iterations + 1);
+	emit(d, "Memory size   Avg. Pageins     Avg. Response Time   Avg. Pagein Rate\n");
+	emit(d, "(megabytes)                         (sec.)          (pageins / sec.)\n");
+	emit(d, "--------------------------------------------------------------------\n");
+}
+
+static void print_row(struct driver *d, const struct size_row *r)
+{
+	if (!r->ok_runs) {
+		emit(d, "%-12.2f  %12s     %12s       %12s   (%d of %d runs killed by the OOM "
+		     "killer)\n", r->mb, "-", "-", "-", r->oom_kills, r->measured);
+		return;
+	}
+	emit(d, "%-12.2f  %12.1f     %12.3f       %12.1f", r->mb, r->sum_pageins / r->ok_runs,
+	     r->sum_secs / r->ok_runs, r->sum_rate / r->ok_runs);
+	if (r->oom_kills)
+		emit(d, "   (%d of %d runs killed by the OOM killer)", r->oom_kills, r->measured);
+	emit(d, "\n");
+}
+
+/* the knee (README "memstat rmss"): -1 when there is none */
+static double knee(const struct driver *d, double *base_out)
+{
+	int big = -1;
+	double base, lim, k = -1;
+
+	for (int i = 0; i < d->nrows; i++)
+		if (d->rows[i].done && (big < 0 || d->rows[i].mb > d->rows[big].mb))
+			big = i;
+	if (big < 0 || !d->rows[big].ok_runs)
+		return -1;
+	base = d->rows[big].sum_rate / d->rows[big].ok_runs;
+	lim = base + fmax(base * RMSS_KNEE_REL, RMSS_KNEE_ABS);
+	*base_out = base;
+	k = d->rows[big].mb;
+	/* down from the largest: the smallest size above which every size stays within */
+	for (;;) {
+		int next = -1;
+
+		for (int i = 0; i < d->nrows; i++)
+			if (d->rows[i].done && d->rows[i].mb < k &&
+			    (next < 0 || d->rows[i].mb > d->rows[next].mb))
+				next = i;
+		if (next < 0)
+			break;
+		if (!d->rows[next].ok_runs || d->rows[next].oom_kills ||
+		    d->rows[next].sum_rate / d->rows[next].ok_runs > lim)
+			break;
+		k = d->rows[next].mb;
+	}
+	return k;
+}
+
+static void print_pages_table(struct driver *d)
+{
+	static const enum ms_class cls[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
+					     MS_C_PAGE_CACHE, MS_C_HUGETLB, MS_C_FREE };
+	char b[32];
+	int any = 0;
+
+	for (int i = 0; i < d->nrows; i++)
+		any |= d->rows[i].done;
+	if (!any)
+		return;
+	emit(d, "\nWhere the memory went after each size's measured runs (MB; %s):\n",
+	     d->o->cgroup ? "the cgroup's memory.stat" : "a memstat walk of the machine, the pool "
+	     "counted as anon");
+	emit(d, "Memory size    Kernel      Anon     Shmem      Exec  Pagecache   Hugetlb      Free"
+	     "   Peak (MB)  OOM kills\n");
+	for (int i = 0; i < d->nrows; i++) {
+		const struct size_row *r = &d->rows[i];
+
+		if (!r->done)
+			continue;
+		emit(d, "%-12.2f", r->mb);
+		for (size_t j = 0; j < sizeof(cls) / sizeof(cls[0]); j++)
+			emit(d, " %*s", j == 4 ? 10 : 9, fmt_mb(r->pages_mb[cls[j]], b, sizeof(b)));
+		emit(d, "  %10s  %9d\n", fmt_mb(r->peak_mb, b, sizeof(b)), r->oom_kills);
+	}
+}
+
+static void json_num(FILE *f, double v)
+{
+	if (v < 0 || !isfinite(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.3f", v);
+}
+
+static void print_json(struct driver *d, double knee_mb, bool interrupted)
+{
+	FILE *f = stdout;
+
+	fprintf(f, "{\"mode\":\"%s\",\"command\":[", d->o->cgroup ? "cgroup" : "machine");
+	for (int i = 0; i < d->o->ncmd; i++) {
+		if (i)
+			fputc(',', f);
+		ms_json_string(f, d->o->cmd[i]);
+	}
+	fprintf(f, "],\"iterations\":%ld,\"real_mb\":", d->iterations);
+	json_num(f, d->m.real_mb);
+	fputs(",\"floor_mb\":", f);
+	json_num(f, d->floor_mb);
+	fputs(",\"swap\":{\"total_mb\":", f);
+	fprintf(f, "%.3f", d->m.swap_mb);
+	fputs(",\"zram_mb\":", f);
+	fprintf(f, "%.3f", d->zram_id >= 0 || d->o->zram_mb > 0 ? d->o->zram_mb : 0.0);
+	fprintf(f, "},\"pageins_from\":\"%s\",\"pages_from\":\"%s\",\"sizes\":[",
+		d->o->cgroup ? "cgroup_refaults" : "vmstat_pgpgin_zswpin",
+		d->o->cgroup ? "memory.stat" : "walk");
+	for (int i = 0, n = 0; i < d->nrows; i++) {
+		const struct size_row *r = &d->rows[i];
+		bool ok = r->ok_runs > 0;
+
+		if (!r->done)
+			continue;
+		fprintf(f, "%s{\"mb\":%.3f,\"avg_pageins\":", n++ ? "," : "", r->mb);
+		json_num(f, ok ? r->sum_pageins / r->ok_runs : -1);
+		fputs(",\"avg_response_s\":", f);
+		json_num(f, ok ? r->sum_secs / r->ok_runs : -1);
+		fputs(",\"avg_pagein_rate\":", f);
+		json_num(f, ok ? r->sum_rate / r->ok_runs : -1);
+		fprintf(f, ",\"runs\":%d,\"oom_kills\":%d,\"majfaults\":%lld,\"peak_mb\":", r->measured,
+			r->oom_kills, r->majfaults);
+		json_num(f, r->peak_mb);
+		fputs(",\"stolen_mb\":", f);
+		json_num(f, d->o->cgroup ? -1 : r->stolen_mb);
+		fputs(",\"pages\":{", f);
+		for (int c = 0, k = 0; c < MS_NR_CLASSES; c++) {
+			if (r->pages_mb[c] < 0)
+				continue;
+			fprintf(f, "%s\"%s_mb\":%.3f", k++ ? "," : "", ms_classes[c].key,
+				r->pages_mb[c]);
+		}
+		fputs("}}", f);
+	}
+	fputs("],\"knee_mb\":", f);
+	json_num(f, knee_mb);
+	fprintf(f, ",\"interrupted\":%s}\n", interrupted ? "true" : "false");
+	fflush(f);
+}
+
+/*
+ * --plot FILE.svg: response time (left axis) and page-in rate (right axis) against memory
+ * size (bottom axis), one point per size measured without OOM kills, like the VMS study's plots.
+ * Written to FILE.tmp and renamed, so that an existing FILE is replaced only by a whole plot.
+ */
+static int write_plot(struct driver *d)
+{
+	const double W = 760, H = 460, L = 80, R = 90, T = 50, B = 70;
+	double pw = W - L - R, ph = H - T - B, xlo = INFINITY, xhi = -INFINITY, tmax = 0, rmax = 0;
+	double *tx, *rx, kmb, base;
+	size_t n = 0;
+	char tmp[4200], title[300];
+	struct ms_svg s;
+	FILE *f;
+	int err;
+
+	for (int i = 0; i < d->nrows; i++) {
+		const struct size_row *r = &d->rows[i];
+
+		if (!r->done || !r->ok_runs)
+			continue;
+		xlo = fmin(xlo, r->mb);
+		xhi = fmax(xhi, r->mb);
+		tmax = fmax(tmax, r->sum_secs / r->ok_runs);
+		rmax = fmax(rmax, r->sum_rate / r->ok_runs);
+		n++;
+	}
+	if (!n) {
+		rerr("--plot: no size was measured: no plot");
+		return -1;
+	}
+	if (xhi - xlo < 1e-9) {
+		xlo -= 1;
+		xhi += 1;
+	}
+	tmax = tmax > 0 ? tmax * 1.1 : 1;
+	rmax = rmax > 0 ? rmax * 1.1 : 1;
+	tx = calloc(2 * n, sizeof(double));
+	rx = calloc(2 * n, sizeof(double));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->o->plot);
+	f = fopen(tmp, "we");
+	if (!tx || !rx || !f) {
+		rerr("--plot: cannot write %s: %s", tmp, strerror(errno));
+		free(tx);
+		free(rx);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	snprintf(title, sizeof(title), "memstat rmss: %s%s", d->o->cmd[0],
+		 d->o->ncmd > 1 ? " ..." : "");
+	ms_svg_begin(&s, f, W, H, title);
+	ms_svg_text(&s, W / 2, 28, 16, MS_SVG_MIDDLE, NULL, title);
+	{
+		struct ms_svg_axis x = { .side = MS_SVG_BOTTOM, .lo = xlo, .hi = xhi, .x = L,
+					 .y = T + ph, .len = pw, .grid = ph,
+					 .label = d->o->cgroup ? "Memory size: the cgroup's limit (MB)" :
+					 "Memory size: the simulated machine (MB)" };
+		struct ms_svg_axis yl = { .side = MS_SVG_LEFT, .lo = 0, .hi = tmax, .x = L,
+					  .y = T + ph, .len = ph, .label = "Avg. response time (s)",
+					  .colour = "#1f77b4" };
+		struct ms_svg_axis yr = { .side = MS_SVG_RIGHT, .lo = 0, .hi = rmax, .x = L + pw,
+					  .y = T + ph, .len = ph,
+					  .label = "Avg. page-in rate (page-ins / s)",
+					  .colour = "#d62728" };
+		struct ms_svg_legend_item leg[2] = { { "#1f77b4", "response time" },
+						     { "#d62728", "page-in rate" } };
+		size_t k = 0;
+
+		ms_svg_axis(&s, &x);
+		ms_svg_axis(&s, &yl);
+		ms_svg_axis(&s, &yr);
+		/* in memory-size order, whichever way the range went */
+		for (int pass = 0; pass < d->nrows; pass++) {
+			int best = -1;
+
+			for (int i = 0; i < d->nrows; i++) {
+				const struct size_row *r = &d->rows[i];
+				double px = k ? tx[2 * k - 2] : -INFINITY;
+
+				if (!r->done || !r->ok_runs)
+					continue;
+				if (ms_svg_axis_pos(&x, r->mb) <= px + 1e-9)
+					continue;
+				if (best < 0 || r->mb < d->rows[best].mb)
+					best = i;
+			}
+			if (best < 0)
+				break;
+			tx[2 * k] = rx[2 * k] = ms_svg_axis_pos(&x, d->rows[best].mb);
+			tx[2 * k + 1] = ms_svg_axis_pos(&yl, d->rows[best].sum_secs /
+							d->rows[best].ok_runs);
+			rx[2 * k + 1] = ms_svg_axis_pos(&yr, d->rows[best].sum_rate /
+							d->rows[best].ok_runs);
+			k++;
+		}
+		ms_svg_polyline(&s, tx, k, "#1f77b4", 2);
+		ms_svg_polyline(&s, rx, k, "#d62728", 2);
+		for (size_t i = 0; i < k; i++) {
+			ms_svg_rect(&s, tx[2 * i] - 3, tx[2 * i + 1] - 3, 6, 6, "#1f77b4", NULL, 0);
+			ms_svg_rect(&s, rx[2 * i] - 3, rx[2 * i + 1] - 3, 6, 6, "#d62728", NULL, 0);
+		}
+		kmb = knee(d, &base);
+		if (kmb >= xlo && kmb <= xhi) {
+			double kx = ms_svg_axis_pos(&x, kmb);
+
+			ms_svg_line(&s, kx, T, kx, T + ph, "#444444", 1, true);
+			ms_svg_textf(&s, kx + 4, T + 14, 12, MS_SVG_START, "#444444", "knee %.2f MB",
+				     kmb);
+		}
+		ms_svg_legend(&s, L + 10, T + 24, leg, 2);
+	}
+	err = ms_svg_end(&s);
+	if (fclose(f) || err || rename(tmp, d->o->plot)) {
+		rerr("--plot: cannot write %s: %s", d->o->plot, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		free(tx);
+		free(rx);
+		return -1;
+	}
+	free(tx);
+	free(rx);
+	return 0;
+}
+
+static int measure_size(struct driver *d, struct size_row *row)
+{
+	struct run r;
+	struct ms_result res;
+	int ret;
+
+	ret = run_once(d, &r);		/* the warm-up, not measured */
+	if (ret)
+		return ret == -2 ? MS_EXIT_FAIL : MS_EXIT_FAIL;
+	row->peak_mb = d->cg.v ? -1 : 0;
+	for (long i = 0; i < d->iterations && !stop_sig; i++) {
+		ret = run_once(d, &r);
+		if (ret)
+			return MS_EXIT_FAIL;
+		if (stop_sig)
+			return 0;	/* a run cut short is not measured */
+		row->measured++;
+		row->majfaults += r.majfaults;
+		if (r.oom_killed) {
+			row->oom_kills++;
+			continue;
+		}
+		row->ok_runs++;
+		row->sum_pageins += r.pageins;
+		row->sum_secs += r.secs;
+		row->sum_rate += r.secs > 0 ? r.pageins / r.secs : 0;
+		if (!d->cg.v && r.maxrss_mb > row->peak_mb)
+			row->peak_mb = r.maxrss_mb;
+	}
+	if (stop_sig)
+		return 0;
+	for (int c = 0; c < MS_NR_CLASSES; c++)
+		row->pages_mb[c] = -1;
+	if (d->cg.v) {
+		row->peak_mb = cg_peak_mb(&d->cg);
+		cg_pages(&d->cg, row->pages_mb);
+	} else if (!walker_walk(&d->w, &res)) {
+		double pg = d->m.page_kb / 1024.0;
+
+		for (int c = 0; c < MS_NR_CLASSES; c++)
+			row->pages_mb[c] = ms_class_pages(&res, c) * pg;
+		if (!res.exec_known)
+			row->pages_mb[MS_C_EXEC] = -1;
+		if (!ms_class_pages(&res, MS_C_UNKNOWN))
+			row->pages_mb[MS_C_UNKNOWN] = -1;
+	}
+	row->stolen_mb = d->have_pool ? d->pool.stolen_mb : 0;
+	row->done = true;
+	return 0;
+}
+
+static int driver_main(struct rmss_opts *o)
+{
+	struct driver d = { .o = o, .zram_id = -1, .cg = { .peak_fd = -1 } };
+	struct ms_result res;
+	struct sigaction sa = {};
+	double start, final, delta, base = 0, k;
+	int lock_fd = -1, ret = 0, nsizes;
+	bool down;
+	char zdev[64];
+	struct state old;
+
+	if (read_machine(&d.m)) {
+		rerr("cannot read /proc/meminfo");
+		return MS_EXIT_FAIL;
+	}
+	ret = take_lock(&lock_fd);
+	if (ret)
+		return ret;
+	/* a pool left by -c is replaced by the driver's, and ended at its end */
+	if (!state_read(&old) && pool_alive(&old)) {
+		d.pool = old;
+		d.have_pool = true;
+	}
+	if (!o->cgroup) {
+		ret = walker_open(&d.w);
+		if (ret)
+			goto out;
+		ret = safe_floor(&d.w, &d.m, d.have_pool ? d.pool.stolen_mb : 0, &d.floor_mb, &res);
+		if (ret)
+			goto out;
+	} else {
+		d.floor_mb = RMSS_CGROUP_FLOOR_MB;
+	}
+	start = o->start_set ? o->start : d.m.real_mb;
+	final = o->final_set ? o->final : d.floor_mb;
+	delta = o->delta_set ? o->delta : RMSS_DEFAULT_DELTA;
+	if (start > d.m.real_mb + 1e-9 || final > d.m.real_mb + 1e-9) {
+		rerr("%.2f MB is above the real memory size, %.2f MB", fmax(start, final), d.m.real_mb);
+		ret = MS_EXIT_USAGE;
+		goto out;
+	}
+	if (start < d.floor_mb - 1e-9 || final < d.floor_mb - 1e-9) {
+		rerr("%.2f MB is below the safe floor, %.2f MB (%s)", fmin(start, final), d.floor_mb,
+		     o->cgroup ? "the least cgroup limit rmss sets" :
+		     "kernel + hugetlb + anon + shmem + mlocked + margin");
+		ret = MS_EXIT_USAGE;
+		goto out;
+	}
+	down = final < start;
+	nsizes = (int)floor(fabs(start - final) / delta + 1e-9) + 1;
+	if (nsizes > RMSS_MAX_SIZES) {
+		rerr("%d sizes from %.2f to %.2f MB by %.2f: more than %d; choose a larger -d",
+		     nsizes, start, final, delta, RMSS_MAX_SIZES);
+		ret = MS_EXIT_USAGE;
+		goto out;
+	}
+	d.rows = calloc(nsizes, sizeof(*d.rows));
+	if (!d.rows) {
+		ret = MS_EXIT_FAIL;
+		goto out;
+	}
+	for (int i = 0; i < nsizes; i++)
+		d.rows[i].mb = down ? start - i * delta : start + i * delta;
+	d.nrows = nsizes;
+
+	/* from here on, every exit restores */
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout: the report still goes to FILE */
+
+	d.out = fopen(o->output, "we");
+	if (!d.out) {
+		rerr("cannot write the report to %s: %s", o->output, strerror(errno));
+		ret = MS_EXIT_USAGE;
+		goto out;
+	}
+	d.to_stdout = !o->json;
+	if (o->zram_mb > 0) {
+		ret = zram_setup(o->zram_mb, &d.zram_id, zdev, sizeof(zdev));
+		if (d.zram_id >= 0) {	/* for -r after a crash */
+			struct state s = d.have_pool ? d.pool : (struct state){ .zram = -1 };
+
+			s.zram = d.zram_id;
+			state_write(&s);
+		}
+		if (ret)
+			goto out;
+		read_machine(&d.m);
+	}
+	if (o->cgroup) {
+		ret = cg_create(&d.cg);
+		if (ret)
+			goto out;
+	}
+	ret = set_size(&d, start);
+	if (ret)
+		goto out;
+	d.iterations = o->iterations;
+	if (!d.iterations) {	/* AIX: enough runs for 10 s; this run is the first warm-up too */
+		struct run r;
+
+		if (run_once(&d, &r)) {
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+		d.iterations = r.secs > 0 ? (long)ceil(RMSS_AUTO_SECONDS / r.secs) : RMSS_MAX_AUTO_N;
+		if (d.iterations < 1)
+			d.iterations = 1;
+		if (d.iterations > RMSS_MAX_AUTO_N)
+			d.iterations = RMSS_MAX_AUTO_N;
+	}
+	if (stop_sig)
+		goto out;
+	print_header(&d, start);
+	for (int i = 0; i < nsizes && !stop_sig; i++) {
+		if (i) {
+			ret = set_size(&d, d.rows[i].mb);
+			if (ret)
+				break;
+		}
+		ret = measure_size(&d, &d.rows[i]);
+		if (ret)
+			break;
+		if (d.rows[i].done)
+			print_row(&d, &d.rows[i]);
+		if (!o->cgroup && d.have_pool && !pool_alive(&d.pool)) {
+			rerr("the pool process %d is gone (killed by the OOM killer?): the "
+			     "sizes from %.2f MB on are not simulated; stopping", d.pool.pid,
+			     d.rows[i].mb);
+			d.have_pool = false;
+			ret = MS_EXIT_FAIL;
+			break;
+		}
+	}
+out:
+	if (restore(&d))
+		ret = ret ? ret : MS_EXIT_FAIL;
+	if (d.out) {
+		if (d.iterations)
+			print_pages_table(&d);
+		k = d.nrows ? knee(&d, &base) : -1;
+		if (d.iterations) {
+			if (k >= 0)
+				emit(&d, "\nKnee: %.2f Mb: the smallest size whose page-in rate stays "
+				     "within max(%.0f%%, %.0f pageins / sec.) of the rate at the "
+				     "largest size (%.1f pageins / sec.)\n", k, RMSS_KNEE_REL * 100,
+				     RMSS_KNEE_ABS, base);
+			else
+				emit(&d, "\nKnee: none (no size was measured without OOM kills)\n");
+		}
+		if (stop_sig)
+			emit(&d, "\nInterrupted by %s: the report is complete up to the last "
+			     "finished size; the memory size is restored.\n",
+			     stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+		else if (d.iterations)
+			emit(&d, "\nSimulated final memory size.\n");
+		if (o->plot && d.iterations && write_plot(&d))
+			ret = ret ? ret : MS_EXIT_FAIL;
+		if (o->json)
+			print_json(&d, k, stop_sig != 0);
+		if (fclose(d.out)) {
+			rerr("cannot write the report to %s: %s", o->output, strerror(errno));
+			ret = ret ? ret : MS_EXIT_FAIL;
+		}
+	}
+	walker_close(&d.w);
+	free(d.rows);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	if (stop_sig)
+		return RMSS_EXIT_INTR;
+	return ret;
+}
+
+/* ---- -c, -p, -r ---- */
+
+static int change_main(struct rmss_opts *o)
+{
+	struct machine m;
+	struct walker w;
+	struct ms_result res;
+	struct state s;
+	double floor_mb, pool_mb = 0;
+	int lock_fd = -1, ret, err;
+
+	if (read_machine(&m)) {
+		rerr("cannot read /proc/meminfo");
+		return MS_EXIT_FAIL;
+	}
+	ret = take_lock(&lock_fd);
+	if (ret)
+		return ret;
+	if (!state_read(&s) && pool_alive(&s))
+		pool_mb = s.stolen_mb;
+	if (o->reset) {
+		err = state_read(&s) ? 0 : pool_stop(&s);
+		if (err) {
+			rerr("cannot end the pool process %d: %s", s.pid, strerror(-err));
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+		if (s.zram >= 0 && zram_remove(s.zram)) {
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+		state_remove();
+		printf("Simulated memory size changed to %6.2f Mb.\n", m.real_mb);
+		goto out;
+	}
+	if (o->change_mb > m.real_mb + 1e-9) {
+		rerr("%.2f MB is above the real memory size, %.2f MB", o->change_mb, m.real_mb);
+		ret = MS_EXIT_USAGE;
+		goto out;
+	}
+	ret = walker_open(&w);
+	if (ret)
+		goto out;
+	ret = safe_floor(&w, &m, pool_mb, &floor_mb, &res);
+	walker_close(&w);
+	if (ret)
+		goto out;
+	if (o->change_mb < floor_mb - 1e-9) {
+		rerr("%.2f MB is below the safe floor, %.2f MB (kernel + hugetlb + anon + shmem + "
+		     "mlocked + margin)", o->change_mb, floor_mb);
+		ret = MS_EXIT_USAGE;
+		goto out;
+	}
+	if (!state_read(&s)) {	/* resizing: replace the pool */
+		err = pool_stop(&s);
+		if (err) {
+			rerr("cannot end the pool process %d: %s", s.pid, strerror(-err));
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+	} else {
+		memset(&s, 0, sizeof(s));
+		s.zram = -1;
+	}
+	s.pid = 0;
+	if (o->change_mb < m.real_mb) {
+		s.real_mb = m.real_mb;
+		s.simulated_mb = o->change_mb;
+		ret = pool_start(m.real_mb - o->change_mb, &s);
+		if (ret) {
+			state_remove();
+			goto out;
+		}
+		err = state_write(&s);
+		if (err) {
+			rerr("cannot write the state file: %s: the pool is ended", strerror(-err));
+			pool_stop(&s);
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+	} else if (s.zram < 0) {
+		state_remove();
+	}
+	printf("Simulated memory size changed to %6.2f Mb.\n", o->change_mb);
+out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return ret;
+}
+
+static int print_main(void)
+{
+	struct machine m;
+	struct state s;
+
+	if (read_machine(&m)) {
+		rerr("cannot read /proc/meminfo");
+		return MS_EXIT_FAIL;
+	}
+	if (!state_read(&s) && s.pid > 0 && !pool_alive(&s))
+		fprintf(stderr, "memstat rmss: the pool process %d is gone: the memory is back "
+			"(memstat rmss -r removes the state)\n", s.pid);
+	printf("Simulated memory size is %6.2f Mb.\n",
+	       s.pid > 0 && pool_alive(&s) ? s.simulated_mb : m.real_mb);
+	return 0;
+}
+
+/* ---- options ---- */
+
+static int parse(int argc, char **argv, struct rmss_opts *o)
+{
+	enum { OPT_CGROUP = 0x100, OPT_ZRAM, OPT_PLOT };
+	static const struct option longopts[] = {
+		{ "change", required_argument, NULL, 'c' },
+		{ "print", no_argument, NULL, 'p' },
+		{ "reset", no_argument, NULL, 'r' },
+		{ "start", required_argument, NULL, 's' },
+		{ "final", required_argument, NULL, 'f' },
+		{ "delta", required_argument, NULL, 'd' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "cgroup", no_argument, NULL, OPT_CGROUP },
+		{ "zram", required_argument, NULL, OPT_ZRAM },
+		{ "json", no_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, modes;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "rmss.out";
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:c:prs:f:d:n:o:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (parse_mb(optarg, &o->change_mb))
+				return rmss_usage_error("invalid size '%s': expected megabytes above 0, "
+							"e.g. 12 or 12.25", optarg);
+			o->change = true;
+			break;
+		case 'p':
+			o->print = true;
+			break;
+		case 'r':
+			o->reset = true;
+			break;
+		case 's':
+		case 'f':
+		case 'd': {
+			double v;
+
+			if (parse_mb(optarg, &v))
+				return rmss_usage_error("invalid %s '%s': expected megabytes above 0",
+							c == 's' ? "START (-s)" : c == 'f' ?
+							"FINAL (-f)" : "DELTA (-d)", optarg);
+			if (c == 's') {
+				o->start = v;
+				o->start_set = true;
+			} else if (c == 'f') {
+				o->final = v;
+				o->final_set = true;
+			} else {
+				o->delta = v;
+				o->delta_set = true;
+			}
+			break;
+		}
+		case 'n': {
+			char *end;
+
+			errno = 0;
+			o->iterations = strtol(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno || o->iterations < 1 ||
+			    o->iterations > 1000000)
+				return rmss_usage_error("invalid ITER (-n) '%s': expected a whole "
+							"number of runs above 0", optarg);
+			break;
+		}
+		case 'o':
+			if (!*optarg)
+				return rmss_usage_error("-o needs a file name");
+			o->output = optarg;
+			break;
+		case OPT_CGROUP:
+			o->cgroup = true;
+			break;
+		case OPT_ZRAM:
+			if (parse_mb(optarg, &o->zram_mb))
+				return rmss_usage_error("invalid --zram size '%s': expected megabytes "
+							"above 0", optarg);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case OPT_PLOT:
+			if (!*optarg)
+				return rmss_usage_error("--plot needs a file name");
+			o->plot = optarg;
+			break;
+		case 'h':
+			fputs(rmss_usage, stdout);
+			exit(MS_EXIT_OK);
+		case ':':
+			return rmss_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return rmss_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	o->cmd = argv + optind;
+	o->ncmd = argc - optind;
+	modes = o->change + o->print + o->reset;
+	if (modes > 1)
+		return rmss_usage_error("-c, -p and -r are one at a time");
+	if (modes) {
+		if (o->ncmd || o->start_set || o->final_set || o->delta_set || o->iterations ||
+		    o->cgroup || o->zram_mb > 0 || o->json || o->plot || strcmp(o->output, "rmss.out"))
+			return rmss_usage_error("-c, -p and -r take no command and no driver options");
+		return 0;
+	}
+	if (!o->ncmd)
+		return rmss_usage_error("no command to measure (memstat rmss [options] command "
+					"[args...]), or -c MB, -p or -r");
+	if (o->plot && !strstr(o->plot, ".svg"))
+		return rmss_usage_error("--plot '%s': the plot is an SVG file (FILE.svg)", o->plot);
+	return 0;
+}
+
+int ms_rmss_main(int argc, char **argv)
+{
+	struct rmss_opts o;
+	const char *cap;
+	int ret = parse(argc, argv, &o);
+
+	if (ret)
+		return ret;
+	if (o.print)
+		return print_main();
+	cap = ms_missing_capability();
+	if (cap || geteuid() != 0) {
+		rerr("missing privilege (%s): rmss steals memory, sets cgroup limits and walks "
+		     "page frames; run as root", cap ? cap : "not root");
+		return MS_EXIT_PERM;
+	}
+	if (o.change || o.reset)
+		return change_main(&o);
+	return driver_main(&o);
+}
