@@ -15,6 +15,8 @@ _memstat_opts="-v --verbose -j --json -r --reconcile -b --backend --runs --featu
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
+_memstat_map_opts="-o --output -b --backend -h --help"
+_memstat_plot_opts="-o --output -h --help"
 _memstat_rmss_opts="-c --change -p --print -r --reset -s --start -f --final -d --delta
 -n --iterations -o --output --cgroup --zram -j --json --plot -h --help"
 
@@ -41,6 +43,27 @@ _memstat()
 			COMPREPLY=($(compgen -W "$_memstat_rmss_opts" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -c -- "$cur"))	# the command to measure
+		fi
+		return
+	fi
+
+	# memstat map and memstat plot: their own options; plot's other words are logs
+	if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == map || ${COMP_WORDS[1]} == plot ]]; then
+		case $prev in
+		-o|--output)
+			COMPREPLY=($(compgen -f -- "$cur"))
+			compopt -o filenames 2>/dev/null
+			return;;
+		-b|--backend)
+			COMPREPLY=($(compgen -W "auto bpf kmod kpageflags" -- "$cur"))
+			return;;
+		esac
+		if [[ $cur == -* ]]; then
+			local opts=_memstat_${COMP_WORDS[1]}_opts
+			COMPREPLY=($(compgen -W "${!opts}" -- "$cur"))
+		elif [[ ${COMP_WORDS[1]} == plot ]]; then
+			COMPREPLY=($(compgen -f -- "$cur"))
+			compopt -o filenames 2>/dev/null
 		fi
 		return
 	fi
@@ -85,7 +108,7 @@ _memstat()
 		COMPREPLY=($(compgen -W "$_memstat_opts" -- "$cur"))
 	else
 		# the subcommand, only as the first word
-		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "allpages rmss" -- "$cur"))
+		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "allpages rmss map plot" -- "$cur"))
 	fi
 }
 complete -F _memstat memstat

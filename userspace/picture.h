@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * memstat's pictures: memstat map (map.c), memstat plot (plot.c), and how a picture reaches
+ * its file (picture.c): an SVG, or a PNG rendered from it by headless Chromium.
+ */
+#ifndef MEMSTAT_PICTURE_H
+#define MEMSTAT_PICTURE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "memstat_int.h"
+
+/* ---- output (picture.c) ---- */
+
+/*
+ * -o FILE of a picture: FILE must end in .svg or .png (*png says which), must not be a
+ * directory, and its directory must exist. Returns 0, or MS_EXIT_USAGE with why.
+ */
+int ms_picture_check_output(const char *path, bool *png, char *why, size_t whylen);
+/*
+ * Write the picture: draw(f, arg) writes the SVG of w x h pixels to a temporary file beside
+ * path, which is then renamed over path (an SVG) or rendered to a PNG by headless Chromium and
+ * that renamed over path. An existing file is replaced whole or left as it was. Returns an
+ * MS_EXIT_* code with why.
+ */
+int ms_picture_write(const char *path, bool png, int (*draw)(FILE *f, void *arg), void *arg,
+		     double w, double h, char *why, size_t whylen);
+/* the headless Chromium memstat runs for a PNG (MEMSTAT_CHROMIUM or chromium... in PATH), or NULL */
+const char *ms_chromium_path(void);
+
+/* ---- memstat map (map.c) ---- */
+
+#define MS_MAP_COLS	256	/* cells per row */
+#define MS_MAP_MAX_ROWS	160	/* rows drawn at most (a collapsed hole counts MS_MAP_GAP_ROWS) */
+#define MS_MAP_GAP_ROWS	3
+#define MS_MAP_HOLE	MS_NR_CLASSES	/* a cell's category: no present page (or unread) */
+
+struct ms_map_seg {
+	__u64 first_row, nrows;	/* rows of row_pages pages: [first_row, first_row + nrows) */
+	size_t drawn;		/* the index of its first row among the drawn ones */
+	__u64 start, end;	/* its present pfns: from the first to the last, [start, end) */
+};
+struct ms_map {
+	__u64 scale;		/* pages per cell: a power of two */
+	__u64 row_pages;	/* MS_MAP_COLS * scale */
+	struct ms_map_seg *seg;	/* the row segments that hold present pages, in pfn order */
+	size_t nseg, rows;	/* rows: drawn */
+	__u64 (*cnt)[MS_NR_CLASSES + 1];	/* pages per cell and class, + present pages */
+	__u64 cls[MS_NR_CLASSES];	/* pages per class (the legend's shares) */
+	__u64 present;		/* present pages */
+	__u64 page_size;
+	const struct ms_zone *zones;	/* /proc/zoneinfo (not owned), or NULL */
+	size_t nzones;
+	char title[256];	/* "memstat map: HOST, kernel RELEASE, TIME" */
+};
+/* Lay out present memory (scale, rows) and count its present pages per cell. -ENOMEM, -EINVAL */
+int ms_map_init(struct ms_map *m, const struct ms_ranges *present, __u64 page_size);
+/* an ms_run_fn: count a run of the walk into its cells */
+int ms_map_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub);
+/* the picture's size in pixels, and the SVG itself (a draw function of ms_picture_write()) */
+void ms_map_size(const struct ms_map *m, double *w, double *h);
+int ms_map_draw(FILE *f, void *m);
+void ms_map_free(struct ms_map *m);
+/* memstat map ...: argv[0] is "map" */
+int ms_map_main(int argc, char **argv);
+
+/* ---- memstat plot (plot.c) ---- */
+
+struct ms_plot_sample {
+	double t;			/* epoch seconds */
+	double pages[MS_NR_CLASSES];
+	double page_size;		/* bytes */
+	bool brk;			/* the areas break before this sample (a gap, a time going back) */
+};
+struct ms_plot {
+	struct ms_plot_sample *s;
+	size_t n, cap;
+	size_t skipped;			/* data lines that could not be read (a torn last line) */
+	char skipped_at[300];		/* the first of them: FILE:LINE */
+	const char *title_files;	/* for the title */
+};
+/*
+ * Read one log (CSV or JSON lines, told apart by its first character) and append its samples.
+ * A CSV header may repeat (a rotated or restarted log); each names its columns. Returns 0, or
+ * MS_EXIT_USAGE (not a memstat log, other columns) or MS_EXIT_FAIL, with why.
+ */
+int ms_plot_read(struct ms_plot *p, const char *path, char *why, size_t whylen);
+/* Mark the breaks: a time going back, or a gap of more than 3 times the usual interval. */
+void ms_plot_breaks(struct ms_plot *p);
+void ms_plot_size(const struct ms_plot *p, double *w, double *h);
+int ms_plot_draw(FILE *f, void *p);
+void ms_plot_free(struct ms_plot *p);
+/* memstat plot ...: argv[0] is "plot" */
+int ms_plot_main(int argc, char **argv);
+
+#endif /* MEMSTAT_PICTURE_H */

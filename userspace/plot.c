@@ -1,0 +1,671 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * memstat plot LOG... -o FILE.svg|.png: the classes of a sampling log over time, as stacked
+ * areas (MB) over a time axis (UTC).
+ *
+ * A log is a CSV log (a header naming the columns, then one row per sample) or a JSON-lines
+ * log (one `memstat --json` object per line with "epoch"), told apart by its first character.
+ * The columns are found by name in each header, and a header may come again within a file (logs
+ * joined after a rotation, or a log restarted by another version: --rotate-incompatible keeps
+ * the old one aside, and both may be given, oldest first). The areas break where time goes
+ * back (a clock set back, logs given out of order) or jumps by more than MS_PLOT_GAP times the
+ * usual interval (memstat stopped, a reboot); a dashed line marks each break. A data row that
+ * cannot be read (the torn last line of a crash) is skipped and counted on stderr; a file that
+ * is not a memstat log at all is refused with exit 2.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "picture.h"
+#include "svg.h"
+
+#define MS_PLOT_GAP	3.0	/* a step of more than this many usual intervals is a gap */
+#define W	1200.0
+#define H	620.0
+#define PX	90.0		/* the plot area */
+#define PY	70.0
+#define PW	820.0
+#define PH	460.0
+
+/* bottom to top */
+static const enum ms_class stack[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
+				       MS_C_PAGE_CACHE, MS_C_HUGETLB, MS_C_UNKNOWN, MS_C_FREE };
+#define NSTACK (sizeof(stack) / sizeof(stack[0]))
+
+static const char usage_text[] =
+	"Usage: memstat plot LOG... -o FILE\n"
+	"Draw a sampling log (memstat -o LOG, CSV or JSON lines) as stacked areas of the\n"
+	"classes in MB over time. Several logs (a rotated log's files, oldest first) make one\n"
+	"picture; the areas break where time goes back or samples stop for a while (a reboot).\n"
+	"\n"
+	"  -o, --output FILE      the picture: FILE.svg, or FILE.png (rendered by headless\n"
+	"                         Chromium); replaced whole, or left as it was on a failure\n"
+	"  -h, --help             print this help\n";
+
+static int add_sample(struct ms_plot *p, const struct ms_plot_sample *s)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 1024;
+		struct ms_plot_sample *n = realloc(p->s, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->s = n;
+		p->cap = cap;
+	}
+	p->s[p->n++] = *s;
+	return 0;
+}
+
+static void skip(struct ms_plot *p, const char *path, size_t line)
+{
+	if (!p->skipped++)
+		snprintf(p->skipped_at, sizeof(p->skipped_at), "%s:%zu", path, line);
+}
+
+/* a non-negative finite number that fills the whole field */
+static bool number(const char *s, double *v)
+{
+	char *end;
+
+	if (!*s || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	*v = strtod(s, &end);
+	return !*end && !errno && isfinite(*v) && *v >= 0;
+}
+
+/* split a CSV line in place (RFC 4180 quotes); returns the number of fields, at most max */
+static size_t csv_split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	char *r = line, *w = line;
+
+	line[strcspn(line, "\r\n")] = 0;
+	while (n < max) {
+		f[n++] = w;
+		if (*r == '"') {
+			r++;
+			for (;;) {
+				if (!*r)
+					break;
+				if (*r == '"' && r[1] == '"') {
+					*w++ = '"';
+					r += 2;
+				} else if (*r == '"') {
+					r++;
+					break;
+				} else {
+					*w++ = *r++;
+				}
+			}
+		}
+		while (*r && *r != ',')
+			*w++ = *r++;
+		if (!*r) {
+			*w = 0;
+			break;
+		}
+		r++;
+		*w++ = 0;
+	}
+	return n;
+}
+
+struct csv_cols {
+	size_t n;			/* fields per row */
+	long epoch;			/* column index, -1: none */
+	long cls[MS_NR_CLASSES];	/* -1: absent (0) */
+};
+
+/* the columns a header names; false when it is not a memstat header */
+static bool csv_header(char *line, struct csv_cols *c, char *why, size_t whylen)
+{
+	static const enum ms_class needed[] = { MS_C_KERNEL, MS_C_ANON, MS_C_PAGE_CACHE,
+						MS_C_FREE };
+	char *f[512];
+	size_t n = csv_split(line, f, 512);
+
+	c->n = n;
+	c->epoch = -1;
+	for (int k = 0; k < MS_NR_CLASSES; k++)
+		c->cls[k] = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(f[i], "epoch"))
+			c->epoch = (long)i;
+		for (int k = 0; k < MS_NR_CLASSES; k++)
+			if (!strcmp(f[i], ms_classes[k].key))
+				c->cls[k] = (long)i;
+	}
+	if (n < 2 || strcmp(f[0], "timestamp") || c->epoch < 0) {
+		snprintf(why, whylen, "not a memstat log: its header has no 'timestamp' and "
+			 "'epoch' columns");
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
+		if (c->cls[needed[i]] < 0) {
+			snprintf(why, whylen, "not a memstat log: its header has no '%s' column",
+				 ms_classes[needed[i]].key);
+			return false;
+		}
+	return true;
+}
+
+static bool csv_row(char *line, const struct csv_cols *c, double page_size,
+		    struct ms_plot_sample *s)
+{
+	char *f[512];
+	size_t n = csv_split(line, f, 512);
+
+	if (n != c->n || !number(f[c->epoch], &s->t))
+		return false;
+	for (int k = 0; k < MS_NR_CLASSES; k++) {
+		s->pages[k] = 0;
+		if (c->cls[k] >= 0 && !number(f[c->cls[k]], &s->pages[k]))
+			return false;
+	}
+	s->page_size = page_size;
+	s->brk = false;
+	return true;
+}
+
+/* the number after "key": in a JSON object's text, or false */
+static bool json_number(const char *obj, const char *key, double *v)
+{
+	char pat[64];
+	const char *p;
+	char *end;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(obj, pat);
+	if (!p)
+		return false;
+	p += strlen(pat);
+	while (*p == ' ')
+		p++;
+	errno = 0;
+	*v = strtod(p, &end);
+	return end != p && !errno && isfinite(*v) && *v >= 0 &&
+	       (*end == ',' || *end == '}' || *end == ' ');
+}
+
+/* one JSON line: 1 a sample, 0 a memstat line without one (an error object), -1 unreadable */
+static int json_row(const char *line, struct ms_plot_sample *s)
+{
+	const char *pages, *close;
+	char obj[1024];
+	size_t len;
+
+	if (strncmp(line, "{", 1))
+		return -1;
+	if (!strncmp(line, "{\"error\":", 9))
+		return 0;
+	pages = strstr(line, "\"pages\":{");
+	if (!pages || !json_number(line, "epoch", &s->t))
+		return -1;
+	pages += 8;
+	close = strchr(pages, '}');
+	if (!close)
+		return -1;
+	len = (size_t)(close - pages + 1);
+	if (len >= sizeof(obj))
+		return -1;
+	memcpy(obj, pages, len);
+	obj[len] = 0;
+	for (int k = 0; k < MS_NR_CLASSES; k++) {
+		s->pages[k] = 0;
+		if (!json_number(obj, ms_classes[k].key, &s->pages[k]) &&
+		    (k == MS_C_KERNEL || k == MS_C_ANON || k == MS_C_PAGE_CACHE || k == MS_C_FREE))
+			return -1;
+	}
+	if (!json_number(line, "page_size", &s->page_size) || s->page_size < 512)
+		s->page_size = (double)sysconf(_SC_PAGESIZE);
+	s->brk = false;
+	return 1;
+}
+
+int ms_plot_read(struct ms_plot *p, const char *path, char *why, size_t whylen)
+{
+	double page_size = (double)sysconf(_SC_PAGESIZE);
+	size_t lineno = 0, before = p->n;
+	struct csv_cols cols = {};
+	char *line = NULL, reason[200];
+	bool csv = false, started = false;
+	size_t cap = 0;
+	struct stat st;
+	ssize_t len;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(why, whylen, "%s: cannot read the log: %s", path, strerror(errno));
+		return MS_EXIT_USAGE;
+	}
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s: cannot read the log: %s", path,
+			 S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
+		fclose(f);
+		return MS_EXIT_USAGE;
+	}
+	while ((len = getline(&line, &cap, f)) > 0) {
+		struct ms_plot_sample s;
+
+		lineno++;
+		if (line[0] == '\n' || (line[0] == '\r' && line[1] == '\n'))
+			continue;
+		if (!started) {
+			started = true;
+			csv = line[0] != '{';
+			if (csv && !csv_header(line, &cols, reason, sizeof(reason))) {
+				snprintf(why, whylen, "%s: line %zu: %s", path, lineno, reason);
+				ret = MS_EXIT_USAGE;
+				break;
+			}
+			if (csv)
+				continue;
+		}
+		if (csv && !strncmp(line, "timestamp,", 10)) {
+			/* a header again: logs joined after a rotation, or another version's */
+			if (!csv_header(line, &cols, reason, sizeof(reason))) {
+				snprintf(why, whylen, "%s: line %zu: %s", path, lineno, reason);
+				ret = MS_EXIT_USAGE;
+				break;
+			}
+			continue;
+		}
+		if (csv) {
+			if (!csv_row(line, &cols, page_size, &s)) {
+				skip(p, path, lineno);
+				continue;
+			}
+		} else {
+			int r = json_row(line, &s);
+
+			if (r < 0)
+				skip(p, path, lineno);
+			if (r <= 0)
+				continue;	/* 0: {"error":...}, a failed sample */
+		}
+		if (add_sample(p, &s)) {
+			snprintf(why, whylen, "%s: out of memory", path);
+			ret = MS_EXIT_FAIL;
+			break;
+		}
+	}
+	if (!ret && ferror(f)) {
+		snprintf(why, whylen, "%s: cannot read the log: %s", path, strerror(errno));
+		ret = MS_EXIT_USAGE;
+	}
+	if (!ret && p->n == before) {
+		snprintf(why, whylen, "%s: no samples in this file: not a memstat log (CSV or JSON "
+			 "lines of memstat -o)", path);
+		ret = MS_EXIT_USAGE;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void ms_plot_breaks(struct ms_plot *p)
+{
+	double *dt, usual;
+	size_t n = 0;
+
+	if (p->n < 2)
+		return;
+	dt = malloc((p->n - 1) * sizeof(*dt));
+	if (!dt)
+		return;
+	for (size_t i = 1; i < p->n; i++)
+		if (p->s[i].t > p->s[i - 1].t)
+			dt[n++] = p->s[i].t - p->s[i - 1].t;
+	qsort(dt, n, sizeof(*dt), cmp_double);
+	usual = n ? dt[n / 2] : 0;
+	free(dt);
+	for (size_t i = 1; i < p->n; i++) {
+		double d = p->s[i].t - p->s[i - 1].t;
+
+		p->s[i].brk = d <= 0 || (usual > 0 && d > MS_PLOT_GAP * usual);
+	}
+}
+
+void ms_plot_size(const struct ms_plot *p, double *w, double *h)
+{
+	(void)p;
+	*w = W;
+	*h = H;
+}
+
+static double mb(const struct ms_plot_sample *s, int k)
+{
+	return s->pages[k] * s->page_size / (1024.0 * 1024.0);
+}
+
+/* one sample's stack: top[j] the MB under and including stack[j] */
+static void cumulate(const struct ms_plot_sample *s, double *top)
+{
+	double sum = 0;
+
+	for (size_t j = 0; j < NSTACK; j++) {
+		sum += mb(s, stack[j]);
+		top[j] = sum;
+	}
+}
+
+static void fmt_time(double v, double step, char *buf, size_t len, void *arg)
+{
+	time_t t = (time_t)llround(v);
+	struct tm tm;
+
+	(void)arg;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, step >= 86400 ? "%Y-%m-%d" : step < 60 ? "%H:%M:%S" : "%H:%M", &tm);
+}
+
+static void fmt_mb(double v, double step, char *buf, size_t len, void *arg)
+{
+	(void)arg;
+	if (step < 1)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/*
+ * The points of one segment [a, b), merged so that there is at most one point per pixel
+ * column: x[] and the cumulated tops (NSTACK per point). Returns the points.
+ */
+static size_t segment_points(const struct ms_plot *p, size_t a, size_t b, double t0, double t1,
+			     double *x, double *top)
+{
+	size_t n = 0, in = 0;
+	double col = -1, acc[NSTACK] = { 0 }, ax = 0;
+
+	for (size_t i = a; i < b; i++) {
+		double px = PX + (p->s[i].t - t0) / (t1 - t0) * PW, one[NSTACK];
+
+		cumulate(&p->s[i], one);
+		if (in && floor(px) != col) {
+			x[n] = ax / in;
+			for (size_t j = 0; j < NSTACK; j++)
+				top[n * NSTACK + j] = acc[j] / in;
+			n++;
+			in = 0;
+			ax = 0;
+			memset(acc, 0, sizeof(acc));
+		}
+		col = floor(px);
+		ax += px;
+		for (size_t j = 0; j < NSTACK; j++)
+			acc[j] += one[j];
+		in++;
+	}
+	if (in) {
+		x[n] = ax / in;
+		for (size_t j = 0; j < NSTACK; j++)
+			top[n * NSTACK + j] = acc[j] / in;
+		n++;
+	}
+	return n;
+}
+
+static int draw_areas(struct ms_svg *s, const struct ms_plot *p, const struct ms_svg_axis *ya,
+		      double t0, double t1)
+{
+	double *x = malloc(p->n * sizeof(*x)), *top = malloc(p->n * NSTACK * sizeof(*top));
+	double *xy = malloc((4 * p->n + 8) * sizeof(*xy));
+	size_t a = 0;
+
+	if (!x || !top || !xy) {
+		free(x);
+		free(top);
+		free(xy);
+		return -ENOMEM;
+	}
+	while (a < p->n) {
+		size_t b = a + 1, n;
+
+		while (b < p->n && !p->s[b].brk)
+			b++;
+		n = segment_points(p, a, b, t0, t1, x, top);
+		for (size_t j = 0; j < NSTACK; j++) {
+			size_t k = 0;
+
+			if (n == 1) {	/* one sample alone: a bar 3 pixels wide */
+				double lo = j ? top[j - 1] : 0;
+
+				ms_svg_rect(s, x[0] - 1.5, ms_svg_axis_pos(ya, top[j]), 3,
+					    ms_svg_axis_pos(ya, lo) - ms_svg_axis_pos(ya, top[j]),
+					    ms_class_colours[stack[j]], NULL, 0);
+				continue;
+			}
+			for (size_t i = 0; i < n; i++) {
+				xy[k++] = x[i];
+				xy[k++] = ms_svg_axis_pos(ya, top[i * NSTACK + j]);
+			}
+			for (size_t i = n; i-- > 0;) {
+				xy[k++] = x[i];
+				xy[k++] = ms_svg_axis_pos(ya, j ? top[i * NSTACK + j - 1] : 0);
+			}
+			ms_svg_polygon(s, xy, k / 2, ms_class_colours[stack[j]], NULL, 0);
+		}
+		a = b;
+	}
+	free(x);
+	free(top);
+	free(xy);
+	return 0;
+}
+
+int ms_plot_draw(FILE *f, void *arg)
+{
+	const struct ms_plot *p = arg;
+	struct ms_svg_legend_item it[NSTACK];
+	char lab[NSTACK][96], from[40], to[40];
+	double t0 = p->s[0].t, t1 = p->s[0].t, ymax = 0, first;
+	struct ms_svg_axis xa = {}, ya = {};
+	size_t nbreaks = 0, nit = 0;
+	const struct ms_plot_sample *last = &p->s[p->n - 1];
+	struct ms_svg s;
+	int err;
+
+	for (size_t i = 0; i < p->n; i++) {
+		double top[NSTACK];
+
+		cumulate(&p->s[i], top);
+		if (top[NSTACK - 1] > ymax)
+			ymax = top[NSTACK - 1];
+		if (p->s[i].t < t0)
+			t0 = p->s[i].t;
+		if (p->s[i].t > t1)
+			t1 = p->s[i].t;
+		nbreaks += p->s[i].brk;
+	}
+	if (t1 - t0 < 1) {	/* one sample: a minute around it */
+		t0 -= 30;
+		t1 += 30;
+	}
+	if (ymax <= 0)
+		ymax = 1;
+	fmt_time(t0, 1, from, sizeof(from), NULL);
+	fmt_time(t1, 1, to, sizeof(to), NULL);
+	{
+		time_t a = (time_t)t0, b = (time_t)t1;
+		struct tm ta, tb;
+		char da[16], db[16], title[400];
+
+		gmtime_r(&a, &ta);
+		gmtime_r(&b, &tb);
+		strftime(da, sizeof(da), "%Y-%m-%d", &ta);
+		strftime(db, sizeof(db), "%Y-%m-%d", &tb);
+		snprintf(title, sizeof(title), "memstat plot: %s, %zu samples, %s %s to %s%s%s UTC",
+			 p->title_files ? p->title_files : "", p->n, da, from,
+			 strcmp(da, db) ? db : "", strcmp(da, db) ? " " : "", to);
+		ms_svg_begin(&s, f, W, H, title);
+		ms_svg_text(&s, 16, 26, 16, MS_SVG_START, NULL, title);
+	}
+	ms_svg_textf(&s, 16, 46, 12, MS_SVG_START, "#404040",
+		     "Pages of each class, stacked, in MB (page size %.0f bytes)%s", last->page_size,
+		     nbreaks ? "; a dashed line: the log breaks there (a gap, or time going back)" :
+		     "");
+	ya.side = MS_SVG_LEFT;
+	ya.lo = 0;
+	ms_svg_nice_step(0, ymax, 7, &first);
+	ya.hi = ymax;
+	ya.x = PX;
+	ya.y = PY + PH;
+	ya.len = PH;
+	ya.grid = PW;
+	ya.max_ticks = 7;
+	ya.label = "MB";
+	ya.format = fmt_mb;
+	xa.side = MS_SVG_BOTTOM;
+	xa.lo = t0;
+	xa.hi = t1;
+	xa.x = PX;
+	xa.y = PY + PH;
+	xa.len = PW;
+	xa.step = ms_svg_time_step(t0, t1, 8, &first);
+	xa.format = fmt_time;
+	xa.label = "time (UTC)";
+	err = draw_areas(&s, p, &ya, t0, t1);
+	if (err)
+		return err;
+	ms_svg_axis(&s, &ya);
+	ms_svg_axis(&s, &xa);
+	for (size_t i = 0; i < p->n; i++) {
+		double x;
+
+		if (!p->s[i].brk)
+			continue;
+		x = PX + (p->s[i].t - t0) / (t1 - t0) * PW;
+		ms_svg_line(&s, x, PY, x, PY + PH, "#000000", 1.2, true);
+		if (nbreaks <= 12)
+			ms_svg_text(&s, x + 3, PY + 12, 10, MS_SVG_START, NULL,
+				    p->s[i].t <= p->s[i - 1].t ? "time went back" : "gap");
+	}
+	ms_svg_rect(&s, PX, PY, PW, PH, NULL, "#000000", 0.8);
+	/* the legend, top of the stack first, with the last sample's values */
+	for (size_t j = NSTACK; j-- > 0;) {
+		enum ms_class c = stack[j];
+
+		if (c == MS_C_UNKNOWN || c == MS_C_HUGETLB) {
+			bool any = false;
+
+			for (size_t i = 0; i < p->n && !any; i++)
+				any = p->s[i].pages[c] > 0;
+			if (!any)
+				continue;	/* never seen: not in the legend */
+		}
+		snprintf(lab[nit], sizeof(lab[nit]), "%s  (last: %.0f MB)", ms_classes[c].label,
+			 mb(last, c));
+		it[nit].colour = ms_class_colours[c];
+		it[nit].label = lab[nit];
+		nit++;
+	}
+	ms_svg_text(&s, PX + PW + 30, PY + 4, 13, MS_SVG_START, NULL, "Class");
+	ms_svg_legend(&s, PX + PW + 30, PY + 14, it, nit);
+	return ms_svg_end(&s);
+}
+
+void ms_plot_free(struct ms_plot *p)
+{
+	free(p->s);
+	p->s = NULL;
+	p->n = p->cap = 0;
+}
+
+static int plot_usage_error(const char *fmt, const char *arg)
+{
+	fputs("memstat: plot: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'memstat plot --help' for more information.\n", stderr);
+	return MS_EXIT_USAGE;
+}
+
+int ms_plot_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ms_plot p = {};
+	const char *out = NULL;
+	char why[1024] = "", files[200] = "";
+	bool png = false;
+	int c, ret = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return MS_EXIT_OK;
+		case ':':
+			return plot_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return plot_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return plot_usage_error("%s", "a LOG to draw is needed (memstat -o LOG's CSV or "
+					"JSON lines)");
+	if (!out)
+		return plot_usage_error("%s", "-o FILE is needed: the picture's file (.svg or .png)");
+	ret = ms_picture_check_output(out, &png, why, sizeof(why));
+	if (ret) {
+		ms_err("plot: %s", why);
+		return ret;
+	}
+	if (png && !ms_chromium_path()) {
+		ms_err("plot: a PNG needs headless Chromium (the chromium package, or "
+		       "MEMSTAT_CHROMIUM=PATH): write an .svg instead");
+		return MS_EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++) {
+		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+		size_t used = strlen(files);
+
+		ret = ms_plot_read(&p, argv[i], why, sizeof(why));
+		if (ret) {
+			ms_err("plot: %s", why);
+			goto out;
+		}
+		if (used < 120)
+			snprintf(files + used, sizeof(files) - used, "%s%s", used ? ", " : "",
+				 used + strlen(base) < 120 ? base : "...");
+	}
+	if (p.skipped)
+		ms_err("plot: skipped %zu line(s) that are not samples, the first at %s",
+		       p.skipped, p.skipped_at);
+	p.title_files = files;
+	ms_plot_breaks(&p);
+	ret = ms_picture_write(out, png, ms_plot_draw, &p, W, H, why, sizeof(why));
+	if (ret)
+		ms_err("plot: %s", why);
+out:
+	ms_plot_free(&p);
+	return ret;
+}
