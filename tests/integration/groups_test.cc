@@ -216,6 +216,10 @@ TEST(ByNode, NodesMatchNodeMeminfo)
 			EXPECT_TRUE(seen.count(n)) << "node " << n << " has memory but no group";
 		}
 	printf("nodes: %zu\n", seen.size());
+	// the VM matrix's two-node boot (tools/vm/matrix.sh MEMSTAT_VM_NUMA) says how many
+	if (const char *want = getenv("MEMSTAT_VM_NUMA_NODES")) {
+		EXPECT_EQ(seen.size(), strtoul(want, nullptr, 10)) << "nodes with memory";
+	}
 }
 
 // /proc/meminfo's MemFree less the nodes' MemFree is the walk's uninitialised pages (0 on

@@ -9,7 +9,9 @@
 # fails (a failure listed in tools/vm/known-gaps is reported as KNOWN-GAP and does not fail).
 #
 # Usage (as root, on Debian 12):
-#   bash tools/vm/matrix.sh [--fetch-only] [FAMILY...]
+#   bash tools/vm/matrix.sh [--fetch-only] [BUILD] [FAMILY...]
+#     BUILD         the build directory (a word that starts with "build", e.g. build-lead):
+#                   make vm-bins runs there and the VMs get its binaries (default build)
 #     FAMILY        6.1, 6.12, 6.18, 7.x (the default set), or any other X.Y / X.x that Debian
 #                   carries; MEMSTAT_VM_FAMILIES="..." does the same
 #     --fetch-only  only download and unpack the kernels and their headers, print the headers'
@@ -18,6 +20,9 @@
 #   MEMSTAT_VM_CACHE        downloads, unpacked kernels, logs (default /var/cache/memstat-vm)
 #   MEMSTAT_VM_TIMEOUT      seconds one VM may take before it is killed (default 420)
 #   MEMSTAT_VM_MEM          guest memory (default 3G)
+#   MEMSTAT_VM_NUMA         the family booted with two NUMA nodes (qemu -numa, half the memory
+#                           and one CPU each), so that ByNode's tests see two (default 6.18;
+#                           "none": no two-node boot)
 #   MEMSTAT_VM_ACCEL        auto (probe KVM once, else TCG), tcg or kvm (default auto)
 #   MEMSTAT_VM_REFRESH_DAYS refresh the private apt lists when older than this (default 7);
 #                           MEMSTAT_VM_REFRESH=1 refreshes now
@@ -35,6 +40,8 @@ repo=$(cd "$here/../.." && pwd)
 CACHE=${MEMSTAT_VM_CACHE:-/var/cache/memstat-vm}
 VM_TIMEOUT=${MEMSTAT_VM_TIMEOUT:-420}
 VM_MEM=${MEMSTAT_VM_MEM:-3G}
+NUMA=${MEMSTAT_VM_NUMA:-6.18}
+BUILD=build
 ACCEL=${MEMSTAT_VM_ACCEL:-auto}
 REFRESH_DAYS=${MEMSTAT_VM_REFRESH_DAYS:-7}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -59,6 +66,7 @@ for a in "$@"; do
 		echo "matrix: unknown option $a" >&2
 		exit 2
 		;;
+	build*) BUILD=$a ;;
 	*) families+=("$a") ;;
 	esac
 done
@@ -385,11 +393,11 @@ fi
 # ---- the binaries under test, from the current tree -----------------------------------------
 # tools/setup.sh installs the build dependencies that are missing and runs make
 say "building the binaries the VMs run (make vm-bins)"
-bash "$repo/tools/setup.sh" vm-bins >&2
+bash "$repo/tools/setup.sh" vm-bins "BUILD=$BUILD" >&2
 # the initramfs has no dynamic loader
 for b in memstat integration_tests.static churn bench vmload kmod_abuse; do
-	! readelf -l "$repo/build/$b" | grep -q 'program interpreter' ||
-		die "build/$b is not statically linked"
+	! readelf -l "$repo/$BUILD/$b" | grep -q 'program interpreter' ||
+		die "$BUILD/$b is not statically linked"
 done
 
 # ---- 3. initramfs and test disk (per run) ---------------------------------------------------
@@ -410,9 +418,9 @@ cp /bin/busybox "$ird/bin/busybox"
 for a in $("$ird/bin/busybox" --list-full); do
 	[ -e "$ird/$a" ] || ln -s /bin/busybox "$ird/$a"
 done
-cp "$repo/build/memstat" "$ird/bin/memstat"
-cp "$repo/build/integration_tests.static" "$ird/bin/integration_tests"
-cp "$repo/build/churn" "$repo/build/bench" "$repo/build/vmload" "$repo/build/kmod_abuse" "$ird/bin/"
+cp "$repo/$BUILD/memstat" "$ird/bin/memstat"
+cp "$repo/$BUILD/integration_tests.static" "$ird/bin/integration_tests"
+cp "$repo/$BUILD/churn" "$repo/$BUILD/bench" "$repo/$BUILD/vmload" "$repo/$BUILD/kmod_abuse" "$ird/bin/"
 install -m 0755 "$here/init.sh" "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/base.cpio"
 
@@ -617,6 +625,19 @@ run_family() {
 		kmod_why=$ko
 	fi
 	[ "$fam" != "$STRESS" ] || stress_args="memstat.stress=1 movablecore=512M"
+	# two NUMA nodes: half the memory and one CPU each; init.sh tells the tests how many
+	local numa_args=() mib
+	if [ "$fam" = "$NUMA" ]; then
+		case $VM_MEM in
+		*G) mib=$((${VM_MEM%G} * 1024)) ;;
+		*M) mib=${VM_MEM%M} ;;
+		*) mib=$((VM_MEM / 1048576)) ;;
+		esac
+		numa_args=(-object "memory-backend-ram,id=m0,size=$((mib / 2))M"
+			-object "memory-backend-ram,id=m1,size=$((mib - mib / 2))M"
+			-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1)
+		stress_args="$stress_args memstat.numa_nodes=2"
+	fi
 	(cd "$dir/initrd" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/mods-$fam.cpio"
 	cat "$run/base.cpio" "$run/mods-$fam.cpio" >"$run/initrd-$fam.cpio"
 	say "$fam: booting $(sed -n 's/^release //p' "$dir/resolved") ($accel, timeout ${VM_TIMEOUT}s; log $console)"
@@ -629,6 +650,7 @@ run_family() {
 		: >"$res"
 		# -snapshot: the VMs share one disk image and none of them changes it
 		timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 "${accel_args[@]}" -m "$VM_MEM" -smp 2 \
+			"${numa_args[@]}" \
 			-nographic -no-reboot -nic none \
 			-kernel "$dir/vmlinuz" -initrd "$run/initrd-$fam.cpio" \
 			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT / 2)) $stress_args" \
