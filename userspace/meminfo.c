@@ -21,7 +21,12 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 		F("Hugetlb", hugetlb), F("HugePages_Total", hugepages_total),
 		F("Hugepagesize", hugepagesize), F("Unaccepted", unaccepted),
 		F("VmallocUsed", vmalloc_used), F("Percpu", percpu),
-		F("KernelStack", kernel_stack), F("Zswap", zswap),
+		F("KernelStack", kernel_stack), F("Zswap", zswap), F("Dirty", dirty),
+		F("Writeback", writeback), F("Mlocked", mlocked), F("Unevictable", unevictable),
+		F("Active(anon)", active_anon), F("Inactive(anon)", inactive_anon),
+		F("Active(file)", active_file), F("Inactive(file)", inactive_file),
+		F("AnonHugePages", anon_huge), F("ShmemHugePages", shmem_huge),
+		F("FileHugePages", file_huge),
 #undef F
 	};
 	char line[256];
@@ -58,13 +63,17 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
  * is compared with the nearest of them, and agrees when within the tolerance of it.
  * missing: the meminfo field that is absent when kb0 or kb1 < 0.
  */
-static void row(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
-		long long kb0, long long kb1, const char *missing, long page_kb,
-		long long total_pages)
+void ms_recon_add(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
+		  long long kb0, long long kb1, const char *missing, long page_kb,
+		  long long total_pages, double tol_pct)
 {
-	struct ms_recon_row *r = &rc->row[rc->n++];
+	struct ms_recon_row *r;
 	long long lo, hi;
 
+	if (rc->n >= MS_RECON_MAX)
+		return;
+	r = &rc->row[rc->n++];
+	r->tol_pct = tol_pct;
 	r->name = name;
 	r->field = field;
 	r->walk = walk;
@@ -80,9 +89,17 @@ static void row(struct ms_recon *rc, const char *name, const char *field, __u64 
 	r->diff_pct = total_pages > 0 ? 100.0 * (double)r->diff / (double)total_pages : 0;
 	/* a counter this kernel does not have cannot disagree: the row is n/a, not a mismatch */
 	r->ok = r->meminfo < 0 ||
-		(r->diff < 0 ? -r->diff_pct : r->diff_pct) <= MS_RECON_TOLERANCE_PCT;
+		(r->diff < 0 ? -r->diff_pct : r->diff_pct) <= tol_pct;
 	if (!r->ok)
 		rc->all_ok = false;
+}
+
+static void row(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
+		long long kb0, long long kb1, const char *missing, long page_kb,
+		long long total_pages)
+{
+	ms_recon_add(rc, name, field, walk, kb0, kb1, missing, page_kb, total_pages,
+		     MS_RECON_TOLERANCE_PCT);
 }
 
 static long long sum_kb(long long a, long long b)
@@ -156,6 +173,12 @@ void ms_reconcile_between(const struct ms_result *r, const struct ms_meminfo *b,
 	row(rc, "Hugetlb", "Hugetlb", s[MS_HUGETLB] + s[MS_HUGETLB_FREE],
 	    b->hugetlb < 0 ? 0 : b->hugetlb, a->hugetlb < 0 ? 0 : a->hugetlb, "Hugetlb",
 	    page_kb, tot);
+	/*
+	 * NR_UNACCEPTED (v6.5 on): blocks of unaccepted memory (the page type since v6.12; before
+	 * it, ms_unaccepted_from_meminfo() took the number from this counter)
+	 */
+	ms_recon_add(rc, "Free unaccepted", "Unaccepted", s[MS_FREE_UNACCEPTED], b->unaccepted,
+		     a->unaccepted, "Unaccepted", page_kb, tot, MS_RECON_ATTR_TOLERANCE_PCT);
 }
 
 /*

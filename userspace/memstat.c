@@ -18,7 +18,7 @@
 #include <linux/capability.h>
 
 #include "memstat_int.h"
-#include "picture.h"
+#include "attrs.h"
 
 #ifndef MEMSTAT_VERSION
 #define MEMSTAT_VERSION "0.1"
@@ -27,15 +27,14 @@
 static const char usage_text[] =
 	"Usage: memstat [OPTIONS] [INTERVAL [COUNT]]\n"
 	"       memstat allpages [OPTIONS]   (one record per page; see memstat allpages --help)\n"
-	"       memstat map -o FILE          (a picture of physical memory; memstat map --help)\n"
-	"       memstat plot LOG... -o FILE  (a sampling log over time; memstat plot --help)\n"
-	"       memstat rmss [OPTIONS] command   (AIX rmss: memory a command needs; see\n"
-	"                                     memstat rmss --help)\n"
 	"Classify every page of physical memory and print where it went.\n"
 	"With INTERVAL (seconds, fractions allowed), take a sample every INTERVAL seconds,\n"
 	"COUNT times or until interrupted.\n"
 	"\n"
-	"  -v, --verbose          add sub-rows (slab, page tables, buddy, per-cpu, ...)\n"
+	"  -v, --verbose          add sub-rows (slab, page tables, buddy, per-cpu, ...) and,\n"
+	"                         with the bpf or kmod backend, each class's DMA-pinned pages\n"
+	"  -a, --attributes       a second table: dirty, writeback, mlocked, LRU, referenced,\n"
+	"                         DMA-pinned, THP and KSM pages per class (bpf or kmod)\n"
 	"  -j, --json             print one JSON object instead of the table\n"
 	"  -r, --reconcile        compare the walk with /proc/meminfo (exit 3 on mismatch)\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded, else kpageflags),\n"
@@ -67,6 +66,7 @@ static const char usage_text[] =
 	"4 missing privilege, 5 unsupported kernel layout.\n";
 
 struct opts {
+	bool attributes;	/* -a */
 	bool verbose, json, reconcile, runs, features, fsync, sampling, rotate_incompatible;
 	bool approx, seed_given;	/* --approx[=FRACTION], --seed N */
 	double approx_fraction;
@@ -134,6 +134,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	       OPT_SEED, OPT_BY, OPT_TOP };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "attributes", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "reconcile", no_argument, NULL, 'r' },
 		{ "backend", required_argument, NULL, 'b' },
@@ -173,10 +174,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return usage_error("invalid interval or count '%s': expected a number "
 					   "above 0", a);
 	}
-	while ((c = getopt_long(argc, argv, ":vjrb:o:f:Vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vajrb:o:f:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'a':
+			o->attributes = true;
 			break;
 		case 'j':
 			o->json = true;
@@ -331,6 +335,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->format = o->output ? MS_FMT_CSV : MS_FMT_ROWS;
 	if (o->top && o->by < 0)
 		return usage_error("%s", "--top needs --by KEY");
+	if (o->attributes) {
+		if (o->backend == MS_BE_KPF)
+			return usage_error("%s", "-a needs the bpf or kmod backend: /proc/kpageflags "
+					   "has no per-page records");
+		if (o->runs || o->features || o->approx)
+			return usage_error("%s", "-a cannot be combined with --runs, --features or "
+					   "--approx");
+	}
 	if (o->by >= 0) {
 		if (o->backend == MS_BE_KPF)
 			return usage_error("%s", "--by needs the bpf or kmod backend: "
@@ -476,6 +488,7 @@ struct walker {
 	const struct ms_ranges *ranges;
 	ms_run_fn fn;
 	struct ms_groups *groups;	/* --by: the record walk fills them */
+	struct ms_attrs *attrs;		/* -a, -v: the record walk counts them */
 	unsigned int jobs;	/* kpageflags readers (the others' backends are told) */
 	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
 	double fraction;
@@ -499,22 +512,35 @@ static int open_backend(enum ms_backend_choice c, unsigned int bpf_flags, bool k
 	return ret;
 }
 
+/* the ms_page_fn of the record walk: each page to the groups and the attributes asked for */
+static int record_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+{
+	struct walker *w = arg;
+	int ret = w->groups ? ms_groups_page(w->groups, pfn, r) : 0;
+
+	return ret || !w->attrs ? ret : ms_attrs_page(w->attrs, pfn, r);
+}
+
 static int walk_once(void *arg, struct ms_result *res)
 {
 	struct walker *w = arg;
 	char why[512] = "";
 	int ret;
 
-	if (w->groups) {
+	if (w->groups || w->attrs) {
 		/*
-		 * --by: the per-page record walk (serial: one worker, --jobs does not apply).
+		 * --by, -a: the per-page record walk (serial: one worker, --jobs does not apply).
 		 * No unaccepted-memory correction from meminfo (< 6.12): the groups are made of
 		 * records, and must add up to the walk's total.
 		 */
-		if (ms_groups_reset(w->groups))
+		if (w->groups && ms_groups_reset(w->groups))
 			ms_err("failed to read /proc/zoneinfo: pages go to (none)");
-		ret = ms_backend_pages(&w->be, w->ranges, res, ms_groups_page, w->groups);
-		return ret ? ret : ms_groups_finish(w->groups, res);
+		if (w->attrs)
+			ms_attrs_reset(w->attrs);
+		ret = ms_backend_pages(&w->be, w->ranges, res, record_page, w);
+		if (w->attrs)
+			ms_attrs_finish(w->attrs);
+		return ret || !w->groups ? ret : ms_groups_finish(w->groups, res);
 	}
 	if (w->approx) {
 		struct ms_approx_plan plan;
@@ -561,6 +587,9 @@ int main(int argc, char **argv)
 	struct ms_result res = {};
 	struct ms_meminfo mi = {}, mi_before = {};
 	struct ms_recon rc = {};
+	struct ms_attrs *attrs = NULL;
+	/* -v of a one-shot table: each class's DMA-pinned pages, where a backend has records */
+	bool want_attrs;
 	struct ms_bpf *bpf = NULL;
 	struct walker walker;
 	struct utsname uts;
@@ -569,14 +598,8 @@ int main(int argc, char **argv)
 	struct opts o;
 	int ret, err;
 
-	if (argc > 1 && !strcmp(argv[1], "map"))
-		return ms_map_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "plot"))
-		return ms_plot_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "allpages"))
 		return allpages(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "rmss"))
-		return ms_rmss_main(argc - 1, argv + 1);
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret;
@@ -610,8 +633,10 @@ int main(int argc, char **argv)
 	if (o.sampling)
 		ms_sample_signals();	/* before the slow part: a SIGHUP then does not kill us */
 	memset(&walker, 0, sizeof(walker));
+	want_attrs = o.attributes || (o.verbose && !o.sampling && !o.json && !o.runs &&
+				      !o.features && !o.approx && o.backend != MS_BE_KPF);
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
-			   (o.by >= 0 ? MS_BPF_ALLPAGES : 0), o.by < 0, &walker, fallback,
+			   (o.by >= 0 || want_attrs ? MS_BPF_ALLPAGES : 0), o.by < 0 && !o.attributes, &walker, fallback,
 			   sizeof(fallback));
 	if (ret)
 		goto out;
@@ -652,6 +677,24 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		ro.groups = walker.groups;
+	}
+	if (want_attrs && (bpf || walker.be.kmod)) {
+		attrs = calloc(1, sizeof(*attrs));
+		if (!attrs) {
+			ms_err("out of memory");
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+		if (ms_attr_facts_load(&attrs->f))
+			ms_err("kernel BTF has no enum pageflags: the attributes cannot be told");
+		walker.attrs = attrs;
+		ro.attrs = attrs;
+		/*
+		 * the module zeroes the pointer words of its records unless asked, and the first
+		 * tail page's _pincount shares such a word: the records stay in this process
+		 */
+		if (walker.be.kmod)
+			ms_kmod_set_raw_pointers(walker.be.kmod, true);
 	}
 	if (o.approx) {
 		if (!bpf) {	/* cannot be: parse_args() asks for bpf */
@@ -711,8 +754,13 @@ int main(int argc, char **argv)
 	if (o.runs)
 		goto out;
 	ro.elapsed_ms = ms_now_ms() - t0;
-	if (o.reconcile)
+	if (o.reconcile) {
 		ms_reconcile_between(&res, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
+		if (o.attributes && attrs && attrs->valid) {
+			ms_attrs_reconcile(attrs, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
+			rc.attrs = attrs;
+		}
+	}
 	if (walker.groups) {
 		if (o.json)
 			ms_groups_json(stdout, walker.groups, &res);
@@ -722,6 +770,10 @@ int main(int argc, char **argv)
 		ms_print_json(stdout, &res, &ro, o.reconcile ? &rc : NULL);
 	} else {
 		ms_print_summary(stdout, &res, &ro);
+		if (o.attributes && attrs) {
+			fputc('\n', stdout);
+			ms_attrs_print(stdout, attrs);
+		}
 		if (o.reconcile) {
 			fputc('\n', stdout);
 			ms_print_reconcile(stdout, &rc, &mi, &res);
@@ -735,6 +787,7 @@ int main(int argc, char **argv)
 	}
 	ret = o.reconcile && !rc.all_ok ? MS_EXIT_MISMATCH : MS_EXIT_OK;
 out:
+	free(attrs);
 	ms_groups_free(walker.groups);
 	ms_backend_close(&walker.be);
 	ms_ranges_free(&ranges);

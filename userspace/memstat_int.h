@@ -332,6 +332,9 @@ struct ms_meminfo {
 	long long mem_total, mem_free, buffers, cached, swap_cached, anon_pages, shmem, slab,
 		page_tables, hugetlb, hugepages_total, hugepagesize, unaccepted, vmalloc_used,
 		percpu, kernel_stack, zswap;
+	/* the rows of memstat -a --reconcile (attrs.c) */
+	long long dirty, writeback, mlocked, unevictable, active_anon, inactive_anon,
+		active_file, inactive_file, anon_huge, shmem_huge, file_huge;
 };
 int ms_meminfo_read(const char *path, struct ms_meminfo *mi);
 /* Unaccepted memory on a kernel without the page type (< 6.12), from meminfo (meminfo.c). */
@@ -349,12 +352,20 @@ struct ms_recon_row {
 	const char *missing;	/* the absent meminfo field (the row is n/a), or NULL */
 	long long diff;		/* walk - meminfo, pages: 0 when walk lies between the readings */
 	double diff_pct;	/* of MemTotal */
-	bool ok;		/* not a mismatch: |diff| <= 0.5% of MemTotal, or n/a */
+	bool ok;		/* not a mismatch: |diff| <= tol_pct of MemTotal, or n/a */
+	double tol_pct;		/* MS_RECON_TOLERANCE_PCT, or the attribute rows' */
 };
-#define MS_RECON_MAX 8
+#define MS_RECON_MAX 32
 #define MS_RECON_TOLERANCE_PCT 0.5
+#define MS_RECON_ATTR_TOLERANCE_PCT 0.1	/* memstat -a --reconcile's rows (issue 10) */
+/* Adds a row (meminfo.c): the walk against kb0 (before) and kb1 (after), within tol_pct. */
+struct ms_recon;
+void ms_recon_add(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
+		  long long kb0, long long kb1, const char *missing, long page_kb,
+		  long long total_pages, double tol_pct);
 struct ms_recon {
 	struct ms_recon_row row[MS_RECON_MAX];
+	const struct ms_attrs *attrs;	/* -a: its rows were added (attrs.c), or NULL */
 	int n;
 	bool all_ok;
 };
@@ -366,6 +377,7 @@ void ms_reconcile_between(const struct ms_result *r, const struct ms_meminfo *b,
 			  const struct ms_meminfo *a, long page_kb, struct ms_recon *out);
 
 /* Output. */
+struct ms_attrs;
 struct ms_report_opts {
 	bool verbose;
 	bool reconcile;
@@ -374,6 +386,7 @@ struct ms_report_opts {
 	const char *fallback_reason;	/* why the bpf backend was not used, or NULL */
 	const struct ms_timings *timings;	/* --json "timings" (one-shot), or NULL */
 	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
+	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
 };
 void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o);
 void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_meminfo *mi,
@@ -429,8 +442,6 @@ void ms_json_string(FILE *out, const char *s);
 
 /* memstat allpages (allpages.c): argv[0] is "allpages". */
 int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present);
-/* memstat rmss (rmss.c): argv[0] is "rmss". */
-int ms_rmss_main(int argc, char **argv);
 /* The capability memstat needs that this process lacks, or NULL. */
 const char *ms_missing_capability(void);
 

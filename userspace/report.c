@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "attrs.h"
 
 static double mb(__u64 pages)
 {
@@ -87,6 +88,10 @@ void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_repo
 		line(out, ms_classes[c].label, n, t, true, ERR(r, err_class[c]));
 		if (o->verbose && c != MS_C_SHMEM && c != MS_C_EXEC)
 			subrows(out, r, (enum ms_class)c, t, NULL, 0);
+		/* -v with the record walk: the DMA-pinned pages of the class (also in its rows) */
+		if (o->verbose && o->attrs && o->attrs->valid)
+			line(out, "  (of which DMA-pinned)", o->attrs->cls[c][MS_A_DMA_PINNED], t, true,
+			     -1);
 	}
 	line(out, "Total", t, t, false, ERR(r, err_total));
 	if (r->holes)
@@ -123,13 +128,15 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 				w->field, w->missing ? w->missing : w->field);
 			continue;
 		}
-		fprintf(out, "%-40s %12llu %14lld %14lld %+10lld %+7.3f%%  %-26s %s\n", w->name,
+		fprintf(out, "%-40s %12llu %14lld %14lld %+10lld %+7.3f%%  %-26s %s%s\n", w->name,
 			(unsigned long long)w->walk, w->before, w->after, w->diff, w->diff_pct,
-			w->field, w->ok ? "ok" : "MISMATCH");
+			w->field, w->ok ? "ok" : "MISMATCH",
+			w->tol_pct != MS_RECON_TOLERANCE_PCT ? " (0.1%)" : "");
 	}
 	fprintf(out, "\nMeminfo is read just before and just after the walk; Diff is from the "
 		"nearest value between the two\n(0 when the walk lies between them). Tolerance: "
-		"%.1f%% of MemTotal. Not reconcilable, and why:\n", MS_RECON_TOLERANCE_PCT);
+		"%.1f%% of MemTotal, %.1f%% for the rows marked (0.1%%). Not reconcilable, and "
+		"why:\n", MS_RECON_TOLERANCE_PCT, MS_RECON_ATTR_TOLERANCE_PCT);
 	fprintf(out, "  %-36s %10llu  no struct page marks them; VmallocUsed %lld kB + "
 		"Percpu %lld kB cover part\n", "Kernel other",
 		(unsigned long long)r->sub[MS_KERNEL_OTHER], mi->vmalloc_used, mi->percpu);
@@ -147,6 +154,7 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 		fprintf(out, "  %-36s %10llu  kpageflags shows no flags: other kernel, per-cpu "
 			"or uninitialised\n", "Unidentified",
 			(unsigned long long)r->sub[MS_UNKNOWN]);
+	ms_attrs_print_unreconciled(out, rc->attrs);
 }
 
 void ms_json_string(FILE *out, const char *s)
@@ -254,6 +262,7 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 			ms_json_string(out, w->name);
 			fputs(",\"meminfo_field\":", out);
 			ms_json_string(out, w->field);
+			fprintf(out, ",\"tolerance_pct\":%.1f", w->tol_pct);
 			if (w->meminfo < 0) {
 				char reason[128];
 
@@ -277,6 +286,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		}
 		fputs("]}", out);
 	}
+	if (o->attrs && o->attrs->valid)	/* -a */
+		ms_attrs_json(out, o->attrs);
 	if (o->groups) {	/* --by in periodic sampling (groups.c) */
 		fputc(',', out);
 		ms_groups_json_fields(out, o->groups);

@@ -10,7 +10,7 @@ kernel_offline kernel_guard kernel_other kernel_unstable anon_private anon_swapc
 anon_ksm page_cache_file page_cache_buffers page_cache_swapcache hugetlb_used
 hugetlb_free free_buddy free_pcp free_uninit free_unaccepted"
 
-_memstat_opts="-v --verbose -j --json -r --reconcile -b --backend --runs --features --jobs
+_memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
 -o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class -f --format -b --backend --summary --jobs

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * memstat -a/--attributes: dirty, writeback, mlocked, LRU lists, referenced, DMA-pinned, THP and
+ * KSM pages per class, counted from the per-page records of one walk (ms_backend_pages()).
+ *
+ * A folio is judged once, at its head: its tails share the head's verdict (the flags of a large
+ * folio live in its head; a tail record carries them in head_flags). Only the DMA pin of a large
+ * folio is read later, from the page of the folio that holds _pincount.
+ *
+ * The kernel facts used, all found at run time (ms_attr_facts_load()):
+ *  - page-flag bits: enum pageflags in BTF, as allpages.c names them;
+ *  - struct page _refcount: its offset in BTF (bytes 52-55 on every kernel since 4.x);
+ *  - _pincount of large folios: struct folio's _pincount, looked up by name in BTF (a member
+ *    of the first tail page since v6.1, where struct folio gained its first tail page's
+ *    fields), else struct page's compound_pincount of the first tail page (v5.7 to v6.2,
+ *    added with exact pin counts for compound pages, "mm/gup: page->hpage_pinned_refcount");
+ *    only its position comes from BTF, no offset is assumed (the commits are cited by
+ *    version and title: this checkout has no kernel history to take hashes from);
+ *  - folio_maybe_dma_pinned() (include/linux/mm.h): a large folio is pinned when _pincount > 0,
+ *    a small one when its refcount is at least GUP_PIN_COUNTING_BIAS (1 << 10);
+ *  - HPAGE_PMD_ORDER from /sys/kernel/mm/transparent_hugepage/hpage_pmd_size; meminfo's
+ *    AnonHugePages, ShmemHugePages and FileHugePages count folios that are
+ *    folio_test_pmd_mappable() (order >= HPAGE_PMD_ORDER);
+ *  - MGLRU: /sys/kernel/mm/lru_gen/enabled bit 0 (lru_gen_enabled()). Its folios keep the
+ *    generation in page flags and not PG_active (lru_gen_add_folio() clears it), and
+ *    Active/Inactive in meminfo are the youngest two generations and the rest.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+
+#include "memstat_int.h"
+#include "attrs.h"
+
+const struct ms_attr_info ms_attr_names[MS_NR_ATTRS] = {
+	[MS_A_DIRTY] = { "dirty", "Dirty" },
+	[MS_A_WRITEBACK] = { "writeback", "Writeback" },
+	[MS_A_MLOCKED] = { "mlocked", "Mlocked" },
+	[MS_A_UNEVICTABLE] = { "unevictable", "Unevict" },
+	[MS_A_ACTIVE_ANON] = { "active_anon", "ActAnon" },
+	[MS_A_INACTIVE_ANON] = { "inactive_anon", "InactAnon" },
+	[MS_A_ACTIVE_FILE] = { "active_file", "ActFile" },
+	[MS_A_INACTIVE_FILE] = { "inactive_file", "InactFile" },
+	[MS_A_REFERENCED] = { "referenced", "Referenced" },
+	[MS_A_DMA_PINNED] = { "dma_pinned", "DMApinned" },
+	[MS_A_ANON_THP] = { "anon_thp", "AnonTHP" },
+	[MS_A_SHMEM_THP] = { "shmem_thp", "ShmemTHP" },
+	[MS_A_FILE_THP] = { "file_thp", "FileTHP" },
+	[MS_A_KSM] = { "ksm", "KSM" },
+};
+
+#define GUP_PIN_COUNTING_BIAS (1U << 10)	/* include/linux/mm.h */
+
+/* ---- kernel facts ---- */
+
+/* Bit offset of member name in type id, descending into anonymous members; -1 when absent. */
+static long member_bits(const struct btf *btf, __u32 id, const char *name)
+{
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int i, id2 = btf__resolve_type(btf, id);
+
+	if (id2 < 0)
+		return -1;
+	t = btf__type_by_id(btf, id2);
+	if (!t || !btf_is_composite(t))
+		return -1;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+		long sub;
+
+		if (n && *n) {
+			if (!strcmp(n, name))
+				return btf_member_bit_offset(t, i);
+			continue;
+		}
+		sub = member_bits(btf, m->type, name);
+		if (sub >= 0)
+			return btf_member_bit_offset(t, i) + sub;
+	}
+	return -1;
+}
+
+static long struct_member_bits(const struct btf *btf, const char *type, const char *name)
+{
+	__s32 id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+
+	return id < 0 ? -1 : member_bits(btf, id, name);
+}
+
+static void flag_bits(const struct btf *btf, struct ms_attr_facts *f)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} want[] = {
+#define B(n, m) { n, offsetof(struct ms_attr_facts, m) }
+		B("PG_dirty", pg_dirty), B("PG_writeback", pg_writeback),
+		B("PG_mlocked", pg_mlocked), B("PG_unevictable", pg_unevictable),
+		B("PG_active", pg_active), B("PG_lru", pg_lru),
+		B("PG_referenced", pg_referenced), B("PG_swapbacked", pg_swapbacked),
+#undef B
+	};
+	__s32 id = btf__find_by_name_kind(btf, "pageflags", BTF_KIND_ENUM);
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	size_t k;
+	int i;
+
+	if (id < 0)
+		return;
+	t = btf__type_by_id(btf, id);
+	e = btf_enum(t);
+	for (i = 0; i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, e[i].name_off);
+
+		for (k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			if (name && !strcmp(name, want[k].name) && e[i].val >= 0 && e[i].val < 64)
+				*((__u8 *)f + want[k].off) = (__u8)e[i].val;
+	}
+	f->btf_ok = f->pg_dirty != MS_NO_BIT && f->pg_lru != MS_NO_BIT;
+}
+
+static long read_long(const char *path)
+{
+	FILE *fp = fopen(path, "re");
+	long v = -1;
+
+	if (!fp)
+		return -1;
+	if (fscanf(fp, "%li", &v) != 1)
+		v = -1;
+	fclose(fp);
+	return v;
+}
+
+int ms_attr_facts_load(struct ms_attr_facts *f)
+{
+	struct btf *btf;
+	long bits, pmd, page = sysconf(_SC_PAGESIZE);
+	int err = 0;
+
+	memset(f, 0, sizeof(*f));
+	memset(f, MS_NO_BIT, offsetof(struct ms_attr_facts, refcount_word));
+	/* _refcount: bytes 52-55 of struct page (the second half of word 6) where BTF is silent */
+	f->refcount_word = 6;
+	f->refcount_shift = 32;
+	pmd = read_long("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+	f->pmd_order = 9;	/* x86_64: 2 MiB of 4 KiB pages */
+	if (pmd > page && page > 0)
+		for (f->pmd_order = 0; (page << f->pmd_order) < pmd && f->pmd_order < 30;)
+			f->pmd_order++;
+	/* lru_gen_enabled(): bit 0 of the caps mask (LRU_GEN_CORE) */
+	f->mglru = read_long("/sys/kernel/mm/lru_gen/enabled") > 0 &&
+		   (read_long("/sys/kernel/mm/lru_gen/enabled") & 1);
+
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return -errno;
+	flag_bits(btf, f);
+	bits = struct_member_bits(btf, "page", "_refcount");
+	if (bits >= 0 && bits % 32 == 0 && bits < 512) {
+		f->refcount_word = (int)(bits / 64);
+		f->refcount_shift = (int)(bits % 64);
+	}
+	/* struct folio's _pincount (v6.1 on), else the first tail page's compound_pincount */
+	bits = struct_member_bits(btf, "folio", "_pincount");
+	if (bits < 0) {
+		bits = struct_member_bits(btf, "page", "compound_pincount");
+		if (bits >= 0)
+			bits += 512;	/* of page[1] */
+	}
+	if (bits >= 512 && bits % 32 == 0) {
+		f->pincount_page = (int)(bits / 512);
+		f->pincount_word = (int)(bits % 512 / 64);
+		f->pincount_shift = (int)(bits % 64);
+	}
+	if (!f->btf_ok)
+		err = -ENOENT;
+	btf__free(btf);
+	return err;
+}
+
+/* ---- counting ---- */
+
+static bool flag(__u64 flags, __u8 bit)
+{
+	return bit < 64 && (flags >> bit) & 1;
+}
+
+__u32 ms_attrs_of(const struct ms_attr_facts *f, __u64 flags, __u8 sub, __u8 order, bool large,
+		  __u64 refcount_word_value)
+{
+	__u32 m = 0;
+	enum ms_class c = sub < MS_NR_SUBS ? ms_subs[sub].cls : MS_C_UNKNOWN;
+
+	if (flag(flags, f->pg_dirty))
+		m |= 1U << MS_A_DIRTY;
+	if (flag(flags, f->pg_writeback))
+		m |= 1U << MS_A_WRITEBACK;
+	if (flag(flags, f->pg_mlocked))
+		m |= 1U << MS_A_MLOCKED;
+	if (flag(flags, f->pg_referenced))
+		m |= 1U << MS_A_REFERENCED;
+	if (flag(flags, f->pg_lru)) {
+		bool anon = flag(flags, f->pg_swapbacked), act = flag(flags, f->pg_active);
+
+		if (flag(flags, f->pg_unevictable))
+			m |= 1U << MS_A_UNEVICTABLE;
+		else
+			m |= 1U << (anon ? (act ? MS_A_ACTIVE_ANON : MS_A_INACTIVE_ANON) :
+				    (act ? MS_A_ACTIVE_FILE : MS_A_INACTIVE_FILE));
+	}
+	/* small folios: the pin bias in the refcount (large ones: _pincount, read later) */
+	if (!large && (__u32)(refcount_word_value >> f->refcount_shift) >= GUP_PIN_COUNTING_BIAS)
+		m |= 1U << MS_A_DMA_PINNED;
+	if (large && order >= f->pmd_order) {
+		if (c == MS_C_ANON)
+			m |= 1U << MS_A_ANON_THP;
+		else if (c == MS_C_SHMEM)
+			m |= 1U << MS_A_SHMEM_THP;
+		else if (sub == MS_FILE || sub == MS_EXEC || sub == MS_FILE_BUFFERS)
+			m |= 1U << MS_A_FILE_THP;
+	}
+	if (sub == MS_ANON_KSM)
+		m |= 1U << MS_A_KSM;
+	return m;
+}
+
+void ms_attrs_reset(struct ms_attrs *a)
+{
+	struct ms_attr_facts f = a->f;
+
+	memset(a, 0, sizeof(*a));
+	a->f = f;
+}
+
+static void commit_folio(struct ms_attrs *a)
+{
+	enum ms_class c;
+	int k;
+
+	if (!a->open)
+		return;
+	a->open = false;
+	c = ms_subs[a->cur_sub].cls;
+	for (k = 0; k < MS_NR_ATTRS; k++)
+		if (a->cur_mask & (1U << k))
+			a->cls[c][k] += a->cur_pages;
+	if (a->cur_mask & (1U << MS_A_DMA_PINNED))
+		a->sub_pinned[a->cur_sub] += a->cur_pages;
+	if (a->cur_acct_dirty)
+		a->acct_dirty += a->cur_pages;
+	a->orders[a->cur_order] += a->cur_pages;
+}
+
+/* the pincount of a large folio, from the record of its page f->pincount_page */
+static void pincount(struct ms_attrs *a, __u64 pfn, const struct ms_page_rec *r)
+{
+	__s32 v;
+
+	if (!a->f.pincount_page || pfn != a->cur_head + (__u64)a->f.pincount_page)
+		return;
+	v = (__s32)(__u32)(r->w[a->f.pincount_word] >> a->f.pincount_shift);
+	if (v > 0)
+		a->cur_mask |= 1U << MS_A_DMA_PINNED;
+}
+
+int ms_attrs_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+{
+	struct ms_attrs *a = arg;
+	enum ms_class c;
+	bool large;
+
+	if (!r->valid || r->sub >= MS_NR_SUBS)
+		return 0;
+	a->valid = true;
+	if (r->role == MS_ROLE_TAIL && a->open && r->head_pfn == a->cur_head) {
+		a->cur_pages++;
+		pincount(a, pfn, r);
+		return 0;
+	}
+	commit_folio(a);
+	c = ms_subs[r->sub].cls;
+	if (c == MS_C_FREE || r->role == MS_ROLE_FREE_HEAD || r->role == MS_ROLE_FREE_TAIL)
+		return 0;	/* free pages have no state */
+	large = r->role == MS_ROLE_HEAD || r->role == MS_ROLE_TAIL;
+	a->open = true;
+	a->cur_head = r->role == MS_ROLE_TAIL ? r->head_pfn : pfn;
+	a->cur_pages = 1;
+	a->cur_sub = r->sub;
+	a->cur_order = r->order < MS_ATTR_ORDERS ? r->order : MS_ATTR_ORDERS - 1;
+	a->cur_mask = ms_attrs_of(&a->f, r->role == MS_ROLE_TAIL ? r->head_flags : r->w[0], r->sub,
+				  r->order, large, r->w[a->f.refcount_word]);
+	/*
+	 * meminfo Dirty (NR_FILE_DIRTY) counts the dirty folios of mappings that account writeback
+	 * (folio_account_dirtied()): page cache, not shmem, anon or the swap cache
+	 */
+	a->cur_acct_dirty = (a->cur_mask & (1U << MS_A_DIRTY)) &&
+			    (r->sub == MS_FILE || r->sub == MS_EXEC || r->sub == MS_FILE_BUFFERS);
+	if (r->role == MS_ROLE_TAIL)	/* its head was not seen: a walk that began inside */
+		pincount(a, pfn, r);
+	return 0;
+}
+
+void ms_attrs_finish(struct ms_attrs *a)
+{
+	commit_folio(a);
+}
+
+__u64 ms_attrs_total(const struct ms_attrs *a, enum ms_attr k)
+{
+	__u64 n = 0;
+	int c;
+
+	for (c = 0; c < MS_NR_CLASSES; c++)
+		n += a->cls[c][k];
+	return n;
+}
+
+/* ---- output ---- */
+
+/* the classes with state (free pages have none) */
+static const enum ms_class table_cls[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
+					   MS_C_PAGE_CACHE, MS_C_HUGETLB };
+#define NT (sizeof(table_cls) / sizeof(table_cls[0]))
+
+void ms_attrs_print(FILE *out, const struct ms_attrs *a)
+{
+	static const char *head[NT] = { "Kernel", "Anon", "Shmem", "Exec/libs", "Page cache",
+					"Hugetlb" };
+	size_t i;
+	int k;
+
+	fprintf(out, "%-16s", "Page Attributes");
+	for (i = 0; i < NT; i++)
+		fprintf(out, " %11s", head[i]);
+	fprintf(out, " %12s %10s\n", "Total", "MB");
+	fprintf(out, "%-16s", "---------------");
+	for (i = 0; i < NT; i++)
+		fprintf(out, " %11s", "-----------");
+	fprintf(out, " %12s %10s\n", "------------", "----------");
+	for (k = 0; k < MS_NR_ATTRS; k++) {
+		__u64 t = ms_attrs_total(a, (enum ms_attr)k);
+
+		fprintf(out, "%-16s", ms_attr_names[k].key);
+		for (i = 0; i < NT; i++)
+			fprintf(out, " %11llu", (unsigned long long)a->cls[table_cls[i]][k]);
+		fprintf(out, " %12llu %10.0f\n", (unsigned long long)t,
+			(double)t * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0));
+	}
+	fputs("(pages; a page can have several attributes. LRU lists: only pages on one "
+	      "(PG_lru) are\n active, inactive or unevictable; THP: folios of PMD order, "
+	      "as meminfo's *HugePages)\n", out);
+	if (a->f.mglru)
+		fputs("(MGLRU is enabled: its folios keep a generation, not PG_active, so active_* "
+		      "counts only\n pages off its lists; active + inactive is the pages on the LRU "
+		      "lists)\n", out);
+	fprintf(out, "Folio order   ");
+	for (k = 0; k < MS_ATTR_ORDERS; k++)
+		if (a->orders[k])
+			fprintf(out, " %d:%llu", k, (unsigned long long)a->orders[k]);
+	fputs("  (pages of allocated folios, hugetlb pool included)\n", out);
+}
+
+static void json_attrs(FILE *out, const __u64 *v)
+{
+	int k;
+
+	for (k = 0; k < MS_NR_ATTRS; k++)
+		fprintf(out, "%s\"%s\":%llu", k ? "," : "", ms_attr_names[k].key,
+			(unsigned long long)v[k]);
+}
+
+void ms_attrs_json(FILE *out, const struct ms_attrs *a)
+{
+	__u64 tot[MS_NR_ATTRS];
+	int c, k;
+
+	for (k = 0; k < MS_NR_ATTRS; k++)
+		tot[k] = ms_attrs_total(a, (enum ms_attr)k);
+	fputs(",\"attributes\":{", out);
+	json_attrs(out, tot);
+	fprintf(out, ",\"mglru\":%s,\"thp_order\":%u,\"by_class\":{", a->f.mglru ? "true" : "false",
+		a->f.pmd_order);
+	for (c = 0; c < MS_NR_CLASSES; c++) {
+		fprintf(out, "%s\"%s\":{", c ? "," : "", ms_classes[c].key);
+		json_attrs(out, a->cls[c]);
+		fputc('}', out);
+	}
+	fputs("},\"folio_orders\":{", out);
+	for (k = 0, c = 0; k < MS_ATTR_ORDERS; k++)
+		if (a->orders[k])
+			fprintf(out, "%s\"%d\":%llu", c++ ? "," : "", k,
+				(unsigned long long)a->orders[k]);
+	fputs("}}", out);
+}
+
+/* ---- reconciliation ---- */
+
+static long long kb_sum(long long x, long long y)
+{
+	return x < 0 || y < 0 ? -1 : x + y;
+}
+
+void ms_attrs_reconcile(const struct ms_attrs *a, const struct ms_meminfo *b,
+			const struct ms_meminfo *m, long page_kb, struct ms_recon *rc)
+{
+	long long tot = m->mem_total / page_kb;
+	const double tol = MS_RECON_ATTR_TOLERANCE_PCT;
+
+#define T(k) ms_attrs_total(a, k)
+	ms_recon_add(rc, "Dirty page cache", "Dirty", a->acct_dirty, b->dirty, m->dirty, "Dirty",
+		     page_kb, tot, tol);
+	ms_recon_add(rc, "Writeback", "Writeback", T(MS_A_WRITEBACK), b->writeback, m->writeback,
+		     "Writeback", page_kb, tot, tol);
+	ms_recon_add(rc, "Mlocked", "Mlocked", T(MS_A_MLOCKED), b->mlocked, m->mlocked, "Mlocked",
+		     page_kb, tot, tol);
+	ms_recon_add(rc, "Unevictable LRU", "Unevictable", T(MS_A_UNEVICTABLE), b->unevictable,
+		     m->unevictable, "Unevictable", page_kb, tot, tol);
+	if (a->f.mglru) {
+		/* the generations are not PG_active: only each list's sum can be compared */
+		ms_recon_add(rc, "Anon LRU (active + inactive)", "Active(anon)+Inactive(anon)",
+			     T(MS_A_ACTIVE_ANON) + T(MS_A_INACTIVE_ANON),
+			     kb_sum(b->active_anon, b->inactive_anon),
+			     kb_sum(m->active_anon, m->inactive_anon), "Active(anon)", page_kb, tot,
+			     tol);
+		ms_recon_add(rc, "File LRU (active + inactive)", "Active(file)+Inactive(file)",
+			     T(MS_A_ACTIVE_FILE) + T(MS_A_INACTIVE_FILE),
+			     kb_sum(b->active_file, b->inactive_file),
+			     kb_sum(m->active_file, m->inactive_file), "Active(file)", page_kb, tot,
+			     tol);
+	} else {
+		ms_recon_add(rc, "Active anon LRU", "Active(anon)", T(MS_A_ACTIVE_ANON),
+			     b->active_anon, m->active_anon, "Active(anon)", page_kb, tot, tol);
+		ms_recon_add(rc, "Inactive anon LRU", "Inactive(anon)", T(MS_A_INACTIVE_ANON),
+			     b->inactive_anon, m->inactive_anon, "Inactive(anon)", page_kb, tot,
+			     tol);
+		ms_recon_add(rc, "Active file LRU", "Active(file)", T(MS_A_ACTIVE_FILE),
+			     b->active_file, m->active_file, "Active(file)", page_kb, tot, tol);
+		ms_recon_add(rc, "Inactive file LRU", "Inactive(file)", T(MS_A_INACTIVE_FILE),
+			     b->inactive_file, m->inactive_file, "Inactive(file)", page_kb, tot,
+			     tol);
+	}
+	ms_recon_add(rc, "Anon THP", "AnonHugePages", T(MS_A_ANON_THP), b->anon_huge,
+		     m->anon_huge, "AnonHugePages", page_kb, tot, tol);
+	ms_recon_add(rc, "Shmem THP", "ShmemHugePages", T(MS_A_SHMEM_THP), b->shmem_huge,
+		     m->shmem_huge, "ShmemHugePages", page_kb, tot, tol);
+	ms_recon_add(rc, "File THP", "FileHugePages", T(MS_A_FILE_THP), b->file_huge,
+		     m->file_huge, "FileHugePages", page_kb, tot, tol);
+#undef T
+}
+
+void ms_attrs_print_unreconciled(FILE *out, const struct ms_attrs *a)
+{
+	if (!a || !a->valid) {
+		fprintf(out, "  %-36s %10s  need -a (the per-page record walk; bpf or kmod)\n",
+			"Dirty ... FileHugePages", "-");
+		return;
+	}
+	if (a->f.mglru)
+		fprintf(out, "  %-36s %10s  MGLRU: meminfo's active are its two youngest "
+			"generations, which no page flag shows\n", "Active/Inactive apart", "-");
+	fprintf(out, "  %-36s %10s  a slab page's cache flags (SLAB_RECLAIM_ACCOUNT) are not "
+		"read by the walk;\n  %-36s %10s  their sum is the row Slab\n",
+		"SReclaimable, SUnreclaim", "-", "", "");
+	fprintf(out, "  %-36s %10llu  no counter: folio_maybe_dma_pinned() is all the kernel "
+		"has\n", "DMA-pinned", (unsigned long long)ms_attrs_total(a, MS_A_DMA_PINNED));
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * memstat -a/--attributes (attrs.c): the state of the pages of each class, counted in user space
+ * from the per-page records of one walk (ms_backend_pages(), the walk of memstat allpages).
+ */
+#ifndef MEMSTAT_ATTRS_H
+#define MEMSTAT_ATTRS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "memstat.h"
+
+struct ms_result;
+struct ms_meminfo;
+struct ms_recon;
+
+enum ms_attr {
+	MS_A_DIRTY = 0,		/* PG_dirty */
+	MS_A_WRITEBACK,		/* PG_writeback */
+	MS_A_MLOCKED,		/* PG_mlocked */
+	MS_A_UNEVICTABLE,	/* PG_lru and PG_unevictable: on the unevictable LRU list */
+	MS_A_ACTIVE_ANON,	/* PG_lru, PG_swapbacked, PG_active, not unevictable */
+	MS_A_INACTIVE_ANON,	/* PG_lru, PG_swapbacked, not PG_active, not unevictable */
+	MS_A_ACTIVE_FILE,	/* PG_lru, not PG_swapbacked, PG_active, not unevictable */
+	MS_A_INACTIVE_FILE,	/* PG_lru, not PG_swapbacked, not PG_active, not unevictable */
+	MS_A_REFERENCED,	/* PG_referenced */
+	MS_A_DMA_PINNED,	/* folio_maybe_dma_pinned() */
+	MS_A_ANON_THP,		/* anon folios of PMD order (meminfo AnonHugePages) */
+	MS_A_SHMEM_THP,		/* shmem folios of PMD order (ShmemHugePages) */
+	MS_A_FILE_THP,		/* page cache folios of PMD order (FileHugePages) */
+	MS_A_KSM,		/* KSM-merged (sub-class anon_ksm) */
+	MS_NR_ATTRS,
+};
+
+struct ms_attr_info {
+	const char *key;	/* JSON key, csv column, Prometheus label */
+	const char *label;	/* table column */
+};
+extern const struct ms_attr_info ms_attr_names[MS_NR_ATTRS];
+
+#define MS_ATTR_ORDERS 32	/* folio orders counted (hugetlb 1 GiB is order 18) */
+
+/*
+ * What the attributes need to know about the running kernel, found once in its BTF
+ * (attrs.c ms_attr_facts_load(): each rule there cites the kernel change it relies on).
+ */
+struct ms_attr_facts {
+	__u8 pg_dirty, pg_writeback, pg_mlocked, pg_unevictable, pg_active, pg_lru,
+	     pg_referenced, pg_swapbacked;	/* enum pageflags bits, MS_NO_BIT when absent */
+	int refcount_word, refcount_shift;	/* struct page _refcount: w[word] >> shift */
+	int pincount_page;	/* large folios: the page of the folio that holds _pincount, */
+	int pincount_word, pincount_shift;	/* and where in it; pincount_page 0: unknown */
+	unsigned int pmd_order;	/* HPAGE_PMD_ORDER: what meminfo counts as *HugePages */
+	bool mglru;		/* /sys/kernel/mm/lru_gen/enabled: active/inactive are generations */
+	bool btf_ok;		/* the flag bits came from BTF */
+};
+
+struct ms_attrs {
+	struct ms_attr_facts f;
+	__u64 cls[MS_NR_CLASSES][MS_NR_ATTRS];	/* pages per class and attribute */
+	__u64 sub_pinned[MS_NR_SUBS];	/* DMA-pinned pages per sub-class (memstat -v) */
+	__u64 orders[MS_ATTR_ORDERS];	/* pages of allocated folios per order (not free) */
+	__u64 acct_dirty;	/* dirty page cache of a writeback-accounting mapping (Dirty) */
+	bool valid;		/* a record walk filled them */
+	/* the folio being counted (a tail shares its head's verdict) */
+	bool open;
+	__u64 cur_head, cur_pages;
+	__u32 cur_mask;		/* 1 << enum ms_attr */
+	__u8 cur_sub, cur_order;
+	bool cur_acct_dirty;
+};
+
+/* Reads BTF and sysfs; 0, or -errno when the kernel has no BTF (flags then cannot be named). */
+int ms_attr_facts_load(struct ms_attr_facts *f);
+/* Before each walk: zeroes the counts, keeps the facts. */
+void ms_attrs_reset(struct ms_attrs *a);
+/* The ms_page_fn of the record walk (arg: struct ms_attrs *). */
+int ms_attrs_page(void *arg, __u64 pfn, const struct ms_page_rec *r);
+/* After the walk: counts the last folio. */
+void ms_attrs_finish(struct ms_attrs *a);
+/* The decision for one folio, for the unit tests: a mask of 1 << enum ms_attr. */
+__u32 ms_attrs_of(const struct ms_attr_facts *f, __u64 flags, __u8 sub, __u8 order,
+		  bool large, __u64 refcount_word_value);
+
+__u64 ms_attrs_total(const struct ms_attrs *a, enum ms_attr k);
+void ms_attrs_print(FILE *out, const struct ms_attrs *a);
+/* ,"attributes":{...} */
+void ms_attrs_json(FILE *out, const struct ms_attrs *a);
+/* The reconcile rows of the attributes (meminfo.c row()), after the existing rows. */
+void ms_attrs_reconcile(const struct ms_attrs *a, const struct ms_meminfo *b,
+			const struct ms_meminfo *m, long page_kb, struct ms_recon *rc);
+void ms_attrs_print_unreconciled(FILE *out, const struct ms_attrs *a);
+
+#endif
