@@ -84,8 +84,9 @@ def pool_pids():
     for p in glob.glob("/proc/[0-9]*/comm"):
         try:
             with open(p) as f:
-                if f.read().strip() == "memstat-rmss":
-                    pids.append(int(p.split("/")[2]))
+                pid = int(p.split("/")[2])
+                if f.read().strip() == "memstat-rmss" and alive(pid):
+                    pids.append(pid)      # not a zombie: its memory is not back yet
         except OSError:
             pass
     return pids
@@ -199,13 +200,20 @@ def test_change_print_reset_round_trip(rundir):
     steal = real - size         # the pool holds MemTotal - the size, to the page
     r = rmss(rundir, "-p")
     assert r.returncode == 0 and r.stdout == f"Simulated memory size is {real:6.2f} Mb.\n"
-    drops, rises = [], []
+    drops, rises, noise = [], [], [0.0]
     # other processes move pages while this runs: free memory (MemFree and the per-cpu lists)
     # is read just before and after each change, over three steal/reset cycles, and the
-    # median change is compared
+    # median change is compared, within the noise: the largest change of free memory over a
+    # window as long as the change took, with nothing changed, just before it
+    took = 3.0
     for _ in range(3):
+        quiet = meminfo()
+        time.sleep(took)
         before = meminfo()
+        noise.append(abs(before["Free"] - quiet["Free"]))
+        t = time.time()
         r = rmss(rundir, "-c", str(size))
+        took = time.time() - t
         after = meminfo()
         assert r.returncode == 0, r.stderr
         assert r.stdout == f"Simulated memory size changed to {size:6.2f} Mb.\n"
@@ -216,7 +224,10 @@ def test_change_print_reset_round_trip(rundir):
         drops.append(before["Free"] - after["Free"])
         r = rmss(rundir, "-p")
         assert r.stdout == f"Simulated memory size is {size:6.2f} Mb.\n"
+        quiet = meminfo()
+        time.sleep(took)
         back0 = meminfo()
+        noise.append(abs(back0["Free"] - quiet["Free"]))
         r = rmss(rundir, "-r")
         back1 = meminfo()
         assert r.returncode == 0, r.stderr
@@ -228,8 +239,9 @@ def test_change_print_reset_round_trip(rundir):
         assert r.stdout == f"Simulated memory size is {real:6.2f} Mb.\n"
     drops.sort()
     rises.sort()
-    assert abs(drops[1] - steal) <= 128, (drops, rises, steal)
-    assert abs(rises[1] - steal) <= 128, (drops, rises, steal)
+    tol = 64 + max(noise)
+    assert abs(drops[1] - steal) <= tol, (drops, rises, steal, noise)
+    assert abs(rises[1] - steal) <= tol, (drops, rises, steal, noise)
 
 
 def test_reset_after_a_crash_and_a_dead_pool(rundir):
@@ -325,7 +337,7 @@ def one_line(r, code, text):
 
 
 def test_bad_input(rundir, tmp_path):
-    real = meminfo()["MemTotal"]
+    real = real_mb()
     out = tmp_path / "rmss.out"
     out.write_text("an existing report\n")
     pools = pool_pids()
@@ -339,12 +351,12 @@ def test_bad_input(rundir, tmp_path):
     one_line(rmss(rundir, "-c", "x12"), 2, "invalid size")
     one_line(rmss(rundir, "-p", "true"), 2, "no driver options")
     assert out.read_text() == "an existing report\n"
-    assert pool_pids() == pools
+    assert set(pool_pids()) <= set(pools)     # no new pool
     assert not (rundir / "memstat-rmss.state").exists()
 
 
 def test_two_at_once_are_refused(rundir, tmp_path):
-    real = meminfo()["MemTotal"]
+    real = int(real_mb())
     out = tmp_path / "rmss.out"
     p = subprocess.Popen([MEMSTAT, "rmss", "--cgroup", "-s", "64", "-f", "64", "-n", "1",
                           "-o", str(out), "sleep", "3"],

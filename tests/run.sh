@@ -53,6 +53,29 @@ else
 fi
 [ $rc -eq 0 ] || failed_suites+=(pytest)
 
+# memstat rmss: cgroup mode on a known working set, -c/-p/-r, Ctrl-C, bad input (pytest)
+echo "=== rmss (pytest)"
+rm -f "$build/rmss.xml"
+if MAKEFLAGS= make --no-print-directory -s BUILD="$build" "$build/wsread"; then
+	MEMSTAT="$build/memstat" WSREAD="$build/wsread" "$py" -m pytest -q -rs tests/rmss_test.py \
+		--junitxml="$build/rmss.xml"
+	rc=$?
+else
+	rc=1
+fi
+if [ -f "$build/rmss.xml" ]; then
+	read -r t f sk < <("$py" -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+s = r if r.tag == "testsuite" else r.find("testsuite")
+print(int(s.get("tests")), int(s.get("failures")) + int(s.get("errors")), int(s.get("skipped", 0)))' "$build/rmss.xml")
+	passed=$((passed + t - f - sk))
+	failed=$((failed + f))
+	skipped=$((skipped + sk))
+else
+	failed=$((failed + 1))
+fi
+[ $rc -eq 0 ] || failed_suites+=(rmss)
+
 echo "=== cli"
 out=$(bash tests/cli_test.sh "$build/memstat" "$build/nobpf")
 rc=$?
