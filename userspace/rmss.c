@@ -566,6 +566,13 @@ static int pool_start(double stolen_mb, struct state *s)
 			msg.err = errno;
 		else if (madvise(mem, len, MADV_NOHUGEPAGE), mlock(mem, len))
 			msg.err = errno;
+		/* the pool records itself: memstat killed from here on leaves a state for -r */
+		if (!msg.err) {
+			s->pid = msg.pid;
+			s->starttime = proc_starttime(msg.pid, NULL, 0);
+			s->stolen_mb = len / 1048576.0;
+			msg.err = -state_write(s);
+		}
 		if (write(wfd, &msg, sizeof(msg)) != sizeof(msg) || msg.err)
 			_exit(1);
 		close(wfd);
@@ -581,6 +588,11 @@ static int pool_start(double stolen_mb, struct state *s)
 	if (n != sizeof(msg)) {
 		rerr("the pool process ended while taking %.2f MB (killed by the OOM killer?): "
 		     "nothing is stolen", stolen_mb);
+		return MS_EXIT_FAIL;
+	}
+	if (msg.err < 0) {
+		rerr("the pool could not write the state file: %s: nothing is stolen",
+		     strerror(-msg.err));
 		return MS_EXIT_FAIL;
 	}
 	if (msg.err) {
@@ -1140,14 +1152,7 @@ static int set_size(struct driver *d, double mb)
 	ret = pool_start(d->m.real_mb - mb, &d->pool);
 	if (ret)
 		return ret;
-	d->have_pool = true;
-	err = state_write(&d->pool);
-	if (err) {
-		rerr("cannot write the state file: %s", strerror(-err));
-		pool_stop(&d->pool);
-		d->have_pool = false;
-		return MS_EXIT_FAIL;
-	}
+	d->have_pool = true;	/* it wrote the state file */
 	return 0;
 }
 
@@ -1642,7 +1647,7 @@ static int driver_main(struct rmss_opts *o)
 	if (ret)
 		goto out;
 	d.iterations = o->iterations;
-	if (!d.iterations) {	/* AIX: enough runs for 10 s; this run is the first warm-up too */
+	if (!d.iterations) {	/* AIX: enough runs for 10 s, from one timed run at START */
 		struct run r;
 
 		if (run_once(&d, &r)) {
@@ -1786,16 +1791,9 @@ static int change_main(struct rmss_opts *o)
 	if (o->change_mb < m.real_mb) {
 		s.real_mb = m.real_mb;
 		s.simulated_mb = o->change_mb;
-		ret = pool_start(m.real_mb - o->change_mb, &s);
+		ret = pool_start(m.real_mb - o->change_mb, &s);	/* it writes the state */
 		if (ret) {
 			state_remove();
-			goto out;
-		}
-		err = state_write(&s);
-		if (err) {
-			rerr("cannot write the state file: %s: the pool is ended", strerror(-err));
-			pool_stop(&s);
-			ret = MS_EXIT_FAIL;
 			goto out;
 		}
 	} else if (s.zram < 0) {
