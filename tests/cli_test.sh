@@ -24,7 +24,7 @@ run() {
 }
 one_line_err() {	# NAME PATTERN: stderr is exactly the error line (+ optional hint)
 	local lines
-	lines=$(grep -vc "^Try 'memstat --help'" "$tmp/err")
+	lines=$(grep -vcE "^Try 'memstat( [a-z]+)? --help'" "$tmp/err")
 	if [ "$lines" -eq 1 ] && grep -q -- "$2" "$tmp/err"; then ok "$1: one clear line"
 	else bad "$1: stderr not one line matching '$2'" "$(cat "$tmp/err")"; fi
 }
@@ -329,6 +329,61 @@ assert total == s["pages"]["total"], (total, s["pages"]["total"])' "$tmp/out" "$
 	bad "kpageflags --runs --jobs 3" "$(head -5 "$tmp/out")"
 "$memstat" --jobs 2 1 2 >"$tmp/out" 2>"$tmp/err" && [ "$(grep -c ':' "$tmp/out")" -eq 2 ] &&
 	ok "--jobs 2 with sampling" || bad "--jobs 2 with sampling" "$(cat "$tmp/out" "$tmp/err")"
+
+# ---- memstat map and memstat plot: bad input is one line and exit 2, no file is damaged ----
+mkdir "$tmp/pic" "$tmp/pic/d.svg"
+printf 'precious\n' >"$tmp/pic/keep.svg"
+ln -s "$tmp/pic/keep.svg" "$tmp/pic/link.svg"
+printf 'time,used,free\n1,2,3\n' >"$tmp/pic/other.csv"
+"$memstat" -o "$tmp/pic/log.csv" 0.2 3 2>/dev/null
+for sub in map plot; do
+	log=; [ $sub = plot ] && log=$tmp/pic/log.csv
+	run "$sub without -o" 2 "$memstat" $sub $log
+	one_line_err "$sub without -o" "-o FILE is needed"
+	grep -q "Try 'memstat $sub --help'" "$tmp/err" && ok "$sub: usage error gives a hint" ||
+		bad "$sub: no hint" "$(cat "$tmp/err")"
+	run "$sub -o a directory" 2 "$memstat" $sub $log -o "$tmp/pic"
+	one_line_err "$sub -o a directory" "is a directory"
+	run "$sub -o a directory named .svg" 2 "$memstat" $sub $log -o "$tmp/pic/d.svg"
+	one_line_err "$sub -o a directory named .svg" "d.svg is a directory"
+	run "$sub -o FILE.txt" 2 "$memstat" $sub $log -o "$tmp/pic/m.txt"
+	one_line_err "$sub -o FILE.txt" "must end in .svg or .png"
+	run "$sub -o a symbolic link" 2 "$memstat" $sub $log -o "$tmp/pic/link.svg"
+	one_line_err "$sub -o a symbolic link" "not a regular file"
+	run "$sub -o in no directory" 2 "$memstat" $sub $log -o "$tmp/pic/none/m.svg"
+	one_line_err "$sub -o in no directory" "no directory"
+	run "$sub unknown option" 2 "$memstat" $sub --bogus
+	one_line_err "$sub unknown option" "unknown option '--bogus'"
+done
+run "map unknown backend" 2 "$memstat" map -b magic -o "$tmp/pic/m.svg"
+one_line_err "map unknown backend" "unknown backend 'magic'"
+run "plot without a log" 2 "$memstat" plot -o "$tmp/pic/p.svg"
+one_line_err "plot without a log" "a LOG to draw is needed"
+run "plot an unreadable log" 2 "$memstat" plot "$tmp/pic/none.csv" -o "$tmp/pic/keep.svg"
+one_line_err "plot an unreadable log" "none.csv: cannot read the log: No such file"
+run "plot a directory as the log" 2 "$memstat" plot "$tmp/pic" -o "$tmp/pic/keep.svg"
+one_line_err "plot a directory as the log" "cannot read the log: it is a directory"
+run "plot a log with other columns" 2 "$memstat" plot "$tmp/pic/other.csv" -o "$tmp/pic/keep.svg"
+one_line_err "plot a log with other columns" "other.csv: line 1: not a memstat log"
+run "plot a good log after a bad one" 2 "$memstat" plot "$tmp/pic/log.csv" "$tmp/pic/other.csv" \
+	-o "$tmp/pic/keep.svg"
+[ "$(cat "$tmp/pic/keep.svg")" = precious ] && [ -L "$tmp/pic/link.svg" ] &&
+	ok "map, plot: no existing file changed by bad input" || bad "keep.svg or link.svg changed"
+# good input: a valid SVG replaces the file, and no temporary file is left beside it
+if ! command -v xmllint >/dev/null; then
+	bad "xmllint missing: install libxml2-utils (bash tools/setup.sh test)"
+else
+	run "plot a log" 0 "$memstat" plot "$tmp/pic/log.csv" -o "$tmp/pic/keep.svg"
+	xmllint --noout "$tmp/pic/keep.svg" 2>"$tmp/err" && ok "plot: the SVG is valid XML" ||
+		bad "plot: xmllint" "$(cat "$tmp/err")"
+	run "map" 0 "$memstat" map -o "$tmp/pic/m.svg"
+	xmllint --noout "$tmp/pic/m.svg" 2>"$tmp/err" && ok "map: the SVG is valid XML" ||
+		bad "map: xmllint" "$(cat "$tmp/err")"
+	grep -q "memstat map: $(uname -n), kernel $(uname -r)," "$tmp/pic/m.svg" &&
+		ok "map: the title names host and kernel" || bad "map: title" "$(grep -m1 '<title>' "$tmp/pic/m.svg")"
+	left=$(ls -A "$tmp/pic" | grep -c '^\.memstat-picture')
+	[ "$left" -eq 0 ] && ok "map, plot: no temporary file left" || bad "temporary files left: $left"
+fi
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
