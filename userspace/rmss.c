@@ -1479,7 +1479,8 @@ static int write_plot(struct driver *d)
 			ms_svg_textf(&s, kx + 4, T + 14, 12, MS_SVG_START, "#444444", "knee %.2f MB",
 				     kmb);
 		}
-		ms_svg_legend(&s, L + 10, T + 24, leg, 2);
+		ms_svg_legend(&s, L + pw - 150, T + ph / 2, leg, 2);	/* clear of the left, where
+								 * small sizes run high */
 	}
 	err = ms_svg_end(&s);
 	if (fclose(f) || err || rename(tmp, d->o->plot)) {
