@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 
 #include "memstat_int.h"
+#include "files.h"
 #include "pagefmt.h"
 
 #define MS_ALLPAGES_MAX_JOBS 256
@@ -27,6 +28,9 @@ struct dumper {
 	struct ms_pagefmt pf;		/* the format, flag names and zones */
 	__u32 want;			/* bitmask of enum ms_sub to print */
 	__u64 first, last;		/* --pfn, inclusive */
+	bool by_file;			/* --file / --inode: only the pages of file (fdev, fino) */
+	__u32 fdev;			/* s_dev: major << 20 | minor */
+	__u64 fino;
 	__u64 printed;
 	__u64 sub[MS_NR_SUBS];		/* classes of the printed records */
 	struct ms_pagefmt_pipe *pipe;	/* formats and writes the records */
@@ -40,6 +44,8 @@ static const char usage_text[] =
 	"      --pfn START-END    only pages START to END, inclusive (hex 0x... or decimal)\n"
 	"      --class LIST       only these classes or sub-classes, comma separated\n"
 	"                         (kernel,anon,shmem,exec,page_cache,hugetlb,free or a detail key)\n"
+	"      --file PATH        only the pages of the file PATH (its device and inode)\n"
+	"      --inode DEV:INO    only the pages of inode INO of device DEV (MAJOR:MINOR:INO)\n"
 	"  -f, --format FMT       text (default), csv or jsonl\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded), bpf or kmod\n"
 	"      --summary          print the class totals of the same walk at the end\n"
@@ -101,7 +107,8 @@ static int load_zones(struct dumper *d)
 static bool wanted(const struct dumper *d, __u64 pfn, const struct ms_page_rec *r)
 {
 	return pfn >= d->first && pfn <= d->last && r->valid && r->sub < MS_NR_SUBS &&
-	       (d->want & (1U << r->sub));
+	       (d->want & (1U << r->sub)) &&
+	       (!d->by_file || (r->dev == d->fdev && r->ino == d->fino && (r->ino || r->dev)));
 }
 
 static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
@@ -195,10 +202,12 @@ static int clip_ranges(const struct ms_ranges *all, __u64 first, __u64 last, str
 
 int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 {
-	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW, OPT_JOBS };
+	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW, OPT_JOBS, OPT_FILE, OPT_INODE };
 	static const struct option longopts[] = {
 		{ "pfn", required_argument, NULL, OPT_PFN },
 		{ "class", required_argument, NULL, OPT_CLASS },
+		{ "file", required_argument, NULL, OPT_FILE },
+		{ "inode", required_argument, NULL, OPT_INODE },
 		{ "format", required_argument, NULL, 'f' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
@@ -248,6 +257,25 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			ret = parse_class_list(optarg, &d->want);
 			if (ret)
 				goto out;
+			break;
+		case OPT_FILE: {
+			int err = ms_file_stat(optarg, &d->fdev, &d->fino);
+
+			if (err) {
+				fprintf(stderr, "memstat: --file '%s': %s\n", optarg, strerror(-err));
+				ret = MS_EXIT_USAGE;
+				goto out;
+			}
+			d->by_file = true;
+			break;
+		}
+		case OPT_INODE:
+			if (ms_file_parse_inode(optarg, &d->fdev, &d->fino)) {
+				ret = usage_error("invalid --inode '%s': expected MAJOR:MINOR:INODE, "
+						  "e.g. 254:0:1234 (decimal)", optarg);
+				goto out;
+			}
+			d->by_file = true;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "files.h"
 
 #define NONE_KEY (~0ULL)	/* k1 of the "(none)" group */
 
@@ -260,28 +261,16 @@ static void json_cgroup(FILE *out, const struct ms_groups *g, const struct ms_gr
 	fprintf(out, ",\"id\":%llu", (unsigned long long)grp->k1);
 }
 
-/* file and exec: the files engineer's paths plug in here; until then dev:ino */
-static int name_file(struct ms_groups *g, struct ms_group *grp)
-{
-	grp->name = strdupf("%u:%u:%llu", DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1),
-			    (unsigned long long)grp->k2);
-	return grp->name ? 0 : -ENOMEM;
-}
-
-static void json_file(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
-{
-	fprintf(out, ",\"dev\":\"%u:%u\",\"inode\":%llu,\"exec_pages\":%llu",
-		DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1), (unsigned long long)grp->k2,
-		(unsigned long long)grp->sub[MS_EXEC]);
-}
-
 const struct ms_by_key ms_by_keys[MS_NR_BY] = {
 	[MS_BY_CGROUP] = { "cgroup", 0, key_cgroup, name_cgroup, json_cgroup, NULL, NULL },
 	[MS_BY_NODE] = { "node", 0, key_node, name_node, json_node, NULL, NULL },
 	[MS_BY_ZONE] = { "zone", 0, key_zone, name_zone, json_zone, NULL, NULL },
 	[MS_BY_FS] = { "fs", 0, key_fs, name_fs, json_fs, cols_head_fs, cols_fs },
-	[MS_BY_FILE] = { "file", 20, key_file, name_file, json_file, NULL, NULL },
-	[MS_BY_EXEC] = { "exec", 20, key_exec, name_file, json_file, NULL, NULL },
+	/* names, fields and columns from the kernel's dentries: files.c */
+	[MS_BY_FILE] = { "file", 20, key_file, ms_file_name, ms_file_json, ms_file_cols_head,
+			 ms_file_cols },
+	[MS_BY_EXEC] = { "exec", 20, key_exec, ms_file_name, ms_file_json, ms_file_cols_head,
+			 ms_file_cols },
 };
 
 int ms_by_parse(const char *s, enum ms_by *out)

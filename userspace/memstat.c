@@ -18,6 +18,7 @@
 #include <linux/capability.h>
 
 #include "memstat_int.h"
+#include "files.h"
 #include "attrs.h"
 
 #ifndef MEMSTAT_VERSION
@@ -636,7 +637,9 @@ int main(int argc, char **argv)
 	want_attrs = o.attributes || (o.verbose && !o.sampling && !o.json && !o.runs &&
 				      !o.features && !o.approx && o.backend != MS_BE_KPF);
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
-			   (o.by >= 0 || want_attrs ? MS_BPF_ALLPAGES : 0), o.by < 0 && !o.attributes, &walker, fallback,
+			   (o.by >= 0 || want_attrs ? MS_BPF_ALLPAGES : 0) |
+			   (o.by == MS_BY_FILE || o.by == MS_BY_EXEC ? MS_BPF_PATHS : 0),
+			   o.by < 0 && !o.attributes, &walker, fallback,
 			   sizeof(fallback));
 	if (ret)
 		goto out;
@@ -677,6 +680,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		ro.groups = walker.groups;
+		ms_files_backend(&walker.be);	/* file, exec: the path program's backend */
 	}
 	if (want_attrs && (bpf || walker.be.kmod)) {
 		attrs = calloc(1, sizeof(*attrs));

@@ -13,7 +13,7 @@ hugetlb_free free_buddy free_pcp free_uninit free_unaccepted"
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
 -o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top
 -V --version -h --help"
-_memstat_allpages_opts="--pfn --class -f --format -b --backend --summary --jobs
+_memstat_allpages_opts="--pfn --class --file --inode -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
 _memstat_map_opts="-o --output -b --backend -h --help"
 _memstat_plot_opts="-o --output -h --help"
@@ -83,7 +83,7 @@ _memstat()
 			COMPREPLY=($(compgen -W "csv jsonl prom" -- "$cur"))
 		fi
 		return;;
-	-o|--output)
+	-o|--output|--file)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return;;
@@ -98,7 +98,7 @@ _memstat()
 	--by)
 		COMPREPLY=($(compgen -W "node zone fs cgroup file exec" -- "$cur"))
 		return;;
-	--jobs|--seed|--pfn|--top)
+	--jobs|--seed|--pfn|--top|--inode)
 		return;;
 	esac
 
