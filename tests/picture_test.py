@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""memstat map and memstat plot drawn for real: each SVG is valid XML (xmllint) and renders in
+headless Chromium to a PNG that is not blank and shows the classes' colours; plot works on a
+rotated log (a header again), across a restart (a gap) and a clock set back.
+
+Run as root (map walks memory): MEMSTAT=build/memstat python3 -m pytest tests/picture_test.py
+"""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+
+import pytest
+
+MEMSTAT = os.environ.get("MEMSTAT", "build/memstat")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# userspace/svg.c ms_class_colours[]
+COLOURS = {
+    "kernel": (0xd6, 0x27, 0x28),
+    "anon": (0x1f, 0x77, 0xb4),
+    "page_cache": (0x2c, 0xa0, 0x2c),
+    "free": (0xd9, 0xd9, 0xd9),
+}
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.fail("headless Chromium is missing: install chromium (bash tools/setup.sh test)")
+
+
+def xmllint(path):
+    if not shutil.which("xmllint"):
+        pytest.fail("xmllint is missing: install libxml2-utils (bash tools/setup.sh test)")
+    r = subprocess.run(["xmllint", "--noout", path], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def read_png(path):
+    """(width, height, rows of (r, g, b) tuples) of an 8-bit RGB or RGBA PNG."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), (depth, ctype)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(h):
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x:x + 3]) for x in range(0, stride, bpp)])
+        prev = line
+    return w, h, rows
+
+
+def svg_size(path):
+    m = re.search(r'<svg [^>]*width="(\d+)" height="(\d+)"', open(path).read())
+    return int(m.group(1)), int(m.group(2))
+
+
+def check_png(path, want_size, classes):
+    """Rendered, of the picture's size, not blank, with each class's colour."""
+    w, h, rows = read_png(path)
+    assert (w, h) == want_size or (w >= want_size[0] and h >= want_size[1]), (w, h, want_size)
+    counts = {}
+    for row in rows[::2]:
+        for px in row[::2]:
+            counts[px] = counts.get(px, 0) + 1
+    total = sum(counts.values())
+    white = counts.get((255, 255, 255), 0)
+    assert white < 0.97 * total, f"the PNG is {100 * white / total:.0f}% white: blank"
+    assert len(counts) > 8, f"only {len(counts)} colours: blank"
+    for c in classes:
+        n = counts.get(COLOURS[c], 0)
+        assert n > 0.001 * total, f"no {c} ({COLOURS[c]}) in the PNG: {n} of {total} pixels"
+
+
+def render(svg, png, size):
+    """The SVG as Chromium shows it, the way the README's pictures are made."""
+    r = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+                        "--hide-scrollbars", f"--user-data-dir={os.path.dirname(png)}/chromium",
+                        f"--window-size={size[0]},{size[1]}", f"--screenshot={png}",
+                        "file://" + os.path.abspath(svg)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and os.path.exists(png), r.stderr[-2000:]
+
+
+def memstat(*args, ok=True):
+    r = subprocess.run([MEMSTAT, *args], capture_output=True, text=True, timeout=300)
+    if ok:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory):
+    """A real CSV log of four samples."""
+    d = tmp_path_factory.mktemp("log")
+    path = str(d / "memstat.csv")
+    memstat("-o", path, "0.2", "4")
+    return path
+
+
+def test_map_svg_valid_and_renders(tmp_path):
+    svg, png = str(tmp_path / "map.svg"), str(tmp_path / "shot.png")
+    memstat("map", "-o", svg)
+    xmllint(svg)
+    text = open(svg).read()
+    assert "node 0" in text and "Free " in text and "1 cell = " in text
+    render(svg, png, svg_size(svg))
+    check_png(png, svg_size(svg), ["kernel", "free", "page_cache"])
+
+
+def test_map_png_direct(tmp_path):
+    """-o FILE.png: memstat renders it itself, and replaces an existing file whole."""
+    chromium()
+    png = str(tmp_path / "map.png")
+    open(png, "w").write("old")
+    memstat("map", "-o", png)
+    w, h, _ = read_png(png)
+    assert w > 1000 and h > 300
+    check_png(png, (w, h), ["kernel", "free"])
+    assert [f for f in os.listdir(tmp_path) if f.startswith(".memstat-picture")] == []
+
+
+def test_plot_svg_valid_and_renders(tmp_path, log):
+    svg, png = str(tmp_path / "plot.svg"), str(tmp_path / "shot.png")
+    memstat("plot", log, "-o", svg)
+    xmllint(svg)
+    text = open(svg).read()
+    assert "4 samples" in text and ">MB</text>" in text
+    render(svg, png, svg_size(svg))
+    check_png(png, svg_size(svg), ["kernel", "free", "page_cache", "anon"])
+
+
+def test_plot_rotated_log_and_reboot(tmp_path, log):
+    """Two files of a rotation, a header again inside one (a restart with the log appended),
+    samples 2 h later (a reboot), then a clock set back an hour: one picture, two breaks."""
+    lines = open(log).read().splitlines()
+    header, rows = lines[0], lines[1:]
+    # the real samples on a timeline of a sample a minute (the log's own cadence varies when a
+    # walk outlasts its 0.2 s interval)
+    t0 = float(rows[0].split(",")[1])
+
+    def at(start):
+        out = []
+        for i, r in enumerate(rows):
+            f = r.split(",")
+            f[1] = f"{t0 + start + 60 * i:.3f}"
+            out.append(",".join(f))
+        return out
+
+    n = len(rows)
+    old, new = str(tmp_path / "memstat.csv.1"), str(tmp_path / "memstat.csv")
+    open(old, "w").write("\n".join([header] + at(0) + [header] + at(60 * n)) + "\n")
+    open(new, "w").write("\n".join([header] + at(7200) + at(3600)) + "\n")
+    svg, png = str(tmp_path / "day.svg"), str(tmp_path / "day.png")
+    r = memstat("plot", old, new, "-o", svg)
+    assert r.stderr == "", r.stderr
+    xmllint(svg)
+    text = open(svg).read()
+    assert f"{4 * len(rows)} samples" in text
+    assert text.count("stroke-dasharray") == 2, "a break at the reboot and one at the clock"
+    assert ">gap</text>" in text and ">time went back</text>" in text
+    memstat("plot", old, new, "-o", png)
+    check_png(png, svg_size(svg), ["kernel", "free", "page_cache"])
+
+
+def test_plot_jsonl(tmp_path):
+    path = str(tmp_path / "m.jsonl")
+    memstat("-f", "jsonl", "-o", path, "0.2", "3")
+    svg = str(tmp_path / "j.svg")
+    memstat("plot", path, "-o", svg)
+    xmllint(svg)
+    assert "3 samples" in open(svg).read()
+
+
+def test_plot_torn_last_line(tmp_path, log):
+    """A crash can lose the end of the last line: it is skipped and said, the rest drawn."""
+    torn = str(tmp_path / "torn.csv")
+    text = open(log).read()
+    open(torn, "w").write(text + text.splitlines()[-1][:40])
+    svg = str(tmp_path / "t.svg")
+    r = memstat("plot", torn, "-o", svg)
+    assert re.fullmatch(r"memstat: plot: skipped 1 line\(s\) that are not samples, the first "
+                        r"at \S+torn.csv:6\n", r.stderr), r.stderr
+    assert "4 samples" in open(svg).read()
