@@ -28,6 +28,8 @@
 static const char usage_text[] =
 	"Usage: memstat [OPTIONS] [INTERVAL [COUNT]]\n"
 	"       memstat allpages [OPTIONS]   (one record per page; see memstat allpages --help)\n"
+	"       memstat rmss [OPTIONS] command   (AIX rmss: memory a command needs; see\n"
+	"                                     memstat rmss --help)\n"
 	"Classify every page of physical memory and print where it went.\n"
 	"With INTERVAL (seconds, fractions allowed), take a sample every INTERVAL seconds,\n"
 	"COUNT times or until interrupted.\n"
@@ -601,6 +603,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "allpages"))
 		return allpages(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "rmss"))
+		return ms_rmss_main(argc - 1, argv + 1);
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret;

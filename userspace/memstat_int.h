@@ -442,6 +442,8 @@ void ms_json_string(FILE *out, const char *s);
 
 /* memstat allpages (allpages.c): argv[0] is "allpages". */
 int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present);
+/* memstat rmss (rmss.c): argv[0] is "rmss". */
+int ms_rmss_main(int argc, char **argv);
 /* The capability memstat needs that this process lacks, or NULL. */
 const char *ms_missing_capability(void);
 
