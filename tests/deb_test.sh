@@ -10,6 +10,7 @@
 # Usage (as root): tests/deb_test.sh BUILD_DIR   (logs go to BUILD_DIR/deb/)
 # Environment:
 #   MEMSTAT_VM=0            leaves out the DKMS part (it needs the VM matrix's kernels and qemu)
+#   MEMSTAT_DEB_TREE=head   builds the committed tree (git archive HEAD), not the working tree
 #   MEMSTAT_DEB_KERNEL      the VM family DKMS builds for and boots (default 6.1)
 #   MEMSTAT_VM_CACHE        the VM matrix's cache (default /var/cache/memstat-vm); the Debian 12
 #                           root file system is made there once by debootstrap and kept as a
@@ -57,13 +58,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# ---- 1. build the packages in a copy of the tree (tracked and untracked files, as git sees
-# them), itself a fresh git repository, so that what the build leaves behind shows ----
+# ---- 1. build the packages in a copy of the working tree (tracked and untracked files that git
+# does not ignore), itself a fresh git repository, so that what the build leaves behind shows ----
 version=$(sed -n 's/^RELEASE *:= *//p' "$root/Makefile")
 src=$tmp/memstat-$version
 mkdir -p "$src"
-(cd "$root" && git ls-files -z -co --exclude-standard | tar --null -T - --ignore-failed-read -cf -) |
-	tar -C "$src" -xf -
+if [ "${MEMSTAT_DEB_TREE:-work}" = head ]; then
+	git -C "$root" archive HEAD | tar -C "$src" -xf -
+else
+	(cd "$root" && git ls-files -z -co --exclude-standard | tar --null -T - --ignore-failed-read -cf -) |
+		tar -C "$src" -xf -
+fi
 git -C "$src" init -q && git -C "$src" add -A &&
 	git -C "$src" -c user.name=deb_test -c user.email=deb_test@localhost commit -qm tree
 echo "building the packages (dpkg-buildpackage -b -us -uc; log $logs/build.log)"
@@ -125,8 +130,10 @@ else
 fi
 
 # ---- 3. a fresh Debian 12 chroot, from a cached debootstrap tarball ----
-# man-db for `man memstat`; dkms (with gcc and make) for memstat-dkms
-CHROOT_PKGS=man-db,dkms
+# man-db for `man memstat`; dkms (with gcc and make) for memstat-dkms; libelf1 and libssl3, which
+# linux-kbuild-* (the headers' objtool, modpost, sign-file) depends on: the headers themselves come
+# from the VM matrix's cache
+CHROOT_PKGS=man-db,dkms,libelf1,libssl3
 tarball=$CACHE/deb-test/bookworm-minbase-${CHROOT_PKGS//,/-}.tar.zst
 host_mirror() {
 	if [ -n "${MEMSTAT_VM_MIRROR:-}" ]; then echo "$MEMSTAT_VM_MIRROR"; return; fi
