@@ -523,7 +523,8 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 		       (unsigned long long)g->total, (unsigned long long)res->total);
 		return MS_EXIT_FAIL;
 	}
-	if (g->by == MS_BY_FS && (err = ms_mountinfo_read("/proc/self/mountinfo", g)))
+	if (g->by == MS_BY_FS && (err = ms_mountinfo_read(g->mountinfo_path ? g->mountinfo_path :
+							  "/proc/self/mountinfo", g)))
 		ms_err("failed to read /proc/self/mountinfo: %s (file systems are shown as not "
 		       "mounted)", strerror(-err));
 	g->order = calloc(g->n ? g->n : 1, sizeof(*g->order));

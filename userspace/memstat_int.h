@@ -303,6 +303,7 @@ struct ms_groups {
 	struct ms_zone *zones;		/* node, zone: /proc/zoneinfo */
 	size_t nzones, zi;
 	struct ms_mount *mounts;	/* fs: /proc/self/mountinfo */
+	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	size_t nmounts;
 };
 int ms_by_parse(const char *s, enum ms_by *out);

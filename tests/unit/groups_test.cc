@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// The --by group engine (userspace/groups.c) fed synthetic page records: every page in exactly
+// one group, the hash under many keys, --top with (none) and (other), the check against the
+// walk's total, node and zone by pfn, fs names from a mountinfo file.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+extern "C" {
+#include "memstat_int.h"
+}
+
+namespace {
+
+using json = nlohmann::json;
+
+ms_page_rec file_rec(uint32_t dev, uint64_t ino, uint8_t sub = MS_FILE)
+{
+	ms_page_rec r = {};
+	r.valid = 1;
+	r.sub = sub;
+	r.dev = dev;
+	r.ino = ino;
+	return r;
+}
+
+ms_page_rec anon_rec()
+{
+	ms_page_rec r = {};
+	r.valid = 1;
+	r.sub = MS_ANON;
+	return r;
+}
+
+struct Groups {
+	ms_groups *g;
+	explicit Groups(ms_by by, size_t top = 0) : g(ms_groups_new(by, top)) {}
+	~Groups() { ms_groups_free(g); }
+};
+
+ms_result result_of(uint64_t total)
+{
+	ms_result r = {};
+	r.backend = "bpf";
+	r.total = total;
+	return r;
+}
+
+std::string json_of(const ms_groups *g, const ms_result *r)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ms_groups_json(f, g, r);
+	fclose(f);
+	std::string s(buf, len);
+	free(buf);
+	return s;
+}
+
+// Many file systems whose pages alternate (no two neighbours in one group: every page a
+// lookup), and a run of one (the cached previous group): each gets exactly its pages.
+TEST(Groups, EveryPageInItsGroupUnderManyKeys)
+{
+	Groups x(MS_BY_FS, 1000000);
+	const uint64_t nfiles = 50000;
+	uint64_t pfn = 0, pages = 0;
+	for (int round = 0; round < 3; round++)
+		for (uint64_t i = 0; i < nfiles; i++) {
+			ms_page_rec r = file_rec(0x800000 + 1000 + i, 5);
+			ASSERT_EQ(ms_groups_page(x.g, pfn++, &r), 0);
+			pages++;
+		}
+	for (uint64_t i = 0; i < 100; i++) {	// a run of 100 pages of the first file
+		ms_page_rec r = file_rec(0x800000 + 1000, 5);
+		ASSERT_EQ(ms_groups_page(x.g, pfn++, &r), 0);
+		pages++;
+	}
+	ms_page_rec hole = {};
+	ASSERT_EQ(ms_groups_page(x.g, pfn++, &hole), 0);	// not valid: not counted
+	EXPECT_EQ(x.g->n, nfiles);
+	EXPECT_EQ(x.g->total, pages);
+	ms_result res = result_of(pages);
+	x.g->mountinfo_path = "/nonexistent/mountinfo";
+	ASSERT_EQ(ms_groups_finish(x.g, &res), MS_EXIT_OK);
+	ASSERT_EQ(x.g->nshown, nfiles);
+	const ms_group &top = x.g->g[x.g->order[0]];
+	EXPECT_EQ(top.k1, 0x800000u + 1000);
+	EXPECT_EQ(top.total, 103u);
+	for (size_t i = 1; i < x.g->nshown; i++) {
+		const ms_group &e = x.g->g[x.g->order[i]];
+		EXPECT_EQ(e.total, 3u) << "dev " << e.k1;
+		EXPECT_EQ(e.sub[MS_FILE], 3u);
+	}
+}
+
+// --top N: N keyed rows sorted by total, (none) always shown, the rest summed into other; the
+// JSON's groups and other add up to the total.
+TEST(Groups, TopKeepsNoneAndFoldsTheRestIntoOther)
+{
+	Groups x(MS_BY_FS, 2);
+	std::map<uint32_t, int> want = { { 0x800001, 50 }, { 0x800002, 40 }, { 0x100005, 30 },
+					 { 0x100006, 20 }, { 0x100007, 10 } };
+	uint64_t pfn = 0, pages = 0;
+	for (auto &[dev, n] : want)
+		for (int i = 0; i < n; i++) {
+			ms_page_rec r = file_rec(dev, 7 + i, i % 2 ? MS_FILE : MS_SHMEM);
+			ASSERT_EQ(ms_groups_page(x.g, pfn++, &r), 0);
+			pages++;
+		}
+	for (int i = 0; i < 25; i++) {
+		ms_page_rec r = anon_rec();
+		ASSERT_EQ(ms_groups_page(x.g, pfn++, &r), 0);
+		pages++;
+	}
+	x.g->mountinfo_path = "/nonexistent/mountinfo";	// every fs not mounted
+	ms_result res = result_of(pages);
+	ASSERT_EQ(ms_groups_finish(x.g, &res), MS_EXIT_OK);
+	ASSERT_EQ(x.g->nshown, 3u);	// the top 2 and (none)
+	EXPECT_EQ(x.g->g[x.g->order[0]].total, 50u);
+	EXPECT_STREQ(x.g->g[x.g->order[0]].name, "(not mounted)");
+	EXPECT_EQ(x.g->g[x.g->order[1]].total, 40u);
+	EXPECT_STREQ(x.g->g[x.g->order[2]].name, "(none)");
+	EXPECT_EQ(x.g->g[x.g->order[2]].sub[MS_ANON], 25u);
+	EXPECT_EQ(x.g->nother, 3u);
+	EXPECT_EQ(x.g->other.total, 60u);
+	EXPECT_EQ(x.g->other.sub[MS_SHMEM] + x.g->other.sub[MS_FILE], 60u);
+
+	json j = json::parse(json_of(x.g, &res));
+	EXPECT_EQ(j["by"], "fs");
+	uint64_t sum = j["other"]["pages"]["total"].get<uint64_t>();
+	for (auto &g : j["groups"]) {
+		sum += g["pages"]["total"].get<uint64_t>();
+		if (g["name"] == "(none)")
+			EXPECT_FALSE(g.contains("dev"));
+		else
+			EXPECT_TRUE(g["mount"].is_null() && g["fstype"].is_null()) << g.dump();
+	}
+	EXPECT_EQ(sum, pages);
+	EXPECT_EQ(j["groups"][0]["dev"], "8:1");
+	EXPECT_EQ(j["other"]["groups"], 3);
+}
+
+// A walk whose groups do not hold exactly the pages it counted is an error, not a table.
+TEST(Groups, GroupsThatDoNotAddUpToTheWalkAreAnError)
+{
+	Groups x(MS_BY_CGROUP);
+	ms_page_rec r = anon_rec();
+	r.cgroup = 42;
+	ASSERT_EQ(ms_groups_page(x.g, 1, &r), 0);
+	ms_result res = result_of(2);
+	EXPECT_EQ(ms_groups_finish(x.g, &res), MS_EXIT_FAIL);
+}
+
+// node and zone come from the pfn: the zone whose span holds it; a pfn in no zone is (none).
+TEST(Groups, NodeAndZoneByPfn)
+{
+	static const ms_zone zones[] = { { 0, "DMA", 1, 4096 }, { 0, "Normal", 4096, 10000 },
+					 { 1, "Normal", 10000, 20000 } };
+	for (ms_by by : { MS_BY_NODE, MS_BY_ZONE }) {
+		Groups x(by);
+		x.g->zones = static_cast<ms_zone *>(malloc(sizeof(zones)));
+		memcpy(x.g->zones, zones, sizeof(zones));
+		x.g->nzones = 3;
+		uint64_t pages = 0;
+		for (uint64_t pfn : { 1, 2, 4095, 4096, 9999, 10000, 19999, 20000, 5000, 3 }) {
+			ms_page_rec r = anon_rec();
+			ASSERT_EQ(ms_groups_page(x.g, pfn, &r), 0);
+			pages++;
+		}
+		ms_result res = result_of(pages);
+		ASSERT_EQ(ms_groups_finish(x.g, &res), MS_EXIT_OK);
+		std::map<std::string, uint64_t> got;
+		for (size_t i = 0; i < x.g->nshown; i++)
+			got[x.g->g[x.g->order[i]].name] = x.g->g[x.g->order[i]].total;
+		if (by == MS_BY_NODE)
+			EXPECT_EQ(got, (std::map<std::string, uint64_t>{ { "0", 7 }, { "1", 2 },
+									 { "(none)", 1 } }));
+		else
+			EXPECT_EQ(got, (std::map<std::string, uint64_t>{ { "0/DMA", 4 }, { "0/Normal", 3 },
+									 { "1/Normal", 2 },
+									 { "(none)", 1 } }));
+		json j = json::parse(json_of(x.g, &res));
+		for (auto &g : j["groups"])
+			if (g["name"] == "1/Normal" || g["name"] == "1") {
+				EXPECT_EQ(g["start_pfn"], 10000);
+				EXPECT_EQ(g["end_pfn"], 20000);
+				EXPECT_EQ(g["node"], 1);
+			}
+	}
+}
+
+// fs: the mount point from mountinfo (escapes decoded), a mount of the root of the file system
+// before a bind mount of a directory in it, and the device as s_dev (major << 20 | minor).
+TEST(Groups, FsNamesFromMountinfo)
+{
+	char path[] = "/tmp/memstat-groups-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("22 1 259:3 /srv /mnt/bind rw - ext4 /dev/nvme0n1p3 rw\n"
+	      "23 1 259:3 / /data\\040disk rw shared:1 - ext4 /dev/nvme0n1p3 rw\n"
+	      "24 1 0:25 / /dev/shm rw - tmpfs tmpfs rw\n"
+	      "garbage line\n", f);
+	fclose(f);
+	Groups x(MS_BY_FS);
+	x.g->mountinfo_path = path;
+	uint64_t pfn = 0;
+	for (uint32_t dev : { (259u << 20) | 3, (259u << 20) | 3, 25u, 26u }) {
+		ms_page_rec r = file_rec(dev, 12);
+		ASSERT_EQ(ms_groups_page(x.g, pfn++, &r), 0);
+	}
+	ms_result res = result_of(4);
+	ASSERT_EQ(ms_groups_finish(x.g, &res), MS_EXIT_OK);
+	unlink(path);
+	json j = json::parse(json_of(x.g, &res));
+	std::map<std::string, json> by_dev;
+	for (auto &g : j["groups"])
+		by_dev[g["dev"].get<std::string>()] = g;
+	ASSERT_EQ(by_dev.size(), 3u) << j.dump();
+	EXPECT_EQ(by_dev["259:3"]["name"], "/data disk");
+	EXPECT_EQ(by_dev["259:3"]["fstype"], "ext4");
+	EXPECT_EQ(by_dev["259:3"]["pages"]["total"], 2);
+	EXPECT_EQ(by_dev["0:25"]["mount"], "/dev/shm");
+	EXPECT_EQ(by_dev["0:25"]["fstype"], "tmpfs");
+	EXPECT_EQ(by_dev["0:26"]["name"], "(not mounted)");
+	EXPECT_TRUE(by_dev["0:26"]["mount"].is_null());
+}
+
+TEST(Groups, KeysParse)
+{
+	ms_by by;
+	for (const char *k : { "cgroup", "node", "zone", "fs", "file", "exec" }) {
+		ASSERT_EQ(ms_by_parse(k, &by), 0) << k;
+		EXPECT_STREQ(ms_by_keys[by].key_name, k);
+	}
+	EXPECT_NE(ms_by_parse("Node", &by), 0);
+	EXPECT_NE(ms_by_parse("", &by), 0);
+}
+
+} // namespace
