@@ -85,7 +85,7 @@ else
 fi
 dirty=$(git -C "$src" status --porcelain --ignored=no)
 if [ -z "$dirty" ]; then ok "the build leaves the tree as git found it (what it makes is git-ignored)"
-else bad "the build leaves the tree as git found it" $dirty; fi
+else bad "the build leaves the tree as git found it" "$dirty"; fi
 
 # the files each package must have, at their Debian places
 contents=$(dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's#^\./#/#')
