@@ -183,7 +183,8 @@ cli: $(BUILD)/memstat $(BUILD)/nobpf
 	bash tests/cli_test.sh $(BUILD)/memstat $(BUILD)/nobpf
 
 pytest: $(BUILD)/memstat
-	MEMSTAT=$(BUILD)/memstat /usr/bin/python3 -m pytest -q tests/sampling_test.py tests/picture_test.py
+	MEMSTAT=$(BUILD)/memstat /usr/bin/python3 -m pytest -q tests/sampling_test.py tests/picture_test.py \
+		tests/grafana_test.py
 
 # every suite, then one "N passed, N failed" line
 test: $(BUILD)/memstat $(BUILD)/memstat.8 $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,6 +115,35 @@ void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *
 	ms_json_object(out, r, o, NULL, iso, ts);
 }
 
+/*
+ * The reconciliation with /proc/meminfo (meminfo.c ms_reconcile()), read just after the walk:
+ * walk - meminfo for each row that has its counter, in pages and in % of MemTotal. Nothing
+ * when meminfo cannot be read. MEMSTAT_MEMINFO: as for --reconcile (tests only).
+ */
+static void prom_reconcile(FILE *out, const struct ms_result *r)
+{
+	const char *path = getenv("MEMSTAT_MEMINFO");
+	struct ms_meminfo mi;
+	struct ms_recon rc;
+	int i;
+
+	if (ms_meminfo_read(path && *path ? path : "/proc/meminfo", &mi) || mi.mem_total <= 0)
+		return;
+	ms_reconcile(r, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
+	fputs("# HELP memstat_reconcile_diff_pages The walk less /proc/meminfo read just after it, "
+	      "per row of --reconcile.\n# TYPE memstat_reconcile_diff_pages gauge\n", out);
+	for (i = 0; i < rc.n; i++)
+		if (!rc.row[i].missing)
+			fprintf(out, "memstat_reconcile_diff_pages{row=\"%s\",field=\"%s\"} %lld\n",
+				rc.row[i].name, rc.row[i].field, rc.row[i].diff);
+	fputs("# HELP memstat_reconcile_diff_percent memstat_reconcile_diff_pages in % of MemTotal "
+	      "(--reconcile's tolerance: 0.5).\n# TYPE memstat_reconcile_diff_percent gauge\n", out);
+	for (i = 0; i < rc.n; i++)
+		if (!rc.row[i].missing)
+			fprintf(out, "memstat_reconcile_diff_percent{row=\"%s\",field=\"%s\"} %.4f\n",
+				rc.row[i].name, rc.row[i].field, rc.row[i].diff_pct);
+}
+
 void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
 {
 	int c, i;
@@ -152,6 +182,7 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
 	fprintf(out, "# HELP memstat_info The backend that classified the pages.\n"
 		"# TYPE memstat_info gauge\n"
 		"memstat_info{backend=\"%s\"} 1\n", r->backend);
+	prom_reconcile(out, r);
 	if (!r->approx.on)
 		return;
 	/* --approx: the sampled fraction and the bound of each estimate */
