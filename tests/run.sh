@@ -36,9 +36,10 @@ gtest integration "$build/integration_tests"
 
 # Debian's python3, which has python3-pytest and python3-prometheus-client (tools/setup.sh)
 py=${PYTHON:-/usr/bin/python3}
-echo "=== sampling and allpages (pytest)"
+echo "=== sampling, allpages, pictures and the Grafana dashboard (pytest)"
 rm -f "$build/pytest.xml"
-MEMSTAT="$build/memstat" "$py" -m pytest -q -rs tests/sampling_test.py --junitxml="$build/pytest.xml"
+MEMSTAT="$build/memstat" "$py" -m pytest -q -rs tests/sampling_test.py tests/picture_test.py \
+	tests/grafana_test.py --junitxml="$build/pytest.xml"
 rc=$?
 if [ -f "$build/pytest.xml" ]; then
 	read -r t f sk < <("$py" -c 'import sys, xml.etree.ElementTree as E

@@ -78,7 +78,8 @@ reports cli
 
 echo "--- pytest (ASan+UBSan)"
 rm -f "$san/pytest.xml"
-MEMSTAT="$san/memstat" "$py" -m pytest -q -rs tests/sampling_test.py --junitxml="$san/pytest.xml"
+MEMSTAT="$san/memstat" "$py" -m pytest -q -rs tests/sampling_test.py tests/picture_test.py \
+	tests/grafana_test.py --junitxml="$san/pytest.xml"
 rc=$?
 if [ -f "$san/pytest.xml" ]; then
 	read -r t f sk < <("$py" -c 'import sys, xml.etree.ElementTree as E
