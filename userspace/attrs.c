@@ -235,9 +235,13 @@ __u32 ms_attrs_of(const struct ms_attr_facts *f, __u64 flags, __u8 sub, __u8 ord
 void ms_attrs_reset(struct ms_attrs *a)
 {
 	struct ms_attr_facts f = a->f;
+	void (*fn)(void *, __u64, __u64, __u32, __u8) = a->on_folio;
+	void *arg = a->on_folio_arg;
 
 	memset(a, 0, sizeof(*a));
 	a->f = f;
+	a->on_folio = fn;
+	a->on_folio_arg = arg;
 }
 
 static void commit_folio(struct ms_attrs *a)
@@ -257,6 +261,8 @@ static void commit_folio(struct ms_attrs *a)
 	if (a->cur_acct_dirty)
 		a->acct_dirty += a->cur_pages;
 	a->orders[a->cur_order] += a->cur_pages;
+	if (a->on_folio)
+		a->on_folio(a->on_folio_arg, a->cur_first, a->cur_pages, a->cur_mask, a->cur_sub);
 }
 
 /* the pincount of a large folio, from the record of its page f->pincount_page */
@@ -292,6 +298,7 @@ int ms_attrs_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	large = r->role == MS_ROLE_HEAD || r->role == MS_ROLE_TAIL;
 	a->open = true;
 	a->cur_head = r->role == MS_ROLE_TAIL ? r->head_pfn : pfn;
+	a->cur_first = pfn;
 	a->cur_pages = 1;
 	a->cur_sub = r->sub;
 	a->cur_order = r->order < MS_ATTR_ORDERS ? r->order : MS_ATTR_ORDERS - 1;

@@ -62,9 +62,12 @@ struct ms_attrs {
 	__u64 orders[MS_ATTR_ORDERS];	/* pages of allocated folios per order (not free) */
 	__u64 acct_dirty;	/* dirty page cache of a writeback-accounting mapping (Dirty) */
 	bool valid;		/* a record walk filled them */
+	/* optional: told each folio's verdict (the tests check their own pages with it) */
+	void (*on_folio)(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub);
+	void *on_folio_arg;
 	/* the folio being counted (a tail shares its head's verdict) */
 	bool open;
-	__u64 cur_head, cur_pages;
+	__u64 cur_head, cur_first, cur_pages;	/* cur_first: the first pfn seen of it */
 	__u32 cur_mask;		/* 1 << enum ms_attr */
 	__u8 cur_sub, cur_order;
 	bool cur_acct_dirty;
@@ -72,7 +75,7 @@ struct ms_attrs {
 
 /* Reads BTF and sysfs; 0, or -errno when the kernel has no BTF (flags then cannot be named). */
 int ms_attr_facts_load(struct ms_attr_facts *f);
-/* Before each walk: zeroes the counts, keeps the facts. */
+/* Before each walk: zeroes the counts, keeps the facts and on_folio. */
 void ms_attrs_reset(struct ms_attrs *a);
 /* The ms_page_fn of the record walk (arg: struct ms_attrs *). */
 int ms_attrs_page(void *arg, __u64 pfn, const struct ms_page_rec *r);

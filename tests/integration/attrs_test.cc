@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// memstat -a (userspace/attrs.c): the attributes of pages this test puts in a known state, page
+// by page (an in-process record walk tells each folio's verdict, and the test looks up its own
+// pages by their pfns), and the new reconcile rows against /proc/meminfo.
+#include <linux/io_uring.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <unordered_map>
+
+#include "helpers.h"
+
+extern "C" {
+#include "memstat_int.h"
+#include "attrs.h"
+}
+
+using namespace mstest;
+
+namespace {
+
+const long kMiB = 1 << 20;
+
+std::vector<uint64_t> pfns_at(const char *p, size_t len)
+{
+	std::vector<uint64_t> pfns;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	EXPECT_GE(fd, 0);
+	for (size_t off = 0; off < len; off += page_size()) {
+		uint64_t e = 0;
+		if (pread(fd, &e, 8, ((uintptr_t)(p + off) / page_size()) * 8) != 8)
+			e = 0;
+		pfns.push_back((e >> 63) ? (e & ((1ULL << 55) - 1)) : 0);
+	}
+	close(fd);
+	return pfns;
+}
+
+// The attribute mask (1 << enum ms_attr) one record walk gives each page of [p, p + len).
+struct PageAttrs {
+	std::vector<uint32_t> mask;	// per page of the range; 0 also for a page not found
+	uint64_t moved = 0;		// pages whose pfn changed during the walk (left out)
+	struct ms_attrs totals;		// the whole walk's counts
+	uint64_t with(enum ms_attr a) const
+	{
+		return std::count_if(mask.begin(), mask.end(),
+				     [a](uint32_t m) { return m & (1U << a); });
+	}
+};
+
+PageAttrs attrs_of(const char *p, size_t len)
+{
+	PageAttrs out;
+	struct Look {
+		std::unordered_map<uint64_t, size_t> idx;
+		std::vector<uint32_t> *mask;
+	} look;
+	std::vector<uint64_t> pf = pfns_at(p, len);
+	out.mask.assign(pf.size(), 0);
+	for (size_t i = 0; i < pf.size(); i++)
+		if (pf[i])
+			look.idx[pf[i]] = i;
+	look.mask = &out.mask;
+
+	struct ms_ranges r = {};
+	EXPECT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
+	struct ms_backend be = {};
+	char why[512] = "";
+	EXPECT_EQ(ms_backend_open(MS_BE_AUTO, MS_BPF_ALLPAGES, false, &be, why, sizeof(why),
+				  nullptr, 0), 0) << why;
+	if (be.kmod)
+		ms_kmod_set_raw_pointers(be.kmod, true);
+	struct ms_attrs *a = (struct ms_attrs *)calloc(1, sizeof(*a));
+	EXPECT_EQ(ms_attr_facts_load(&a->f), 0);
+	a->on_folio = [](void *arg, __u64 first, __u64 n, __u32 mask, __u8) {
+		Look *l = (Look *)arg;
+		for (__u64 q = first; q < first + n; q++) {
+			auto it = l->idx.find(q);
+			if (it != l->idx.end())
+				(*l->mask)[it->second] = mask;
+		}
+	};
+	a->on_folio_arg = &look;
+	ms_attrs_reset(a);
+	struct ms_result res;
+	EXPECT_EQ(ms_backend_pages(&be, &r, &res, ms_attrs_page, a), 0);
+	ms_attrs_finish(a);
+	out.totals = *a;
+	free(a);
+	ms_backend_close(&be);
+	ms_ranges_free(&r);
+	std::vector<uint64_t> pf2 = pfns_at(p, len);
+	for (size_t i = 0; i < pf.size(); i++)
+		if (!pf[i] || pf[i] != pf2[i]) {
+			out.mask[i] = 0;
+			out.moved++;
+		}
+	return out;
+}
+
+// memstat -a --reconcile --json: the row of a meminfo field (fails when absent)
+json recon_row(const json &j, const std::string &field)
+{
+	for (auto &row : j["reconcile"]["rows"])
+		if (row["meminfo_field"] == field)
+			return row;
+	ADD_FAILURE() << "no reconcile row for " << field;
+	return json::object();
+}
+
+json attrs_reconcile()
+{
+	RunResult r = run_memstat({ "-a", "--reconcile", "--json" });
+	try {
+		json j = json::parse(r.out);
+		EXPECT_TRUE(j.contains("attributes")) << r.out;
+		return j;
+	} catch (const std::exception &e) {
+		ADD_FAILURE() << "invalid JSON: " << e.what() << "\n" << r.out;
+		return json::object();
+	}
+}
+
+void expect_row_ok(const json &j, const std::string &field)
+{
+	json row = recon_row(j, field);
+	EXPECT_TRUE(row.value("ok", false)) << row.dump();
+	EXPECT_EQ(row.value("tolerance_pct", 0.0), 0.1) << row.dump();
+}
+
+std::string trim(std::string s)
+{
+	while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+		s.pop_back();
+	return s;
+}
+
+} // namespace
+
+// Every new row agrees with meminfo within 0.1% of MemTotal (or is n/a on a kernel without
+// the counter); the two slab rows are listed as not reconcilable, with the reason.
+TEST(Attributes, ReconcileRowsWithinTenthOfAPercent)
+{
+	json j = attrs_reconcile();
+	std::string rows;
+	for (auto &row : j["reconcile"]["rows"])
+		rows += row.dump() + "\n";
+	bool mglru = j["attributes"].value("mglru", false);
+	std::vector<std::string> fields = { "Dirty", "Writeback", "Mlocked", "Unevictable",
+					    "AnonHugePages", "ShmemHugePages", "FileHugePages",
+					    "Unaccepted" };
+	if (mglru) {
+		fields.push_back("Active(anon)+Inactive(anon)");
+		fields.push_back("Active(file)+Inactive(file)");
+	} else {
+		for (const char *f : { "Active(anon)", "Inactive(anon)", "Active(file)",
+				       "Inactive(file)" })
+			fields.push_back(f);
+	}
+	for (auto &f : fields) {
+		json row = recon_row(j, f);
+		EXPECT_TRUE(row.value("ok", false)) << row.dump();
+		if (row.value("status", "") != "n/a") {
+			EXPECT_LE(std::abs(row["diff_pct"].get<double>()), 0.1) << row.dump();
+		}
+	}
+	EXPECT_TRUE(j["reconcile"]["ok"].get<bool>()) << rows;
+	RunResult t = run_memstat({ "-a", "--reconcile" });
+	EXPECT_NE(t.out.find("SReclaimable, SUnreclaim"), std::string::npos) << t.out;
+	EXPECT_NE(t.out.find("Page Attributes"), std::string::npos) << t.out;
+}
+
+// 256 MiB written without fsync: every page dirty (and Dirty reconciles); after fsync none is.
+TEST(Attributes, DirtyFileThenFsync)
+{
+	const size_t len = 256 * kMiB;
+	// no background or periodic writeback while the test looks (restored afterwards)
+	SysfsGuard bg_bytes("/proc/sys/vm/dirty_background_bytes"),
+		bg_ratio("/proc/sys/vm/dirty_background_ratio"),
+		bytes("/proc/sys/vm/dirty_bytes"), ratio("/proc/sys/vm/dirty_ratio"),
+		expire("/proc/sys/vm/dirty_expire_centisecs"),
+		wb("/proc/sys/vm/dirty_writeback_centisecs");
+	ASSERT_TRUE(bytes.write(std::to_string(2048 * kMiB)));
+	ASSERT_TRUE(bg_bytes.write(std::to_string(1024 * kMiB)));
+	ASSERT_TRUE(expire.write("360000"));
+	ASSERT_TRUE(wb.write("0"));
+	TempFile f("/var/tmp");
+	ASSERT_GE(f.fd(), 0);
+	std::vector<char> chunk(kMiB, 'd');
+	for (size_t done = 0; done < len; done += chunk.size())
+		ASSERT_EQ(write(f.fd(), chunk.data(), chunk.size()), (ssize_t)chunk.size());
+	Mapping m(mmap(nullptr, len, PROT_READ, MAP_SHARED, f.fd(), 0), len);
+	ASSERT_TRUE(m.ok());
+	touch_read(m.data(), len);
+	const uint64_t want = len / page_size();
+
+	PageAttrs a = attrs_of(m.data(), len);
+	EXPECT_EQ(a.with(MS_A_DIRTY) + a.moved, want) << "pages of the written file not dirty";
+	EXPECT_LT(a.moved, want / 100);
+	EXPECT_GE(a.totals.acct_dirty, a.with(MS_A_DIRTY));
+	json j = attrs_reconcile();
+	expect_row_ok(j, "Dirty");
+	EXPECT_GE(j["attributes"]["dirty"].get<uint64_t>(), want * 99 / 100);
+
+	ASSERT_EQ(fsync(f.fd()), 0);
+	PageAttrs b = attrs_of(m.data(), len);
+	EXPECT_EQ(b.with(MS_A_DIRTY), 0u) << "pages still dirty after fsync";
+	EXPECT_EQ(b.with(MS_A_WRITEBACK), 0u) << "pages under writeback after fsync returned";
+	expect_row_ok(attrs_reconcile(), "Dirty");
+}
+
+// 128 MiB mlocked: every page mlocked, and on the unevictable list but for the few still in a
+// per-cpu batch (mlock_fbatch, lru_add: at most 31 folios per CPU and batch; small folios
+// here, MADV_NOHUGEPAGE, so that a folio is a page).
+TEST(Attributes, MlockedIsMlockedAndUnevictable)
+{
+	const size_t len = 128 * kMiB;
+	const uint64_t want = len / page_size();
+	Mapping m(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		  len);
+	ASSERT_TRUE(m.ok());
+	madvise(m.data(), len, MADV_NOHUGEPAGE);
+	touch_write(m.data(), len);
+	ASSERT_EQ(mlock(m.data(), len), 0) << strerror(errno);
+	PageAttrs a = attrs_of(m.data(), len);
+	EXPECT_EQ(a.moved, 0u) << "mlocked pages moved";
+	EXPECT_EQ(a.with(MS_A_MLOCKED), want);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	EXPECT_GE(a.with(MS_A_UNEVICTABLE) + 2 * 31 * cpus, want) << "mlocked pages not "
+		"on the unevictable list beyond what per-cpu batches hold";
+	json j = attrs_reconcile();
+	expect_row_ok(j, "Mlocked");
+	expect_row_ok(j, "Unevictable");
+	EXPECT_GE(j["attributes"]["by_class"]["anon"]["mlocked"].get<uint64_t>(), want);
+	munlock(m.data(), len);
+}
+
+// 256 MiB of MADV_HUGEPAGE anon memory: the pages the kernel maps with PMDs (smaps'
+// AnonHugePages of this mapping) are exactly the mapping's anon_thp pages.
+TEST(Attributes, MadvHugepageIsAnonThp)
+{
+	std::string en = read_file("/sys/kernel/mm/transparent_hugepage/enabled");
+	if (en.empty() || en.find("[never]") != std::string::npos)
+		GTEST_SKIP() << "transparent huge pages are off here (" << trim(en) << ")";
+	const size_t len = 256 * kMiB, align = 2 * kMiB;
+	Mapping raw(mmap(nullptr, len + align, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len + align);
+	ASSERT_TRUE(raw.ok());
+	char *p = (char *)(((uintptr_t)raw.data() + align - 1) & ~(uintptr_t)(align - 1));
+	ASSERT_EQ(madvise(p, len, MADV_HUGEPAGE), 0);
+	touch_write(p, len);
+	PageAttrs a = attrs_of(p, len);
+	// the kernel's own count for this mapping, in kB
+	std::ifstream sm("/proc/self/smaps");
+	std::string line;
+	bool in = false;
+	long long thp_kb = -1;
+	char start[32];
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)p);	// madvise split the VMA there
+	while (std::getline(sm, line)) {
+		if (line.find('-') != std::string::npos && line.find(' ') > line.find('-') &&
+		    isxdigit((unsigned char)line[0]))
+			in = line.rfind(start, 0) == 0;
+		if (in && line.rfind("AnonHugePages:", 0) == 0)
+			thp_kb = std::stoll(line.substr(14));
+	}
+	ASSERT_GE(thp_kb, 0) << "no smaps entry for the mapping";
+	if (thp_kb == 0)
+		GTEST_SKIP() << "the kernel gave this mapping no huge page (memory too fragmented)";
+	EXPECT_LT(a.moved, len / page_size() / 100);
+	EXPECT_EQ(a.with(MS_A_ANON_THP) + a.moved, (uint64_t)thp_kb * 1024 / page_size());
+	std::printf("anon THP: %lld kB of 256 MiB\n", thp_kb);
+	expect_row_ok(attrs_reconcile(), "AnonHugePages");
+}
+
+// 64 MiB registered with io_uring (IORING_REGISTER_BUFFERS pins with FOLL_LONGTERM): exactly its
+// pages are DMA-pinned, and none once unregistered. Its first half is small folios (the pin
+// bias in the refcount), its second half asks for huge pages (_pincount of large folios).
+TEST(Attributes, IoUringBuffersAreDmaPinned)
+{
+	const size_t len = 64 * kMiB;
+	struct io_uring_params prm = {};
+	int fd = (int)syscall(__NR_io_uring_setup, 4, &prm);
+	if (fd < 0)
+		GTEST_SKIP() << "io_uring_setup: " << strerror(errno)
+			     << " (io_uring disabled or absent here)";
+	const size_t align = 2 * kMiB;
+	Mapping raw(mmap(nullptr, len + align, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len + align);
+	ASSERT_TRUE(raw.ok());
+	char *p = (char *)(((uintptr_t)raw.data() + align - 1) & ~(uintptr_t)(align - 1));
+	struct {
+		char *d;
+		char *data() const { return d; }
+	} m{ p };	// the aligned 64 MiB of raw
+	madvise(p, len / 2, MADV_NOHUGEPAGE);
+	madvise(p + len / 2, len / 2, MADV_HUGEPAGE);
+	touch_write(m.data(), len);
+	PageAttrs before = attrs_of(m.data(), len);
+	EXPECT_EQ(before.with(MS_A_DMA_PINNED), 0u) << "pinned before registration";
+	struct iovec iov = { m.data(), len };
+	ASSERT_EQ(syscall(__NR_io_uring_register, fd, IORING_REGISTER_BUFFERS, &iov, 1), 0)
+		<< strerror(errno);
+	PageAttrs a = attrs_of(m.data(), len);	// pfns after the pin (FOLL_LONGTERM migrates)
+	EXPECT_EQ(a.moved, 0u) << "pinned pages moved";
+	EXPECT_EQ(a.with(MS_A_DMA_PINNED), len / page_size());
+	EXPECT_EQ(std::count_if(a.mask.begin(), a.mask.begin() + a.mask.size() / 2,
+				[](uint32_t k) { return k & (1U << MS_A_DMA_PINNED); }),
+		  (long)a.mask.size() / 2) << "small folios not pinned";
+	std::printf("pinned: %llu of the huge half's pages in anon THP\n",
+		    (unsigned long long)std::count_if(a.mask.begin() + a.mask.size() / 2,
+						      a.mask.end(), [](uint32_t k) {
+							      return k & (1U << MS_A_ANON_THP);
+						      }));
+	EXPECT_GE(ms_attrs_total(&a.totals, MS_A_DMA_PINNED), len / page_size());
+	RunResult v = run_memstat({ "-v" });
+	EXPECT_NE(v.out.find("(of which DMA-pinned)"), std::string::npos) << v.out;
+	ASSERT_EQ(syscall(__NR_io_uring_register, fd, IORING_UNREGISTER_BUFFERS, nullptr, 0), 0)
+		<< strerror(errno);
+	PageAttrs b = attrs_of(m.data(), len);
+	EXPECT_EQ(b.with(MS_A_DMA_PINNED), 0u) << "still pinned after unregistering";
+	close(fd);
+}
+
+// Two identical 64 MiB MADV_MERGEABLE regions merged by ksmd: the pages are KSM (the KSM
+// settings are restored afterwards, also on failure: the guards).
+TEST(Attributes, MergedPagesAreKsm)
+{
+	if (access("/sys/kernel/mm/ksm/run", W_OK))
+		GTEST_SKIP() << "this kernel has no KSM (/sys/kernel/mm/ksm/run)";
+	const size_t len = 64 * kMiB;
+	const uint64_t n = len / page_size();
+	SysfsGuard run("/sys/kernel/mm/ksm/run"), scan("/sys/kernel/mm/ksm/pages_to_scan"),
+		sleep_ms("/sys/kernel/mm/ksm/sleep_millisecs");
+	Mapping a(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		  len),
+		b(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		  len);
+	ASSERT_TRUE(a.ok() && b.ok());
+	for (uint64_t i = 0; i < n; i++) {	// each page differs from the others of its region
+		char *pa = a.data() + i * page_size(), *pb = b.data() + i * page_size();
+		memset(pa, 0x5a, page_size());
+		memcpy(pa, &i, sizeof(i));
+		memcpy(pb, pa, page_size());
+	}
+	ASSERT_EQ(madvise(a.data(), len, MADV_MERGEABLE), 0) << strerror(errno);
+	ASSERT_EQ(madvise(b.data(), len, MADV_MERGEABLE), 0) << strerror(errno);
+	ASSERT_TRUE(scan.write("20000"));
+	ASSERT_TRUE(sleep_ms.write("10"));
+	ASSERT_TRUE(run.write("1"));
+	auto t0 = std::chrono::steady_clock::now();
+	uint64_t merged = 0;
+	while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
+		std::vector<uint64_t> pa = pfns_at(a.data(), len), pb = pfns_at(b.data(), len);
+		merged = 0;
+		for (uint64_t i = 0; i < n; i++)
+			merged += pa[i] && pa[i] == pb[i];
+		if (merged == n)
+			break;
+		std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	}
+	ASSERT_EQ(merged, n) << "ksmd did not merge the two regions in 120 s";
+	PageAttrs k = attrs_of(a.data(), len);
+	EXPECT_EQ(k.with(MS_A_KSM) + k.moved, n);
+	EXPECT_LT(k.moved, n / 100);
+	json j = attrs_reconcile();
+	EXPECT_GE(j["attributes"]["ksm"].get<uint64_t>(), n - k.moved);
+	madvise(a.data(), len, MADV_UNMERGEABLE);
+	madvise(b.data(), len, MADV_UNMERGEABLE);
+}
