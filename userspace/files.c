@@ -320,9 +320,11 @@ int ms_file_name(struct ms_groups *g, struct ms_group *grp)
 	free(grp->extra);
 	grp->extra = fi;
 	if (!files_be || !files_be->bpf) {
+		/* no path program: the kmod backend, or a caller that set no backend */
 		fi->source = MS_PSRC_KMOD;
 		fi->mount = mount_for(current_mounts(), (__u32)grp->k1, NULL);
-		grp->name = strdup("path unavailable with the kmod backend");
+		grp->name = strdup(files_be && files_be->kmod ?
+				   "path unavailable with the kmod backend" : "path unavailable");
 		return grp->name ? 0 : -ENOMEM;
 	}
 	s = calloc(1, sizeof(*s));
