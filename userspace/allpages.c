@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 
 #include "memstat_int.h"
+#include "cgroup.h"
 #include "files.h"
 #include "pagefmt.h"
 
@@ -31,6 +32,8 @@ struct dumper {
 	bool by_file;			/* --file / --inode: only the pages of file (fdev, fino) */
 	__u32 fdev;			/* s_dev: major << 20 | minor */
 	__u64 fino;
+	bool by_cgroup;			/* --cgroup: only the pages charged to memcg cgroup */
+	__u64 cgroup;
 	__u64 printed;
 	__u64 sub[MS_NR_SUBS];		/* classes of the printed records */
 	struct ms_pagefmt_pipe *pipe;	/* formats and writes the records */
@@ -46,6 +49,8 @@ static const char usage_text[] =
 	"                         (kernel,anon,shmem,exec,page_cache,hugetlb,free or a detail key)\n"
 	"      --file PATH        only the pages of the file PATH (its device and inode)\n"
 	"      --inode DEV:INO    only the pages of inode INO of device DEV (MAJOR:MINOR:INO)\n"
+	"      --cgroup PATH|ID   only the pages charged to this memory cgroup: its path\n"
+	"                         (e.g. /system.slice), its directory, or its id\n"
 	"  -f, --format FMT       text (default), csv or jsonl\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded), bpf or kmod\n"
 	"      --summary          print the class totals of the same walk at the end\n"
@@ -108,7 +113,8 @@ static bool wanted(const struct dumper *d, __u64 pfn, const struct ms_page_rec *
 {
 	return pfn >= d->first && pfn <= d->last && r->valid && r->sub < MS_NR_SUBS &&
 	       (d->want & (1U << r->sub)) &&
-	       (!d->by_file || (r->dev == d->fdev && r->ino == d->fino && (r->ino || r->dev)));
+	       (!d->by_file || (r->dev == d->fdev && r->ino == d->fino && (r->ino || r->dev))) &&
+	       (!d->by_cgroup || r->cgroup == d->cgroup);
 }
 
 static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
@@ -177,6 +183,34 @@ static int parse_class_list(const char *arg, __u32 *want)
 	return *want ? 0 : usage_error("%s", "--class needs at least one class");
 }
 
+/*
+ * --cgroup PATH|ID: a path (as --by cgroup prints it, or the cgroup's directory) must name a
+ * cgroup of the memory hierarchy now; an id need not (a removed cgroup's pages keep its id).
+ */
+static int parse_cgroup(const char *arg, struct dumper *d)
+{
+	struct ms_cgroups cg;
+	int err = ms_cgroups_load(&cg);
+	bool mounted;
+
+	if (err && err != -ENOENT) {
+		ms_err("failed to read the memory cgroup hierarchy: %s", strerror(-err));
+		ms_cgroups_free(&cg);
+		return MS_EXIT_FAIL;
+	}
+	err = ms_cgroup_resolve(&cg, arg, &d->cgroup);
+	mounted = cg.n > 0;
+	ms_cgroups_free(&cg);
+	if (err)
+		return usage_error(mounted || isdigit((unsigned char)*arg) ?
+				   "no memory cgroup '%s' (expected its path as --by cgroup prints "
+				   "it, e.g. /system.slice, its directory, or its id)" :
+				   "no memory cgroup '%s' (no memory cgroup hierarchy is mounted: "
+				   "give the cgroup's id)", arg);
+	d->by_cgroup = true;
+	return 0;
+}
+
 /* Restrict the present ranges to [first, last]; none left is an error. */
 static int clip_ranges(const struct ms_ranges *all, __u64 first, __u64 last, struct ms_ranges *out)
 {
@@ -202,12 +236,13 @@ static int clip_ranges(const struct ms_ranges *all, __u64 first, __u64 last, str
 
 int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 {
-	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW, OPT_JOBS, OPT_FILE, OPT_INODE };
+	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW, OPT_JOBS, OPT_FILE, OPT_INODE, OPT_CGROUP };
 	static const struct option longopts[] = {
 		{ "pfn", required_argument, NULL, OPT_PFN },
 		{ "class", required_argument, NULL, OPT_CLASS },
 		{ "file", required_argument, NULL, OPT_FILE },
 		{ "inode", required_argument, NULL, OPT_INODE },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "format", required_argument, NULL, 'f' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
@@ -269,6 +304,11 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			d->by_file = true;
 			break;
 		}
+		case OPT_CGROUP:
+			ret = parse_cgroup(optarg, d);
+			if (ret)
+				goto out;
+			break;
 		case OPT_INODE:
 			if (ms_file_parse_inode(optarg, &d->fdev, &d->fino)) {
 				ret = usage_error("invalid --inode '%s': expected MAJOR:MINOR:INODE, "

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "cgroup.h"
 #include "files.h"
 
 #define NONE_KEY (~0ULL)	/* k1 of the "(none)" group */
@@ -249,16 +250,135 @@ static void cols_fs(FILE *out, const struct ms_groups *g, const struct ms_group 
 	fprintf(out, "  %-9s %-10s", dev, m ? m->fstype : "-");
 }
 
-/* cgroup: the cgroup engineer's names plug in here (userspace/cgroup.c); until then the id */
+/*
+ * cgroup: the path under the memory controller's hierarchy (cgroup.c, read at
+ * ms_groups_finish()), "(removed) id N" for an id in none of its directories (an offline memcg
+ * still charged with pages: its own group), "id N" when no memory hierarchy is mounted.
+ */
+struct cgroup_extra {
+	bool known, removed;	/* in the hierarchy; not in it, though one is mounted */
+	unsigned int depth;	/* known: 0 for the root */
+	__u64 parent;		/* known and not the root: the parent's id */
+	bool tree;		/* --tree: sub[] and total are the cgroup's and its descendants' */
+	__u64 sub[MS_NR_SUBS];
+	__u64 total;
+};
+
+static void json_pages(FILE *out, const struct ms_group *x);
+
 static int name_cgroup(struct ms_groups *g, struct ms_group *grp)
 {
-	grp->name = strdupf("id %llu", (unsigned long long)grp->k1);
+	const struct ms_cgroup *c = g->cgroups ? ms_cgroups_find(g->cgroups, grp->k1) : NULL;
+	struct cgroup_extra *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	free(grp->extra);
+	grp->extra = e;
+	e->known = c != NULL;
+	e->removed = !c && g->cgroups;
+	if (c) {
+		e->depth = c->depth;
+		e->parent = c->parent;
+		grp->name = strdup(c->path);
+	} else {
+		grp->name = strdupf("%sid %llu", g->cgroups ? "(removed) " : "",
+				    (unsigned long long)grp->k1);
+	}
 	return grp->name ? 0 : -ENOMEM;
 }
 
 static void json_cgroup(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
 {
+	const struct cgroup_extra *e = grp->extra;
+
 	fprintf(out, ",\"id\":%llu", (unsigned long long)grp->k1);
+	if (!e)
+		return;
+	fprintf(out, ",\"removed\":%s", e->removed ? "true" : "false");
+	if (e->known && e->depth)
+		fprintf(out, ",\"parent_id\":%llu", (unsigned long long)e->parent);
+	else
+		fputs(",\"parent_id\":null", out);
+	if (e->known)
+		fprintf(out, ",\"depth\":%u", e->depth);
+	else
+		fputs(",\"depth\":null", out);
+	if (e->tree) {
+		struct ms_group t = { .total = e->total };
+
+		memcpy(t.sub, e->sub, sizeof(t.sub));
+		fputs(",\"tree\":{", out);
+		json_pages(out, &t);
+		fputc('}', out);
+	}
+}
+
+/*
+ * --tree: the rows in depth-first order, each with its subtree's pages in its extra; cgroups
+ * with no pages of their own but some below them become groups of no pages; removed cgroups
+ * (their parent is unknown) follow the hierarchy, "(none)" comes last.
+ */
+static size_t lookup(struct ms_groups *g, __u64 k1, __u64 k2);
+
+static int cgroup_tree(struct ms_groups *g)
+{
+	size_t nk = 0, i, nrows = 0, n = 0, none = (size_t)-1, *idx, *order = NULL;
+	__u64 *ids, *own;
+	struct ms_cgroup_row *rows = NULL;
+	int err = -ENOMEM;
+
+	ids = malloc((g->n + 1) * sizeof(*ids));
+	own = malloc((g->n + 1) * MS_NR_SUBS * sizeof(*own));
+	idx = malloc((g->n + 1) * sizeof(*idx));
+	if (!ids || !own || !idx)
+		goto out;
+	for (i = 0; i < g->n; i++) {
+		if (g->g[i].k1 == NONE_KEY && g->g[i].k2 == NONE_KEY) {
+			none = i;
+			continue;
+		}
+		ids[nk] = g->g[i].k1;
+		memcpy(&own[nk * MS_NR_SUBS], g->g[i].sub, sizeof(g->g[i].sub));
+		idx[nk++] = i;
+	}
+	err = ms_cgroup_tree(g->cgroups, ids, own, nk, MS_NR_SUBS, &rows, &nrows);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	order = calloc(nrows + 1, sizeof(*order));
+	if (!order)
+		goto out;
+	for (i = 0; i < nrows; i++) {
+		size_t gi = rows[i].group != (size_t)-1 ? idx[rows[i].group] : lookup(g, rows[i].id, 0) - 1;
+		struct ms_group *x;
+		struct cgroup_extra *e;
+
+		if (gi == (size_t)-1)
+			goto out;
+		x = &g->g[gi];
+		if (!x->name && name_cgroup(g, x))
+			goto out;
+		e = x->extra;
+		e->tree = true;
+		memcpy(e->sub, rows[i].tree, sizeof(e->sub));
+		e->total = rows[i].tree_total;
+		order[n++] = gi;
+	}
+	if (none != (size_t)-1)
+		order[n++] = none;
+	free(g->order);
+	g->order = order;
+	g->nshown = n;
+	order = NULL;
+	err = 0;
+out:
+	ms_cgroup_rows_free(rows, nrows);
+	free(order);
+	free(ids);
+	free(own);
+	free(idx);
+	return err;
 }
 
 const struct ms_by_key ms_by_keys[MS_NR_BY] = {
@@ -527,6 +647,22 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 							  "/proc/self/mountinfo", g)))
 		ms_err("failed to read /proc/self/mountinfo: %s (file systems are shown as not "
 		       "mounted)", strerror(-err));
+	if (g->by == MS_BY_CGROUP) {
+		if (g->cgroups)
+			ms_cgroups_free(g->cgroups);
+		else
+			g->cgroups = malloc(sizeof(*g->cgroups));
+		if (!g->cgroups || (err = ms_cgroups_load(g->cgroups))) {
+			ms_err("%s (cgroups are shown by id%s)", !g->cgroups ? "out of memory" :
+			       err == -ENOENT ? "no memory cgroup hierarchy is mounted" :
+			       "failed to read the memory cgroup hierarchy",
+			       g->tree ? ", without --tree" : "");
+			if (g->cgroups)
+				ms_cgroups_free(g->cgroups);
+			free(g->cgroups);
+			g->cgroups = NULL;
+		}
+	}
 	g->order = calloc(g->n ? g->n : 1, sizeof(*g->order));
 	if (!g->order) {
 		ms_err("out of memory");
@@ -560,6 +696,10 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 			return MS_EXIT_FAIL;
 		}
 	}
+	if (g->by == MS_BY_CGROUP && g->tree && g->cgroups && cgroup_tree(g)) {
+		ms_err("out of memory");
+		return MS_EXIT_FAIL;
+	}
 	return MS_EXIT_OK;
 }
 
@@ -590,7 +730,18 @@ static const char *const col_label[] = { "Kernel", "Anon", "Shmem", "Exec", "Cac
 
 static void table_row(FILE *out, const struct ms_groups *g, const struct ms_group *x)
 {
+	const struct cgroup_extra *e = g->by == MS_BY_CGROUP ? x->extra : NULL;
+	struct ms_group t;
+	int indent = 0;
 	size_t c;
+
+	if (e && e->tree) {	/* cgroup --tree: the subtree's pages, indented by depth */
+		t = *x;
+		memcpy(t.sub, e->sub, sizeof(t.sub));
+		t.total = e->total;
+		x = &t;
+		indent = 2 * (int)e->depth;
+	}
 
 	fprintf(out, "%10.0f", mb(x->total));
 	for (c = 0; c < NSHOWN; c++) {
@@ -601,7 +752,7 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 	}
 	if (g->key->cols)
 		g->key->cols(out, g, x);
-	fprintf(out, "  %s\n", x->name ? x->name : "");
+	fprintf(out, "  %*s%s\n", indent, "", x->name ? x->name : "");
 }
 
 void ms_groups_print(FILE *out, const struct ms_groups *g)
@@ -621,7 +772,8 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 		fprintf(out, " %8s %4s", col_label[c], "%");
 	if (g->key->cols_head)
 		g->key->cols_head(out);
-	fprintf(out, "  %s\n", what[g->by]);
+	fprintf(out, "  %s%s\n", what[g->by],
+		g->tree && g->cgroups ? " (tree: each row is the cgroup and its descendants)" : "");
 	for (i = 0; i < g->nshown; i++)
 		table_row(out, g, &g->g[g->order[i]]);
 	if (g->nother) {
@@ -769,5 +921,8 @@ void ms_groups_free(struct ms_groups *g)
 	free(g->slots);
 	free(g->zones);
 	mounts_free(g);
+	if (g->cgroups)
+		ms_cgroups_free(g->cgroups);
+	free(g->cgroups);
 	free(g);
 }

@@ -61,6 +61,8 @@ static const char usage_text[] =
 	"                         (one walk of every page's record; bpf or kmod backend)\n"
 	"      --top N            with --by: the N largest groups, the rest summed as\n"
 	"                         (other) (default: 20 for file and exec, else all)\n"
+	"      --tree             with --by cgroup: each row is a cgroup and its\n"
+	"                         descendants, indented by depth\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -78,6 +80,7 @@ struct opts {
 	unsigned int jobs;	/* --jobs N; 0: ms_jobs_auto() */
 	int by;			/* --by KEY: enum ms_by; -1: not given */
 	size_t top;		/* --top N; 0: the key's default */
+	bool tree;		/* --tree: with --by cgroup, hierarchical totals */
 	const char *output;
 	int format;		/* -1: not given, else enum ms_format */
 	struct ms_sample_opts so;
@@ -134,7 +137,7 @@ static int parse_count(const char *arg, long *out)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
-	       OPT_SEED, OPT_BY, OPT_TOP };
+	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attributes", no_argument, NULL, 'a' },
@@ -152,6 +155,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "tree", no_argument, NULL, OPT_TREE },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -276,6 +280,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->top = (size_t)v;
 			break;
 		}
+		case OPT_TREE:
+			o->tree = true;
+			break;
 		case 'V':
 			printf("memstat %s\n", MEMSTAT_VERSION);
 			exit(MS_EXIT_OK);
@@ -336,6 +343,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				   "or jsonl");
 	if (o->format < 0)
 		o->format = o->output ? MS_FMT_CSV : MS_FMT_ROWS;
+	if (o->tree && o->by != MS_BY_CGROUP)
+		return usage_error("%s", "--tree needs --by cgroup");
+	if (o->tree && o->top)
+		return usage_error("%s", "--tree shows every cgroup with pages: it cannot be "
+				   "combined with --top");
 	if (o->top && o->by < 0)
 		return usage_error("%s", "--top needs --by KEY");
 	if (o->attributes) {
@@ -683,6 +695,7 @@ int main(int argc, char **argv)
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
+		walker.groups->tree = o.tree;
 		ro.groups = walker.groups;
 		ms_files_backend(&walker.be);	/* file, exec: the path program's backend */
 	}

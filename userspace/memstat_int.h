@@ -305,6 +305,8 @@ struct ms_groups {
 	struct ms_mount *mounts;	/* fs: /proc/self/mountinfo */
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	size_t nmounts;
+	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
+	struct ms_cgroups *cgroups;	/* cgroup: the memory hierarchy (cgroup.c), read at finish */
 };
 int ms_by_parse(const char *s, enum ms_by *out);
 struct ms_groups *ms_groups_new(enum ms_by by, size_t top);

@@ -11,9 +11,9 @@ anon_ksm page_cache_file page_cache_buffers page_cache_swapcache hugetlb_used
 hugetlb_free free_buddy free_pcp free_uninit free_unaccepted"
 
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
--o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top
+-o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --tree
 -V --version -h --help"
-_memstat_allpages_opts="--pfn --class --file --inode -f --format -b --backend --summary --jobs
+_memstat_allpages_opts="--pfn --class --file --inode --cgroup -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
 _memstat_map_opts="-o --output -b --backend -h --help"
 _memstat_plot_opts="-o --output -h --help"
@@ -98,7 +98,7 @@ _memstat()
 	--by)
 		COMPREPLY=($(compgen -W "node zone fs cgroup file exec" -- "$cur"))
 		return;;
-	--jobs|--seed|--pfn|--top|--inode)
+	--jobs|--seed|--pfn|--top|--inode|--cgroup)
 		return;;
 	esac
 

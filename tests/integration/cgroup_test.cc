@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// memstat --by cgroup (userspace/cgroup.c, groups.c) and allpages --cgroup against the kernel's
+// own memory.stat, with cgroups this test makes under the memory controller: v1 on the test
+// machine, v2 in the VM matrix (which mounts no cgroup file system: the test mounts cgroup2
+// itself when no memory hierarchy is mounted). Run as root.
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "helpers.h"
+
+extern "C" {
+#include "cgroup.h"
+#include "memstat_int.h"
+}
+
+using namespace mstest;
+
+namespace {
+
+const long kMiB = 1 << 20;
+
+// The memory controller's hierarchy: the one memstat will find (cgroup.c), else cgroup2
+// mounted here on a temporary directory, unmounted at the end.
+struct Hierarchy {
+	std::string mount, root, why;
+	int version = 0;
+	bool mounted_here = false;
+
+	Hierarchy()
+	{
+		char *m = nullptr, *r = nullptr;
+		if (ms_cgroup_find_mount("/proc/self/mountinfo", &m, &r, &version) == 0) {
+			mount = m;
+			root = r;
+			free(m);
+			free(r);
+			return;
+		}
+		char tmpl[] = "/tmp/memstat-cgroup2-XXXXXX";
+		if (!mkdtemp(tmpl)) {
+			why = std::string("mkdtemp: ") + strerror(errno);
+			return;
+		}
+		if (::mount("cgroup2", tmpl, "cgroup2", 0, nullptr)) {
+			why = std::string("no memory cgroup hierarchy is mounted and mounting cgroup2 "
+					  "failed: ") + strerror(errno);
+			rmdir(tmpl);
+			return;
+		}
+		mounted_here = true;
+		mount = tmpl;
+		if (ms_cgroup_find_mount("/proc/self/mountinfo", &m, &r, &version) || mount != m) {
+			why = "cgroup2 mounted, but without the memory controller (bound to v1 elsewhere?)";
+			version = 0;
+		} else {
+			root = r;
+		}
+		free(m);
+		free(r);
+	}
+	~Hierarchy()
+	{
+		if (mounted_here) {
+			umount2(mount.c_str(), MNT_DETACH);
+			rmdir(mount.c_str());
+		}
+	}
+	bool ok() const { return version == 1 || version == 2; }
+};
+
+bool write_str(const std::string &path, const std::string &v)
+{
+	int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = ::write(fd, v.data(), v.size()) == (ssize_t)v.size();
+	close(fd);
+	return ok;
+}
+
+// A cgroup the test makes (rel: under the hierarchy's mount); removed when it goes away, after
+// its processes are moved to the root. A v2 parent gives its children the memory controller.
+class Cgroup {
+public:
+	Cgroup(const Hierarchy &h, const std::string &rel) : h_(h), rel_(rel), dir_(h.mount + "/" + rel)
+	{
+		made_ = mkdir(dir_.c_str(), 0755) == 0;
+		if (!made_)
+			err_ = std::string("mkdir ") + dir_ + ": " + strerror(errno);
+	}
+	~Cgroup() { remove(); }
+	bool ok() const { return made_; }
+	const std::string &err() const { return err_; }
+	const std::string &dir() const { return dir_; }
+	// the name memstat gives it: its path from the hierarchy's root
+	std::string path() const { return (h_.root == "/" ? "" : h_.root) + "/" + rel_; }
+	unsigned long long id() const
+	{
+		struct stat st;
+		return ::stat(dir_.c_str(), &st) ? 0 : (unsigned long long)st.st_ino;
+	}
+	bool give_memory_to_children() const
+	{
+		if (h_.version != 2)
+			return true;
+		return write_str(h_.mount + "/cgroup.subtree_control", "+memory") &&
+		       write_str(dir_ + "/cgroup.subtree_control", "+memory");
+	}
+	// memory.stat, in bytes: v1's hierarchical total_* fields, v2's (hierarchical) own
+	std::map<std::string, long long> stat() const
+	{
+		std::map<std::string, long long> m;
+		std::istringstream in(read_file(dir_ + "/memory.stat"));
+		std::string k;
+		long long v;
+		while (in >> k >> v)
+			m[k] = v;
+		return m;
+	}
+	long long usage() const
+	{
+		return atoll(read_file(dir_ + (h_.version == 1 ? "/memory.usage_in_bytes" :
+							   "/memory.current")).c_str());
+	}
+	// anon, file (page cache with shmem) and shmem of memory.stat, in bytes
+	void anon_file_shmem(long long *anon, long long *file, long long *shmem) const
+	{
+		auto s = stat();
+		bool v1 = h_.version == 1;
+		*anon = s[v1 ? "total_rss" : "anon"];
+		*file = s[v1 ? "total_cache" : "file"];
+		*shmem = s[v1 ? "total_shmem" : "shmem"];
+	}
+	// the processes out (to the root), then rmdir; a dying cgroup's rmdir succeeds at once
+	bool remove()
+	{
+		if (!made_)
+			return true;
+		std::istringstream in(read_file(dir_ + "/cgroup.procs"));
+		std::string pid;
+		while (in >> pid)
+			write_str(h_.mount + "/cgroup.procs", pid);
+		for (int i = 0; i < 100; i++) {
+			if (!rmdir(dir_.c_str()) || errno == ENOENT) {
+				made_ = false;
+				return true;
+			}
+			usleep(20000);	// a process that just exited may still populate it
+		}
+		ADD_FAILURE() << "rmdir " << dir_ << ": " << strerror(errno);
+		return false;
+	}
+
+private:
+	const Hierarchy &h_;
+	std::string rel_, dir_, err_;
+	bool made_ = false;
+};
+
+// A child process that joins a cgroup, does work() there and stays until it goes away.
+class Member {
+public:
+	template <typename F> Member(const Cgroup &cg, F work)
+	{
+		int ready[2], done[2];
+		if (pipe(ready) || pipe(done))
+			return;
+		pid_ = fork();
+		if (pid_ == 0) {
+			close(ready[0]);
+			close(done[1]);
+			char ok = write_str(cg.dir() + "/cgroup.procs", std::to_string(getpid())) && work();
+			if (::write(ready[1], &ok, 1) != 1)
+				_exit(1);
+			char c;
+			while (read(done[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0);
+		}
+		close(ready[1]);
+		close(done[0]);
+		done_ = done[1];
+		char ok = 0;
+		ok_ = pid_ > 0 && read(ready[0], &ok, 1) == 1 && ok;
+		close(ready[0]);
+	}
+	~Member() { end(); }
+	bool ok() const { return ok_; }
+	void end()
+	{
+		if (done_ >= 0)
+			close(done_);
+		done_ = -1;
+		if (pid_ > 0)
+			waitpid(pid_, nullptr, 0);
+		pid_ = -1;
+	}
+
+private:
+	pid_t pid_ = -1;
+	int done_ = -1;
+	bool ok_ = false;
+};
+
+std::string test_name(const char *what)
+{
+	return std::string("memstat-test-") + what + "-" + std::to_string(getpid());
+}
+
+json by_cgroup(const std::vector<std::string> &extra = {})
+{
+	std::vector<std::string> args = { "--json", "--by", "cgroup" };
+	args.insert(args.end(), extra.begin(), extra.end());
+	RunResult r = run_memstat(args);
+	EXPECT_EQ(r.status, 0) << "memstat --json --by cgroup";
+	try {
+		return json::parse(r.out);
+	} catch (const std::exception &e) {
+		ADD_FAILURE() << "invalid JSON: " << e.what() << "\n" << r.out;
+		return json::object();
+	}
+}
+
+// The group of cgroup id in a --by cgroup JSON, or null.
+json group_of(const json &j, unsigned long long id)
+{
+	for (auto &g : j["groups"])
+		if (g.contains("id") && g["id"].get<unsigned long long>() == id)
+			return g;
+	return nullptr;
+}
+
+long long pg(const json &g, const char *cls)
+{
+	return g["pages"][cls].get<long long>();
+}
+
+// memstat's classes as memory.stat counts them (README "--by cgroup"): anon is anon; file is
+// shmem, exec and page cache (NR_FILE_PAGES); shmem is shmem. In bytes.
+void walk_anon_file_shmem(const json &pages, long long *anon, long long *file, long long *shmem)
+{
+	long long ps = page_size();
+	*anon = pages["anon"].get<long long>() * ps;
+	*shmem = pages["shmem"].get<long long>() * ps;
+	*file = (pages["shmem"].get<long long>() + pages["exec"].get<long long>() +
+		 pages["page_cache"].get<long long>()) * ps;
+}
+
+// The walk's anon, file and shmem of a cgroup against its memory.stat, within 1% of its usage
+// (the issue's bound).
+void expect_matches_memory_stat(const Cgroup &cg, const json &pages, const char *what)
+{
+	long long wa, wf, ws, ka, kf, ks, usage = cg.usage();
+	walk_anon_file_shmem(pages, &wa, &wf, &ws);
+	cg.anon_file_shmem(&ka, &kf, &ks);
+	long long tol = usage / 100;
+	EXPECT_LE(llabs(wa - ka), tol) << what << " anon: walk " << wa << " memory.stat " << ka
+				       << " bytes, usage " << usage;
+	EXPECT_LE(llabs(wf - kf), tol) << what << " file: walk " << wf << " memory.stat " << kf
+				       << " bytes, usage " << usage;
+	EXPECT_LE(llabs(ws - ks), tol) << what << " shmem: walk " << ws << " memory.stat " << ks
+				       << " bytes, usage " << usage;
+}
+
+// Page cache that a cgroup's process reads: written first, dropped from the cache
+// (posix_fadvise DONTNEED once it is clean), then read back.
+bool fill_drop_read(int fd, size_t len)
+{
+	std::vector<char> chunk(kMiB, 'c');
+	if (lseek(fd, 0, SEEK_SET))
+		return false;
+	for (size_t done = 0; done < len; done += chunk.size())
+		if (::write(fd, chunk.data(), chunk.size()) != (ssize_t)chunk.size())
+			return false;
+	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		return false;
+	size_t got = 0;
+	ssize_t n;
+	if (lseek(fd, 0, SEEK_SET))
+		return false;
+	while ((n = read(fd, chunk.data(), chunk.size())) > 0)
+		got += n;
+	return got == len;
+}
+
+// One child cgroup holds 300 MiB of touched anon, 200 MiB of a file read into the page cache
+// and a 64 MiB memfd; its empty sibling holds nothing. Each against its memory.stat, and their
+// parent's --tree row against the parent's (hierarchical) memory.stat.
+TEST(ByCgroup, WorkloadMatchesMemoryStat)
+{
+	Hierarchy h;
+	if (!h.ok())
+		GTEST_SKIP() << "no memory cgroup hierarchy: " << h.why;
+	std::string top = test_name("by");
+	Cgroup parent(h, top);
+	ASSERT_TRUE(parent.ok()) << parent.err();
+	ASSERT_TRUE(parent.give_memory_to_children()) << "+memory in cgroup.subtree_control";
+	Cgroup child(h, top + "/workload"), sibling(h, top + "/empty");
+	ASSERT_TRUE(child.ok()) << child.err();
+	ASSERT_TRUE(sibling.ok()) << sibling.err();
+	TempFile f("/var/tmp");
+	ASSERT_GE(f.fd(), 0);
+	const size_t anon_len = 300 * kMiB, file_len = 200 * kMiB, memfd_len = 64 * kMiB;
+	Member m(child, [&] {
+		char *a = (char *)mmap(nullptr, anon_len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED)
+			return false;
+		touch_write(a, anon_len);
+		int mfd = memfd_create("memstat-cgroup-test", MFD_CLOEXEC);
+		if (mfd < 0 || ftruncate(mfd, memfd_len))
+			return false;
+		char *s = (char *)mmap(nullptr, memfd_len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+		if (s == MAP_FAILED)
+			return false;
+		touch_write(s, memfd_len);
+		return fill_drop_read(f.fd(), file_len);
+	});
+	ASSERT_TRUE(m.ok()) << "the workload in " << child.dir() << " failed";
+
+	json j = by_cgroup();
+	json g = group_of(j, child.id());
+	ASSERT_FALSE(g.is_null()) << "no group for " << child.path() << " (id " << child.id() << ")";
+	EXPECT_EQ(g["name"], child.path());
+	EXPECT_EQ(g["removed"], false);
+	EXPECT_EQ(g["parent_id"], parent.id());
+	const long long ps = page_size();
+	EXPECT_GE(pg(g, "anon") * ps, (long long)anon_len);
+	EXPECT_GE((pg(g, "page_cache") + pg(g, "exec")) * ps, (long long)file_len);
+	EXPECT_GE(pg(g, "shmem") * ps, (long long)memfd_len);
+	expect_matches_memory_stat(child, g["pages"], "the workload's cgroup");
+	EXPECT_TRUE(group_of(j, sibling.id()).is_null())
+		<< "the empty sibling has a group: " << group_of(j, sibling.id()).dump();
+	expect_matches_memory_stat(sibling, json{ { "anon", 0 }, { "shmem", 0 }, { "exec", 0 },
+						   { "page_cache", 0 } },
+				   "the empty sibling");
+
+	// --tree: the parent's row is itself and the workload; against its memory.stat
+	json t = by_cgroup({ "--tree" });
+	json tp = group_of(t, parent.id()), tc = group_of(t, child.id());
+	ASSERT_FALSE(tp.is_null()) << "--tree has no row for " << parent.path();
+	ASSERT_FALSE(tc.is_null()) << "--tree has no row for " << child.path();
+	EXPECT_EQ(tp["name"], parent.path());
+	EXPECT_EQ(tc["depth"].get<int>(), tp["depth"].get<int>() + 1);
+	EXPECT_EQ(tp["tree"]["pages"]["total"].get<long long>(), pg(tp, "total") + pg(tc, "total"))
+		<< "the parent's tree is itself and its one child with pages";
+	EXPECT_EQ(tc["tree"]["pages"], tc["pages"]) << "a leaf's tree is itself";
+	expect_matches_memory_stat(parent, tp["tree"]["pages"], "the parent's --tree row");
+	size_t ip = 0, ic = 0;
+	for (size_t i = 0; i < t["groups"].size(); i++) {
+		if (t["groups"][i] == tp)
+			ip = i;
+		if (t["groups"][i] == tc)
+			ic = i;
+	}
+	EXPECT_EQ(ic, ip + 1) << "depth first: the child right after its parent";
+}
+
+// What the kernel does with the pages of a removed cgroup: up to 6.18 a user folio points to
+// its mem_cgroup, which stays (offline) as long as it has pages: they show as "(removed) id
+// N". From 7.x the folio points to an obj_cgroup, which the kernel hands to the parent when
+// the cgroup goes offline: the pages are then the parent's (docs/page-classes.md 3.8).
+TEST(ByCgroup, RemovedCgroupsPagesAreItsOwnGroupOrTheParents)
+{
+	Hierarchy h;
+	if (!h.ok())
+		GTEST_SKIP() << "no memory cgroup hierarchy: " << h.why;
+	struct ms_bpf *b = nullptr;
+	char why[512];
+	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why)), 0) << why;
+	int kind = ms_bpf_features(b)->memcg_kind;
+	ms_bpf_free(b);
+	ASSERT_TRUE(kind == MS_MEMCG_DIRECT || kind == MS_MEMCG_OBJCG)
+		<< "the probe could not tell what a user folio's memcg_data points to";
+
+	std::string top = test_name("removed");
+	Cgroup parent(h, top);
+	ASSERT_TRUE(parent.ok()) << parent.err();
+	ASSERT_TRUE(parent.give_memory_to_children());
+	Cgroup gone(h, top + "/gone");
+	ASSERT_TRUE(gone.ok()) << gone.err();
+	TempFile f("/var/tmp");
+	ASSERT_GE(f.fd(), 0);
+	const size_t len = 32 * kMiB;
+	{
+		Member m(gone, [&] { return fill_drop_read(f.fd(), len); });
+		ASSERT_TRUE(m.ok()) << "the reader in " << gone.dir() << " failed";
+	}
+	unsigned long long id = gone.id();
+	ASSERT_TRUE(gone.remove());
+	ASSERT_NE(access((h.mount + "/" + top + "/gone").c_str(), F_OK), 0);
+
+	json j = by_cgroup();
+	json g = group_of(j, id), p = group_of(j, parent.id());
+	const long long want = len / page_size();
+	if (kind == MS_MEMCG_DIRECT) {
+		ASSERT_FALSE(g.is_null()) << "no group for the removed cgroup's id " << id;
+		EXPECT_EQ(g["name"], "(removed) id " + std::to_string(id));
+		EXPECT_EQ(g["removed"], true);
+		EXPECT_TRUE(g["parent_id"].is_null());
+		EXPECT_GE(pg(g, "page_cache"), want) << "the file's pages stay charged to it";
+		// allpages --cgroup ID finds a removed cgroup's pages by its id
+		RunResult r = run_memstat({ "allpages", "--cgroup", std::to_string(id), "--class",
+					    "page_cache", "--format", "csv" });
+		EXPECT_EQ(r.status, 0);
+		EXPECT_GE((long long)std::count(r.out.begin(), r.out.end(), '\n') - 1, want);
+	} else {
+		EXPECT_TRUE(g.is_null()) << "the removed cgroup's pages were to go to the parent: "
+					 << g.dump();
+		ASSERT_FALSE(p.is_null()) << "no group for the parent " << parent.path();
+		EXPECT_GE(pg(p, "page_cache"), want) << "the file's pages, reparented";
+	}
+}
+
+// allpages --cgroup PATH prints the pages --by cgroup counts for it (walks before and after
+// bound the count: nothing of the cgroup's changes between them but what the kernel moves).
+TEST(ByCgroup, AllpagesCgroupCountsTheGroupsPages)
+{
+	Hierarchy h;
+	if (!h.ok())
+		GTEST_SKIP() << "no memory cgroup hierarchy: " << h.why;
+	std::string top = test_name("allpages");
+	Cgroup cg(h, top);
+	ASSERT_TRUE(cg.ok()) << cg.err();
+	const size_t len = 32 * kMiB;
+	Member m(cg, [&] {
+		char *a = (char *)mmap(nullptr, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED)
+			return false;
+		touch_write(a, len);
+		return true;
+	});
+	ASSERT_TRUE(m.ok());
+	json g1 = group_of(by_cgroup(), cg.id());
+	RunResult r = run_memstat({ "allpages", "--cgroup", cg.path(), "--format", "csv" });
+	json g2 = group_of(by_cgroup(), cg.id());
+	ASSERT_EQ(r.status, 0);
+	ASSERT_FALSE(g1.is_null());
+	ASSERT_FALSE(g2.is_null());
+	long long n = (long long)std::count(r.out.begin(), r.out.end(), '\n') - 1;	// the header
+	long long lo = std::min(pg(g1, "total"), pg(g2, "total"));
+	long long hi = std::max(pg(g1, "total"), pg(g2, "total"));
+	EXPECT_GE(n, lo);
+	EXPECT_LE(n, hi);
+	EXPECT_GE(n, (long long)(len / page_size()));
+	// every record is the cgroup's: the cgroup column is its id
+	std::istringstream in(r.out);
+	std::string line, id = std::to_string(cg.id());
+	std::getline(in, line);
+	long long others = 0;
+	while (std::getline(in, line)) {
+		size_t c = 0, k = 0;
+		for (; k < 12 && c != std::string::npos; k++)
+			c = line.find(',', c + 1);	// the 13th column: cgroup
+		size_t e = line.find(',', c + 1);
+		if (c == std::string::npos || line.substr(c + 1, e - c - 1) != id)
+			others++;
+	}
+	EXPECT_EQ(others, 0);
+	// the same cgroup by its directory and by its id
+	RunResult byid = run_memstat({ "allpages", "--cgroup", id, "--format", "csv", "--class", "anon" });
+	RunResult bydir = run_memstat({ "allpages", "--cgroup", cg.dir(), "--format", "csv", "--class", "anon" });
+	EXPECT_EQ(byid.status, 0);
+	EXPECT_EQ(bydir.status, 0);
+	EXPECT_GE((long long)std::count(byid.out.begin(), byid.out.end(), '\n') - 1,
+		  (long long)(len / page_size()));
+	EXPECT_GE((long long)std::count(bydir.out.begin(), bydir.out.end(), '\n') - 1,
+		  (long long)(len / page_size()));
+	// a path that is no cgroup: exit 2, nothing on stdout
+	RunResult bad = run_memstat({ "allpages", "--cgroup", "/" + top + "/no-such-cgroup" });
+	EXPECT_EQ(bad.status, 2);
+	EXPECT_EQ(bad.out, "");
+}
+
+} // namespace
