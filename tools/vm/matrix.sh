@@ -626,8 +626,11 @@ run_family() {
 	fi
 	[ "$fam" != "$STRESS" ] || stress_args="memstat.stress=1 movablecore=512M"
 	# two NUMA nodes: half the memory and one CPU each; init.sh tells the tests how many
-	local numa_args=() mib
+	local numa_args=() mib smp=2
 	if [ "$fam" = "$NUMA" ]; then
+		# a socket per CPU: two cores of one socket on two nodes would share a cache
+		# across nodes (the kernel warns: "llc-sibling ... is not on the same node")
+		smp=2,sockets=2,cores=1,threads=1
 		case $VM_MEM in
 		*G) mib=$((${VM_MEM%G} * 1024)) ;;
 		*M) mib=${VM_MEM%M} ;;
@@ -649,7 +652,7 @@ run_family() {
 		rc=0
 		: >"$res"
 		# -snapshot: the VMs share one disk image and none of them changes it
-		timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 "${accel_args[@]}" -m "$VM_MEM" -smp 2 \
+		timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 "${accel_args[@]}" -m "$VM_MEM" -smp "$smp" \
 			"${numa_args[@]}" \
 			-nographic -no-reboot -nic none \
 			-kernel "$dir/vmlinuz" -initrd "$run/initrd-$fam.cpio" \
