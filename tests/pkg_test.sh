@@ -26,6 +26,7 @@ main_opts=$("$bin" --help | help_opts)
 ap_opts=$("$bin" allpages --help | help_opts)
 map_opts=$("$bin" map --help | help_opts)
 plot_opts=$("$bin" plot --help | help_opts)
+rmss_opts=$("$bin" rmss --help | help_opts)
 if [ "$(wc -w <<<"$main_opts")" -lt 10 ] || [ "$(wc -w <<<"$ap_opts")" -lt 5 ]; then
 	bad "options parsed from --help" "main: $main_opts" "allpages: $ap_opts"
 fi
@@ -41,7 +42,7 @@ else
 	# one line per paragraph: wide enough that no option is broken across lines
 	text=$(MANWIDTH=4000 man -l "$page" 2>/dev/null | col -b)
 	missing=()
-	for o in $main_opts $ap_opts $map_opts $plot_opts; do
+	for o in $main_opts $ap_opts $map_opts $plot_opts $rmss_opts; do
 		grep -qE -- "(^|[^A-Za-z-])$o([^A-Za-z-]|\$)" <<<"$text" || missing+=("$o")
 	done
 	if [ ${#missing[@]} -eq 0 ]; then ok "every option of --help and allpages --help is in the man page"
@@ -123,6 +124,10 @@ complete_case "memstat map -b " "auto bpf kmod kpageflags"
 complete_case "memstat plot -" "-o --output -h --help"
 complete_case "memstat plot $tmp/sam" "$tmp/samples.csv"
 complete_case "memstat plot -o $tmp/sam" "$tmp/samples.csv"
+complete_case "memstat rm" "rmss"
+complete_case "memstat rmss --cg" "--cgroup"
+complete_case "memstat rmss -n 1 --pl" "--plot"
+complete_case "memstat rmss -o $tmp/sam" "$tmp/samples.csv"
 
 # the static lists equal what the binary prints, so a new option or class without completion fails
 set_eq() {	# NAME WANT GOT
@@ -137,11 +142,12 @@ set_eq "bash completion: the options of memstat --help" "$main_opts" "$_memstat_
 set_eq "bash completion: the options of memstat allpages --help" "$ap_opts" "$_memstat_allpages_opts"
 set_eq "bash completion: the options of memstat map --help" "$map_opts" "$_memstat_map_opts"
 set_eq "bash completion: the options of memstat plot --help" "$plot_opts" "$_memstat_plot_opts"
+set_eq "bash completion: the options of memstat rmss --help" "$rmss_opts" "$_memstat_rmss_opts"
 set_eq "bash completion: the class names of memstat --json" "$classes" "$_memstat_classes"
 zsh_classes=$(sed -n '/^classes=(/,/)/p' "$comp_zsh" | tr -d '()' | sed 's/classes=//')
 set_eq "zsh completion: the class names of memstat --json" "$classes" "$zsh_classes"
 missing=()
-for o in $main_opts $ap_opts $map_opts $plot_opts; do
+for o in $main_opts $ap_opts $map_opts $plot_opts $rmss_opts; do
 	grep -qE -- "(^|[^A-Za-z-])$o([^A-Za-z-]|\$)" "$comp_zsh" || missing+=("$o")
 done
 if [ ${#missing[@]} -eq 0 ]; then ok "zsh completion names every option of --help"
