@@ -18,6 +18,7 @@
 #include <linux/capability.h>
 
 #include "memstat_int.h"
+#include "picture.h"
 #include "files.h"
 #include "attrs.h"
 
@@ -28,6 +29,8 @@
 static const char usage_text[] =
 	"Usage: memstat [OPTIONS] [INTERVAL [COUNT]]\n"
 	"       memstat allpages [OPTIONS]   (one record per page; see memstat allpages --help)\n"
+	"       memstat map -o FILE          (a picture of physical memory; memstat map --help)\n"
+	"       memstat plot LOG... -o FILE  (a sampling log over time; memstat plot --help)\n"
 	"       memstat rmss [OPTIONS] command   (AIX rmss: memory a command needs; see\n"
 	"                                     memstat rmss --help)\n"
 	"Classify every page of physical memory and print where it went.\n"
@@ -613,6 +616,10 @@ int main(int argc, char **argv)
 	struct opts o;
 	int ret, err;
 
+	if (argc > 1 && !strcmp(argv[1], "map"))
+		return ms_map_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "plot"))
+		return ms_plot_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "allpages"))
 		return allpages(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "rmss"))
