@@ -4,8 +4,9 @@
 # must leave as git found it; lintian; memstat_*.deb installed in a fresh Debian 12 chroot, where
 # memstat --version, --help, `man memstat` and the systemd unit's command line run; then
 # memstat-dkms installed there, DKMS building the module for a VM kernel whose headers the VM
-# matrix caches (6.1, Debian 12's own), and a VM of that kernel loading the module DKMS built
-# and walking through /dev/memstat with the packaged binary.
+# matrix caches (6.1, Debian 12's own); then the chroot booted under systemd in a VM of that
+# kernel: modprobe loads the module DKMS built, the packaged binary walks through /dev/memstat,
+# and `systemctl enable --now memstat` logs samples.
 #
 # Usage (as root): tests/deb_test.sh BUILD_DIR   (logs go to BUILD_DIR/deb/)
 # Environment:
@@ -132,8 +133,8 @@ fi
 # ---- 3. a fresh Debian 12 chroot, from a cached debootstrap tarball ----
 # man-db for `man memstat`; dkms (with gcc and make) for memstat-dkms; libelf1 and libssl3, which
 # linux-kbuild-* (the headers' objtool, modpost, sign-file) depends on: the headers themselves come
-# from the VM matrix's cache
-CHROOT_PKGS=man-db,dkms,libelf1,libssl3
+# from the VM matrix's cache; systemd, to boot the chroot in a VM (part 5)
+CHROOT_PKGS=man-db,dkms,libelf1,libssl3,systemd
 tarball=$CACHE/deb-test/bookworm-minbase-${CHROOT_PKGS//,/-}.tar.zst
 host_mirror() {
 	if [ -n "${MEMSTAT_VM_MIRROR:-}" ]; then echo "$MEMSTAT_VM_MIRROR"; return; fi
@@ -236,9 +237,9 @@ else
 	fi
 fi
 
-# ---- 4. memstat-dkms: DKMS builds the module for a VM kernel, a VM of it loads the module ----
+# ---- 4. memstat-dkms: DKMS builds the module for a VM kernel ----
 if [ "${MEMSTAT_VM:-1}" = 0 ]; then
-	skip "memstat-dkms built by DKMS and loaded in a VM" "MEMSTAT_VM=0"
+	skip "memstat-dkms built by DKMS, and the chroot booted under systemd in a VM" "MEMSTAT_VM=0"
 	finish
 fi
 if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ]; then
@@ -280,18 +281,74 @@ else
 	finish
 fi
 
-# a VM of that kernel: busybox, the packaged memstat, the module DKMS built, and an /init that
-# loads it and walks through /dev/memstat; results on the second serial port
+# ---- 5. the chroot booted as a Debian 12 machine: a VM of that kernel with the chroot as its
+# disk and systemd as init. There the module DKMS built is loaded with modprobe, /dev/memstat
+# appears and the packaged memstat walks through it, and `systemctl enable --now memstat`
+# (the unit as the package installed it) logs samples ----
+# the chroot as it is installed, without the host's mounts; the log of the command-line check
+# above goes, so that only the service's samples count
+for m in $(awk -v d="$chroot_dir" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/mounts | sort -r); do
+	umount "$m" || umount -l "$m"
+done
+rm -f "$chroot_dir$log"
+cat /proc/sys/kernel/random/uuid | tr -d '-' >"$chroot_dir/etc/machine-id"
+cat >"$chroot_dir/usr/local/sbin/deb-test" <<'EOF'
+#!/bin/sh
+# run by deb-test.service at boot: results as "@@ ..." lines on the second serial port
+exec 3>/dev/ttyS1
+R() { echo "@@ $*" >&3; }
+R "uname $(uname -r)"
+if modprobe memstat; then R "modprobe ok"; else R "modprobe-fail $?"; fi
+i=0
+while [ ! -c /dev/memstat ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ -c /dev/memstat ] && R "dev $(stat -c '%F %a' /dev/memstat)"
+memstat --backend kmod --json >/tmp/kmod.json 2>/tmp/kmod.err
+R "walk rc $? $(grep -o '"backend": *"[a-z]*"' /tmp/kmod.json) $(head -n 1 /tmp/kmod.err)"
+R "before $(systemctl is-enabled memstat) $(systemctl is-active memstat)"
+systemctl enable --now memstat >/tmp/enable.out 2>&1
+R "enable rc $? $(tr '\n' ' ' </tmp/enable.out)"
+i=0
+rows=0
+while [ $i -lt 120 ]; do
+	rows=$(grep -c '^[0-9]' /var/log/memstat/memstat.csv 2>/dev/null)
+	[ "${rows:-0}" -ge 1 ] && break
+	sleep 1
+	i=$((i + 1))
+done
+R "service rows ${rows:-0} $(systemctl is-enabled memstat) $(systemctl is-active memstat) $(systemctl show -P ExecStart memstat | grep -o 'path=[^ ]*')"
+[ "${rows:-0}" -ge 1 ] || R "journal $(journalctl -u memstat -n 5 --no-pager 2>&1 | tr '\n' '|')"
+R "end"
+systemctl --force --force poweroff
+EOF
+chmod 0755 "$chroot_dir/usr/local/sbin/deb-test"
+cat >"$chroot_dir/etc/systemd/system/deb-test.service" <<'EOF'
+[Unit]
+Description=memstat package test (tests/deb_test.sh)
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/deb-test
+[Install]
+WantedBy=multi-user.target
+EOF
+mkdir -p "$chroot_dir/etc/systemd/system/multi-user.target.wants"
+ln -sfn /etc/systemd/system/deb-test.service "$chroot_dir/etc/systemd/system/multi-user.target.wants/deb-test.service"
+img=$tmp/disk.img
+truncate -s 3G "$img"
+# no metadata_csum: as the VM matrix's disk
+if ! mkfs.ext4 -q -F -O ^metadata_csum -L memstat-deb -d "$chroot_dir" "$img" >"$logs/mkfs.log" 2>&1; then
+	bad "the chroot as a VM disk (mkfs.ext4 -d)" "$(tail -n 3 "$logs/mkfs.log")"
+	finish
+fi
+
+# the initramfs: busybox loads the VM's disk drivers (the matrix's list for this kernel, not its
+# memstat.ko), mounts the disk and hands over to systemd
 ird=$tmp/initramfs
-mkdir -p "$ird"/{bin,proc,sys,dev,tmp}
+mkdir -p "$ird"/{bin,proc,sys,dev,newroot,lib/modules}
 cp /bin/busybox "$ird/bin/busybox"
-cp "$chroot_dir/usr/sbin/memstat" "$ird/bin/memstat"
-case $ko in
-*.xz) xz -dc "$ko" >"$ird/memstat.ko" ;;
-*.zst) zstd -qdc "$ko" >"$ird/memstat.ko" ;;
-*.gz) gzip -dc "$ko" >"$ird/memstat.ko" ;;
-*) cp "$ko" "$ird/memstat.ko" ;;
-esac
+cp "$CACHE/$FAM/initrd/lib/modules/order" "$ird/lib/modules/order"
+for m in $(cat "$ird/lib/modules/order"); do
+	cp "$CACHE/$FAM/initrd/lib/modules/$m.ko" "$ird/lib/modules/"
+done
 cat >"$ird/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -299,44 +356,51 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-exec 3>/dev/ttyS1
-echo "@@ uname $(uname -r)" >&3
-if insmod /memstat.ko; then
-	echo "@@ insmod ok" >&3
-	i=0
-	while [ ! -c /dev/memstat ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -c /dev/memstat ] && echo "@@ dev $(stat -c '%F %a' /dev/memstat)" >&3
-	memstat --backend kmod --json >/tmp/kmod.json 2>/tmp/kmod.err
-	echo "@@ walk rc $? $(grep -o '"backend": *"[a-z]*"' /tmp/kmod.json) $(head -n 1 /tmp/kmod.err)" >&3
-else
-	echo "@@ insmod-fail $?" >&3
+for m in $(cat /lib/modules/order); do insmod /lib/modules/$m.ko 2>/dev/null; done
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if ! mount -t ext4 /dev/vda /newroot; then
+	echo "@@ mount-fail" >/dev/ttyS1
+	poweroff -f
 fi
-echo "@@ end" >&3
-poweroff -f
+umount /proc /sys
+mount --move /dev /newroot/dev
+exec switch_root /newroot /lib/systemd/systemd
 EOF
 chmod 0755 "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$tmp/initrd.cpio"
 res=$logs/vm-results.log
 : >"$res"
-echo "booting $rel with the module DKMS built (TCG; serial log $logs/vm-serial.log)"
-timeout -k 10 300 qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 1G -smp 1 -nographic \
+echo "booting the chroot on $rel under systemd (TCG; serial log $logs/vm-serial.log)"
+timeout -k 10 420 qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 1G -smp 1 -nographic \
 	-no-reboot -nic none -kernel "$CACHE/$FAM/vmlinuz" -initrd "$tmp/initrd.cpio" \
-	-append "console=ttyS0 panic=-1 quiet" -serial mon:stdio -serial "file:$res" \
-	</dev/null >"$logs/vm-serial.log" 2>&1 &
+	-append "console=ttyS0 panic=-1 quiet" \
+	-drive "file=$img,format=raw,if=virtio,snapshot=on,cache=unsafe" \
+	-serial mon:stdio -serial "file:$res" </dev/null >"$logs/vm-serial.log" 2>&1 &
 vm_pid=$!
 wait $vm_pid
 rc=$?
 vm_pid=
 sed -i 's/\r$//' "$res"
-if grep -q "^@@ uname $rel\$" "$res" && grep -q '^@@ insmod ok' "$res" && grep -q '^@@ dev character special file 400$' "$res"; then
-	ok "the $rel VM loads the module DKMS built: /dev/memstat appears (mode 0400, root only)"
+if ! grep -q '^@@ end' "$res"; then
+	bad "the chroot boots on $rel under systemd and runs the test" "qemu exit $rc" "$(grep '^@@' "$res" | tr '\n' ' ')" \
+		"$(tr -d '\r' <"$logs/vm-serial.log" | grep -a -m 3 -E 'Oops|BUG|panic|Failed' )"
+fi
+if grep -q "^@@ uname $rel\$" "$res" && grep -q '^@@ modprobe ok' "$res" && grep -q '^@@ dev character special file 400$' "$res"; then
+	ok "on $rel, modprobe loads the module DKMS built: /dev/memstat appears (mode 0400, root only)"
 else
-	bad "the $rel VM loads the module DKMS built: /dev/memstat appears" "qemu exit $rc" "$(grep '^@@' "$res" | tr '\n' ' ')" \
-		"$(grep -a -m 3 -E 'memstat|Oops|BUG|panic' "$logs/vm-serial.log")"
+	bad "on $rel, modprobe loads the module DKMS built: /dev/memstat appears" "$(grep -E '^@@ (uname|modprobe|dev)' "$res" | tr '\n' ' ')"
 fi
 if grep -qE '^@@ walk rc 0 "backend": *"kmod"' "$res"; then
 	ok "the packaged memstat walks through that module (--backend kmod --json)"
 else
 	bad "the packaged memstat walks through that module (--backend kmod --json)" "$(grep '^@@ walk' "$res")"
+fi
+# installed disabled and inactive; enabled and started, it logs samples through /usr/sbin/memstat
+if grep -q '^@@ before disabled inactive$' "$res" && grep -q '^@@ enable rc 0' "$res" &&
+	grep -qE '^@@ service rows [1-9][0-9]* enabled active path=/usr/sbin/memstat$' "$res"; then
+	ok "systemd: memstat.service is disabled after install; systemctl enable --now memstat logs samples ($(sed -n 's/^@@ service //p' "$res"))"
+else
+	bad "systemd: systemctl enable --now memstat logs samples" "$(grep -E '^@@ (before|enable|service|journal)' "$res" | tr '\n' ' ')"
 fi
 finish
