@@ -10,7 +10,7 @@
 #
 # Usage (as root): tests/deb_test.sh BUILD_DIR   (logs go to BUILD_DIR/deb/)
 # Environment:
-#   MEMSTAT_VM=0            leaves out the DKMS part (it needs the VM matrix's kernels and qemu)
+#   MEMSTAT_VM=0            leaves out the DKMS and VM part (it needs the VM matrix's kernels and qemu)
 #   MEMSTAT_DEB_TREE=head   builds the committed tree (git archive HEAD), not the working tree
 #   MEMSTAT_DEB_KERNEL      the VM family DKMS builds for and boots (default 6.1)
 #   MEMSTAT_VM_CACHE        the VM matrix's cache (default /var/cache/memstat-vm); the Debian 12
