@@ -47,7 +47,7 @@ struct super_block {
  * up to the superblock's root (fs/dcache.c, fs/d_path.c). Every version from 6.1 to 7.x has:
  * - inode->i_dentry, an hlist of the inode's dentries, linked through dentry->d_u.d_alias
  *   (d_alias in the d_u union since 946e51f2bf37 "move d_rcu from overlapping d_child to
- *   overlapping d_alias", v3.19);
+ *   overlapping d_alias", v3.19; in 7.x the union is anonymous: dentry___v7 below);
  * - inode->i_nlink, a const union member of __i_nlink (0: unlinked; shmem_file_setup() clears
  *   it for memfds and SysV shm: "It is unlinked", mm/shmem.c);
  * - dentry->d_name, a struct qstr, a plain member up to 6.14 and a const member of a union with
@@ -123,6 +123,15 @@ struct dentry {
 	union {
 		struct hlist_node___ms d_alias;
 	} d_u;
+} __attribute__((preserve_access_index));
+
+/*
+ * 7.x: the union that holds d_alias is anonymous (no d_u: d_alias, d_in_lookup_hash, d_rcu and
+ * the new waiters are direct members, include/linux/dcache.h of 7.3); memstat.bpf.c picks the
+ * flavor the kernel has with bpf_core_field_exists().
+ */
+struct dentry___v7 {
+	struct hlist_node___ms d_alias;
 } __attribute__((preserve_access_index));
 
 /*
@@ -274,6 +283,21 @@ struct folio___v63 {
 	unsigned char _folio_order;
 } __attribute__((preserve_access_index));
 
+/*
+ * page_pool pages (classify.h ms_page_pool()): pp_magic overlays lru.next (word 1) on every
+ * supported kernel; ee62ce7a1d90 "page_pool: Track DMA-mapped pages and unmap them when
+ * destroying the pool" (v6.16, backported to 6.12.y) put a DMA index in pp_magic bits 7..38
+ * and, in the same commit, the xarray dma_mapped into struct page_pool: its presence says
+ * which PP_MAGIC_MASK the kernel uses.
+ */
+struct page___pp {
+	unsigned long pp_magic;
+} __attribute__((preserve_access_index));
+
+struct page_pool___dma {
+	struct xarray dma_mapped;
+} __attribute__((preserve_access_index));
+
 enum compound_dtor_id___c { HUGETLB_PAGE_DTOR___c = 2, NULL_COMPOUND_DTOR___c = 0 };
 
 /*
@@ -350,6 +374,11 @@ static __always_inline __u32 ms_kernel_facts(struct ms_kernel_facts *k)
 	} else {
 		missing |= MS_MISSING_HEAD;
 	}
+
+	if (bpf_core_field_exists(struct page___pp, pp_magic) &&
+	    bpf_core_field_offset(struct page___pp, pp_magic) != 8)
+		missing |= MS_MISSING_OFFSETS;
+	k->pp_dma_index = bpf_core_field_exists(struct page_pool___dma, dma_mapped);
 
 	k->pg_head = MS_PGFLAG(PG_head);
 	k->pg_reserved = MS_PGFLAG(PG_reserved);

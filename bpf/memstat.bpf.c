@@ -671,7 +671,12 @@ __noinline int path_one(__u32 i)
 		s->status = MS_PATH_NO_DENTRY;
 		return 0;
 	}
-	d = (struct dentry *)((char *)first - bpf_core_field_offset(struct dentry, d_u.d_alias));
+	if (bpf_core_field_exists(struct dentry___v7, d_alias))
+		d = (struct dentry *)((char *)first -
+				      bpf_core_field_offset(struct dentry___v7, d_alias));
+	else
+		d = (struct dentry *)((char *)first -
+				      bpf_core_field_offset(struct dentry, d_u.d_alias));
 	if (bpf_core_read(&dino, sizeof(dino), &d->d_inode) || dino != host)
 		return 0;	/* the alias list changed under us */
 	if (!bpf_core_read(&pprev, sizeof(pprev), &d->d_hash.pprev) && !pprev)
