@@ -103,6 +103,46 @@ for g in j["groups"]:
 assert s == j["total"], (s, j["total"])
 assert "0xffff" not in text and "ffff8" not in text, "a kernel address"
 PY
+# ---- --by cgroup --tree and allpages --cgroup (cgroup.c): bad input, the tree's totals ----
+run "--tree without --by cgroup" 2 "$memstat" --by node --tree
+one_line_err "--tree without --by cgroup" "--tree needs --by cgroup"
+run "--tree with --top" 2 "$memstat" --by cgroup --tree --top 3
+one_line_err "--tree with --top" "cannot be combined with --top"
+run "allpages --cgroup: no such cgroup" 2 "$memstat" allpages --cgroup /memstat-no-such-cgroup
+one_line_err "allpages --cgroup: no such cgroup" "no memory cgroup '/memstat-no-such-cgroup'"
+[ ! -s "$tmp/out" ] && ok "allpages --cgroup: no such cgroup prints no record" ||
+	bad "allpages --cgroup: no such cgroup printed records" "$(head -3 "$tmp/out")"
+run "--by cgroup --tree table" 0 "$memstat" --by cgroup --tree
+head -1 "$tmp/out" | grep -Eq ' Cgroup \(tree: each row is the cgroup and its descendants\)$' &&
+	sed -n 2p "$tmp/out" | grep -Eq '^ +[0-9]+( +[0-9]+ +[0-9]+%){7}  /$' &&
+	grep -Eq '^ +[0-9]+( +[0-9]+ +[0-9]+%){7}  \(none\)$' "$tmp/out" &&
+	grep -Eq '^ +[0-9]+( +[0-9]+ +[0-9]+%){7}  Total$' "$tmp/out" &&
+	ok "--by cgroup --tree: header, the root first, (none) and Total" ||
+	bad "--by cgroup --tree table" "$(head -c 3000 "$tmp/out")"
+run "--by cgroup --tree --json" 0 "$memstat" --by cgroup --tree --json
+python3 - "$tmp/out" <<'PY' && ok "--by cgroup --tree --json: own pages add up, each tree is itself and its children's trees, depth first" || bad "--by cgroup --tree --json" "$(head -c 2000 "$tmp/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["by"] == "cgroup"
+groups = j["groups"]
+assert sum(g["pages"]["total"] for g in groups) + j["other"]["pages"]["total"] == j["total"]
+assert groups[-1]["name"] == "(none)", groups[-1]["name"]
+byid = {g["id"]: g for g in groups if "id" in g}
+for g in groups[:-1]:
+    assert set(g) >= {"id", "removed", "parent_id", "depth", "tree"}, g.keys()
+    kids = [k for k in groups[:-1] if k.get("parent_id") == g["id"]]
+    for c in g["pages"]:
+        assert g["tree"]["pages"][c] == g["pages"][c] + sum(k["tree"]["pages"][c] for k in kids), (g["name"], c)
+    assert g["tree"]["pages"]["total"] > 0, g["name"]
+    if g["removed"]:
+        assert g["name"] == "(removed) id %d" % g["id"] and g["parent_id"] is None and g["depth"] is None, g
+    elif g["parent_id"] is not None:
+        p = byid[g["parent_id"]]
+        assert g["depth"] == p["depth"] + 1 and groups.index(p) < groups.index(g), g["name"]
+        assert g["name"].startswith(p["name"].rstrip("/") + "/"), (g["name"], p["name"])
+    else:
+        assert g["depth"] == 0 and g is groups[0], g["name"]
+PY
 run "--approx summary" 0 "$memstat" --approx=0.05 --seed 3 -v
 grep -Eq '^Page Summary +Pages +MB +%Tot +\+- Pages$' "$tmp/out" &&
 	grep -q '^(approximate: estimated from .* seed 3;$' "$tmp/out" &&
