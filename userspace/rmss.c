@@ -1143,7 +1143,13 @@ static int set_size(struct driver *d, double mb)
 			return MS_EXIT_FAIL;
 		}
 		d->have_pool = false;
-		state_remove();
+		if (d->zram_id >= 0) {	/* -r still finds the zram device after a crash */
+			struct state s = { .zram = d->zram_id };
+
+			state_write(&s);
+		} else {
+			state_remove();
+		}
 	}
 	if (mb >= d->m.real_mb)
 		return 0;
