@@ -479,3 +479,40 @@ void ms_attrs_print_unreconciled(FILE *out, const struct ms_attrs *a)
 	fprintf(out, "  %-36s %10llu  no counter: folio_maybe_dma_pinned() is all the kernel "
 		"has\n", "DMA-pinned", (unsigned long long)ms_attrs_total(a, MS_A_DMA_PINNED));
 }
+
+/* ---- sampling: csv columns and Prometheus metric (-a) ---- */
+
+void ms_attrs_csv_header(FILE *out)
+{
+	int c, k;
+
+	for (k = 0; k < MS_NR_ATTRS; k++)
+		fprintf(out, ",attr_%s", ms_attr_names[k].key);
+	for (c = 0; c < MS_NR_CLASSES; c++)
+		for (k = 0; k < MS_NR_ATTRS; k++)
+			fprintf(out, ",attr_%s_%s", ms_classes[c].key, ms_attr_names[k].key);
+}
+
+void ms_attrs_csv_row(FILE *out, const struct ms_attrs *a)
+{
+	int c, k;
+
+	for (k = 0; k < MS_NR_ATTRS; k++)
+		fprintf(out, ",%llu", (unsigned long long)ms_attrs_total(a, (enum ms_attr)k));
+	for (c = 0; c < MS_NR_CLASSES; c++)
+		for (k = 0; k < MS_NR_ATTRS; k++)
+			fprintf(out, ",%llu", (unsigned long long)a->cls[c][k]);
+}
+
+void ms_attrs_prom(FILE *out, const struct ms_attrs *a)
+{
+	int c, k;
+
+	fputs("# HELP memstat_attribute_pages Pages of a class with an attribute (memstat -a).\n"
+	      "# TYPE memstat_attribute_pages gauge\n", out);
+	for (c = 0; c < MS_NR_CLASSES; c++)
+		for (k = 0; k < MS_NR_ATTRS; k++)
+			fprintf(out, "memstat_attribute_pages{class=\"%s\",attribute=\"%s\"} %llu\n",
+				ms_classes[c].key, ms_attr_names[k].key,
+				(unsigned long long)a->cls[c][k]);
+}

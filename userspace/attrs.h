@@ -93,5 +93,10 @@ void ms_attrs_json(FILE *out, const struct ms_attrs *a);
 void ms_attrs_reconcile(const struct ms_attrs *a, const struct ms_meminfo *b,
 			const struct ms_meminfo *m, long page_kb, struct ms_recon *rc);
 void ms_attrs_print_unreconciled(FILE *out, const struct ms_attrs *a);
+/* Sampling with -a: the csv columns (output.c ms_csv_header_mode()), a row's values, and the
+ * Prometheus metric memstat_attribute_pages{class,attribute}. */
+void ms_attrs_csv_header(FILE *out);
+void ms_attrs_csv_row(FILE *out, const struct ms_attrs *a);
+void ms_attrs_prom(FILE *out, const struct ms_attrs *a);
 
 #endif

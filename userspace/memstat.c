@@ -739,7 +739,7 @@ int main(int argc, char **argv)
 		struct ms_sink sink = { .fmt = (enum ms_format)o.format, .path = o.output,
 					.fsync = o.fsync,
 					.rotate_incompatible = o.rotate_incompatible,
-					.approx = o.approx };
+					.approx = o.approx, .attrs = o.attributes };
 
 		ret = ms_sink_open(&sink, why, sizeof(why));
 		if (ret) {

@@ -405,8 +405,10 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 void ms_iso8601(const struct timespec *ts, char *buf, size_t len);
 void ms_csv_header(FILE *out);
 /* the header of an --approx log (approx true): the error columns appended */
-void ms_csv_header_mode(FILE *out, bool approx);
-void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r);
+/* approx: the error columns (--approx); attrs: the attribute columns (-a, attrs.c) */
+void ms_csv_header_mode(FILE *out, bool approx, bool attrs);
+void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
+		const struct ms_attrs *a);
 void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
 		  const struct ms_report_opts *o);
 void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r);
@@ -421,6 +423,7 @@ struct ms_sink {
 	bool fsync;
 	bool rotate_incompatible;	/* rename a log of another memstat version aside */
 	bool approx;		/* --approx: the CSV header has the error columns */
+	bool attrs;		/* -a: the CSV header has the attribute columns */
 	/* state */
 	int fd;
 	bool tty;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "attrs.h"
 
 static const enum ms_class row_classes[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
 					     MS_C_PAGE_CACHE, MS_C_FREE };
@@ -62,7 +63,7 @@ static void csv_class_columns(FILE *out, const char *prefix)
 		fprintf(out, ",%s%s", prefix, ms_subs[i].key);
 }
 
-void ms_csv_header_mode(FILE *out, bool approx)
+void ms_csv_header_mode(FILE *out, bool approx, bool attrs)
 {
 	fputs("timestamp,epoch,backend", out);
 	csv_class_columns(out, "");
@@ -71,15 +72,18 @@ void ms_csv_header_mode(FILE *out, bool approx)
 		fputs(",approx_fraction,approx_seed,approx_pages_sampled", out);
 		csv_class_columns(out, "err_");
 	}
+	if (attrs)	/* -a: attr_<attribute> (all classes) and attr_<class>_<attribute> */
+		ms_attrs_csv_header(out);
 	fputc('\n', out);
 }
 
 void ms_csv_header(FILE *out)
 {
-	ms_csv_header_mode(out, false);
+	ms_csv_header_mode(out, false, false);
 }
 
-void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r)
+void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
+		const struct ms_attrs *a)
 {
 	char iso[40];
 	int c, i;
@@ -103,6 +107,8 @@ void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r)
 		for (i = 0; i < MS_NR_SUBS; i++)
 			fprintf(out, ",%llu", (unsigned long long)r->approx.err_sub[i]);
 	}
+	if (a)
+		ms_attrs_csv_row(out, a);
 	fputc('\n', out);
 }
 

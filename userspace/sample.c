@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "attrs.h"
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
 
@@ -77,7 +78,7 @@ static int first_line(int fd, char *buf, size_t len)
 	return 0;
 }
 
-static char *csv_header_string(bool approx)
+static char *csv_header_string(bool approx, bool attrs)
 {
 	char *s = NULL;
 	size_t len = 0;
@@ -85,7 +86,7 @@ static char *csv_header_string(bool approx)
 
 	if (!m)
 		return NULL;
-	ms_csv_header_mode(m, approx);
+	ms_csv_header_mode(m, approx, attrs);
 	fclose(m);
 	return s;
 }
@@ -250,7 +251,7 @@ again:
 	if (ret)
 		goto fail;
 	if (s->fmt == MS_FMT_CSV) {
-		hdr = csv_header_string(s->approx);
+		hdr = csv_header_string(s->approx, s->attrs);
 		if (!hdr) {
 			snprintf(why, whylen, "out of memory");
 			ret = MS_EXIT_FAIL;
@@ -266,25 +267,30 @@ again:
 			ret = MS_EXIT_FAIL;
 			goto fail;
 		}
-		/* this memstat's log of the other kind (exact, or --approx): never mixed, never
+		/* this memstat's log of another kind (exact, --approx or -a): never mixed, never
 		 * rotated aside, for it is not another version's */
 		if (s->fmt == MS_FMT_CSV && strcmp(line, hdr)) {
-			char *other = csv_header_string(!s->approx);
+			static const char *kind[3] = { "exact", "--approx", "-a" };
+			int own = s->approx ? 1 : s->attrs ? 2 : 0, k;
 
-			if (!other) {
-				snprintf(why, whylen, "out of memory");
-				ret = MS_EXIT_FAIL;
-				goto fail;
+			for (k = 0; k < 3 && !ret; k++) {
+				char *other = k == own ? NULL : csv_header_string(k == 1, k == 2);
+
+				if (k != own && !other) {
+					snprintf(why, whylen, "out of memory");
+					ret = MS_EXIT_FAIL;
+					goto fail;
+				}
+				if (other && !strcmp(line, other)) {
+					snprintf(why, whylen, "refusing to append to %s: it is a log "
+						 "of %s samples, and these are %s (write to a new "
+						 "file)", s->path, kind[k], kind[own]);
+					ret = MS_EXIT_USAGE;
+				}
+				free(other);
 			}
-			ret = strcmp(line, other) ? 0 : MS_EXIT_USAGE;
-			free(other);
-			if (ret) {
-				snprintf(why, whylen, "refusing to append to %s: it is a log of %s "
-					 "samples, and these are %s (write to a new file)", s->path,
-					 s->approx ? "exact" : "--approx", s->approx ? "--approx" :
-					 "exact");
+			if (ret)
 				goto fail;
-			}
 		}
 		/* another memstat's log (its first columns are memstat's, or a memstat sample of
 		 * another format_version): with --rotate-incompatible, renamed aside */
@@ -422,7 +428,7 @@ int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
 	if (!s->path) {
 		s->fd = STDOUT_FILENO;
 		if (s->fmt == MS_FMT_CSV) {
-			char *hdr = csv_header_string(s->approx);
+			char *hdr = csv_header_string(s->approx, s->attrs);
 			int err = hdr ? write_all(s->fd, hdr, strlen(hdr)) : -ENOMEM;
 
 			free(hdr);
@@ -474,13 +480,15 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		return -ENOMEM;
 	switch (s->fmt) {
 	case MS_FMT_CSV:
-		ms_csv_row(m, ts, r);
+		ms_csv_row(m, ts, r, o->attrs);
 		break;
 	case MS_FMT_JSONL:
 		ms_jsonl_row(m, ts, r, o);
 		break;
 	case MS_FMT_PROM:
 		ms_prom(m, ts, r);
+		if (o->attrs && o->attrs->valid)	/* -a */
+			ms_attrs_prom(m, o->attrs);
 		if (o->groups)	/* --by: the top N groups and (other) */
 			ms_groups_prom(m, o->groups);
 		break;
