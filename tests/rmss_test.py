@@ -377,3 +377,16 @@ def test_two_at_once_are_refused(rundir, tmp_path):
     assert not out2.exists() and not (rundir / "memstat-rmss.state").exists()
     assert p.wait(timeout=60) == 0
     assert rmss(rundir, "-p").returncode == 0
+
+
+def test_a_command_that_cannot_run(rundir, tmp_path):
+    out = tmp_path / "rmss.out"
+    p = subprocess.Popen([MEMSTAT, "rmss", "--cgroup", "-s", "64", "-f", "64", "-n", "1", "-o",
+                          str(out), "/nonexistent/command"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env(rundir))
+    stdout, stderr = p.communicate(timeout=120)
+    assert p.returncode == 1, stderr
+    assert "cannot run '/nonexistent/command'" in stderr
+    assert not our_cgroups(p.pid), "the cgroup was left behind"
+    assert "Stopped by an error" in out.read_text() and not rows_of(out.read_text())
+    assert not (rundir / "memstat-rmss.state").exists()

@@ -1711,6 +1711,9 @@ out:
 			emit(&d, "\nInterrupted by %s: the report is complete up to the last "
 			     "finished size; the memory size is restored.\n",
 			     stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+		else if (ret && d.iterations)
+			emit(&d, "\nStopped by an error (on stderr): the report is complete up to the "
+			     "last finished size; the memory size is restored.\n");
 		else if (d.iterations)
 			emit(&d, "\nSimulated final memory size.\n");
 		if (o->plot && d.iterations && write_plot(&d))
