@@ -200,12 +200,36 @@ TEST(Attributes, DirtyFileThenFsync)
 	const uint64_t want = len / page_size();
 
 	PageAttrs a = attrs_of(m.data(), len);
-	EXPECT_EQ(a.with(MS_A_DIRTY) + a.moved, want) << "pages of the written file not dirty";
+	// A page the walk did not call dirty must have been written back meanwhile (reclaim
+	// wakes the flusher for dirty pages it meets, whatever vm.dirty_* say: seen in the 3 GiB
+	// 7.x VM): /proc/kpageflags, read after the walk, must call it neither dirty nor under
+	// writeback.
+	std::vector<uint64_t> pf = pfns_at(m.data(), len);
+	int kpf = open("/proc/kpageflags", O_RDONLY);
+	ASSERT_GE(kpf, 0);
+	uint64_t dirty = 0, cleaned = 0;
+	for (size_t i = 0; i < pf.size(); i++) {
+		uint64_t k = 0;
+		if (a.mask[i] & (1U << MS_A_DIRTY)) {
+			dirty++;
+			continue;
+		}
+		if (!pf[i] || pread(kpf, &k, 8, pf[i] * 8) != 8)
+			continue;	// moved: counted in a.moved
+		if (!(k & (1ULL << 4)) && !(k & (1ULL << 8)))	// KPF_DIRTY, KPF_WRITEBACK
+			cleaned++;
+	}
+	close(kpf);
+	EXPECT_EQ(dirty + cleaned + a.moved, want) << "pages of the written file that the walk did "
+		"not call dirty, and that the kernel still calls dirty or under writeback";
+	if (cleaned)
+		std::printf("dirty: %llu of %llu pages written back during the test\n",
+			    (unsigned long long)cleaned, (unsigned long long)want);
+	EXPECT_GT(dirty, want / 2) << "writeback took most of the file before the walk";
 	EXPECT_LT(a.moved, want / 100);
 	EXPECT_GE(a.totals.acct_dirty, a.with(MS_A_DIRTY));
 	json j = attrs_reconcile();
 	expect_row_ok(j, "Dirty");
-	EXPECT_GE(j["attributes"]["dirty"].get<uint64_t>(), want * 99 / 100);
 
 	ASSERT_EQ(fsync(f.fd()), 0);
 	PageAttrs b = attrs_of(m.data(), len);
