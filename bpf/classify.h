@@ -76,6 +76,7 @@ MS_INLINE void ms_features_from_facts(const struct ms_kernel_facts *k, struct ms
 		f->hugetlb_dtor = k->has_dtor_enum ? 0xff : 2;
 	f->max_buddy_order = 10;	/* MAX_PAGE_ORDER (MAX_ORDER - 1 before 6.4) on x86_64 */
 	f->type_scheme = k->type_scheme;
+	f->pp_dma_index = k->pp_dma_index;
 	for (i = 0; i < MS_NR_PTYPES; i++)
 		f->ptype[i] = 0;
 	if (k->type_scheme == MS_PT_INVERTED_BITS && k->ptype[MS_T_BUDDY]) {
@@ -107,6 +108,26 @@ MS_INLINE void ms_features_from_facts(const struct ms_kernel_facts *k, struct ms
 	for (i = MS_T_BUDDY; i < MS_T_UNKNOWN; i++)
 		if (f->ptype[i] >= 0xf0 && f->ptype[i] <= 0xff)
 			f->s3_type[f->ptype[i] & 15] = (__u8)i;
+}
+
+/*
+ * Network page_pool pages (docs/page-classes.md 2.5): page_pool_set_pp_info() ORs
+ * PP_SIGNATURE (include/linux/poison.h: 0x40 + POISON_POINTER_DELTA, x86_64's
+ * CONFIG_ILLEGAL_POINTER_VALUE 0xdead000000000000) into pp_magic, which overlays lru.next
+ * (word 1); page_pool_clear_pp_info() clears it before the page leaves the pool. The kernel
+ * tests (pp_magic & PP_MAGIC_MASK) == PP_SIGNATURE: PP_MAGIC_MASK is ~0x3 (bit 0 compound
+ * head, bit 1 pfmemalloc) up to ee62ce7a1d90 "page_pool: Track DMA-mapped pages and unmap
+ * them when destroying the pool" (v6.16, backported to 6.12.y), which also masks the DMA
+ * index, GENMASK(38, 7) on x86_64 (PP_DMA_INDEX_SHIFT 1 + __fls(0x40) = 7, PP_DMA_INDEX_BITS
+ * MIN(32, __ffs(POISON_POINTER_DELTA) - 7) = 32; include/linux/mm.h).
+ */
+#define MS_PP_SIGNATURE		0xdead000000000040ULL
+#define MS_PP_DMA_INDEX_MASK	0x0000007fffffff80ULL
+MS_INLINE int ms_page_pool(const struct ms_features *f, __u64 pp_magic)
+{
+	__u64 mask = ~(f->pp_dma_index ? MS_PP_DMA_INDEX_MASK | 3ULL : 3ULL);
+
+	return (pp_magic & mask) == MS_PP_SIGNATURE;
 }
 
 MS_INLINE __u32 ms_page_type_word(const __u64 *p)
@@ -342,8 +363,24 @@ MS_INLINE __u32 ms_classify_head(const struct ms_features *f, __u64 pfn, const _
 		return MS_FILE_SWAPCACHE;
 	if (m)
 		return ms_flag(fl, f->pg_swapbacked) ? MS_SHMEM : MS_FILE;
+	/* untyped, unowned: docs/page-classes.md 2.5 */
+	if (ms_page_pool(f, h[MS_W_HEAD]))
+		return MS_KERNEL_PAGE_POOL;
 	if (ms_refcount(h) == 0 && !large)
 		return MS_FREE_PCP;
+	/*
+	 * vm_insert_page() and vm_insert_pages() (mm/memory.c insert_page_into_pte_locked())
+	 * take a kernel page with no mapping into a user page table and count it in _mapcount
+	 * (folio_add_file_rmap_pte(); page_add_file_rmap() up to 6.7): mapcount >= 0 with no
+	 * mapping is a driver's buffer mapped in user space (DRM/GEM, RDMA, v4l2, io_uring
+	 * rings, packet mmap). Untyped, so the word is _mapcount, -1 when unmapped.
+	 */
+	if ((__s32)ms_page_type_word(h) >= 0)
+		return MS_KERNEL_USER_MAPPED;
+	/* a compound allocation nobody typed: kmalloc_large() before 6.17 (PGTY_large_kmalloc),
+	 * alloc_pages(__GFP_COMP) of drivers and the network stack */
+	if (large)
+		return MS_KERNEL_COMPOUND;
 	return MS_KERNEL_OTHER;
 }
 

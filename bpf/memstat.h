@@ -35,6 +35,9 @@ enum ms_sub {
 	MS_KERNEL_ZSMALLOC,	/* zsmalloc / z3fold (non-LRU movable, zram and zswap) */
 	MS_KERNEL_OFFLINE,	/* PageOffline: balloon, virtio-mem unplugged */
 	MS_KERNEL_GUARD,	/* debug_pagealloc guard pages */
+	MS_KERNEL_PAGE_POOL,	/* network page_pool pages: pp_magic == PP_SIGNATURE */
+	MS_KERNEL_USER_MAPPED,	/* untyped, no mapping, mapped in user space: vm_insert_page() */
+	MS_KERNEL_COMPOUND,	/* untyped compound pages: large kmalloc < 6.17, __GFP_COMP */
 	MS_KERNEL_OTHER,	/* untyped, unowned, referenced: vmalloc, stacks, percpu, drivers */
 	MS_KERNEL_UNSTABLE,	/* a tail whose head changed while it was read */
 	MS_ANON,		/* anonymous */
@@ -114,7 +117,8 @@ struct ms_features {
 	__u8 pg_lru;
 	__u8 max_buddy_order;	/* MAX_PAGE_ORDER (inclusive) */
 	__u8 memcg_kind;	/* enum ms_memcg_kind: what a user folio's memcg_data points to */
-	__u8 _pad[2];
+	__u8 pp_dma_index;	/* pp_magic bits 7..38 hold a DMA index (ee62ce7a1d90) */
+	__u8 _pad[1];
 	/*
 	 * Page-type values: for MS_PT_INVERTED_* the bit that is cleared, for MS_PT_UPPER_BYTE
 	 * the type byte. 0 = this kernel has no such type.
@@ -153,7 +157,8 @@ struct ms_kernel_facts {
 	__u8 has_dtor_enum;	/* enum compound_dtor_id is known */
 	__s16 hugetlb_page_dtor;	/* its HUGETLB_PAGE_DTOR, -1 when absent */
 	__u8 type_scheme;	/* enum ms_type_scheme found */
-	__u8 _pad[3];
+	__u8 pp_dma_index;	/* struct page_pool has dma_mapped (ee62ce7a1d90, 6.16, 6.12.y) */
+	__u8 _pad[2];
 	__u32 pt_base;		/* MS_PT_INVERTED_ENUM: PAGE_TYPE_BASE */
 	__u32 ptype[MS_NR_PTYPES];	/* enum pagetype values (S2, S3), 0 when absent */
 };

@@ -22,6 +22,7 @@
 #include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/page-flags.h>
+#include <linux/poison.h>
 
 /* classify.h reads 64-byte struct pages at these word offsets (mm_types.h, 6.1 to 7.x) */
 static_assert(sizeof(struct page) == 64, "memstat supports only 64-byte struct page");
@@ -30,6 +31,7 @@ static_assert(offsetof(struct page, mapping) == MS_W_MAPPING * 8, "struct page: 
 static_assert(offsetof(struct page, private) == MS_W_PRIVATE * 8, "struct page: private");
 static_assert(offsetof(struct page, page_type) == MS_W_TYPE * 8, "struct page: page_type");
 static_assert(offsetof(struct page, _refcount) == MS_W_TYPE * 8 + 4, "struct page: _refcount");
+static_assert(offsetof(struct page, pp_magic) == MS_W_HEAD * 8, "struct page: pp_magic");
 #ifdef CONFIG_MEMCG
 static_assert(offsetof(struct page, memcg_data) == MS_W_MEMCG * 8, "struct page: memcg_data");
 #endif
@@ -185,6 +187,17 @@ static int ms_kmod_features(struct ms_features *f)
 	/* "mm/migration: rework movable_ops page migration" (v6.17): a page flag */
 	static_assert(PG_movable_ops < 64, "PG_movable_ops does not fit");
 	k.pg_movable_ops = PG_movable_ops;
+#endif
+
+	/*
+	 * page_pool pages (classify.h ms_page_pool()): the kernel's own PP_SIGNATURE and
+	 * PP_MAGIC_MASK must be what classify.h assumes. PP_DMA_INDEX_BITS comes with
+	 * ee62ce7a1d90 "page_pool: Track DMA-mapped pages..." (v6.16, backported to 6.12.y).
+	 */
+	BUILD_BUG_ON(PP_SIGNATURE != MS_PP_SIGNATURE);
+#ifdef PP_DMA_INDEX_BITS
+	BUILD_BUG_ON(PP_MAGIC_MASK != ~(MS_PP_DMA_INDEX_MASK | 3UL));
+	k.pp_dma_index = 1;
 #endif
 
 	buddy = ms_probe_scheme(&s, &k);

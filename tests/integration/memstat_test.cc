@@ -1103,6 +1103,9 @@ std::set<int> allowed(uint64_t k, uint64_t pfn, const KpfContext &c)
 		// an order-0 page the kernel took for itself with no flag and no type: vmalloc,
 		// kernel stacks, per-cpu chunks, driver buffers (a compound one is HEAD or TAIL)
 		MS_KERNEL_OTHER,
+		// a network page_pool page (pp_magic): no flag, no type, unmapped unless a TCP
+		// zerocopy receive maps it (then MMAP, and no rule)
+		MS_KERNEL_PAGE_POOL,
 		// a struct page never initialised (deferred init): all zero; this machine's kernel
 		// (deferred_init=lazy) reports 0 for it
 		MS_FREE_UNINIT,

@@ -362,16 +362,106 @@ TEST_P(EveryFamily, UntypedKernelPageWithReferenceIsKernelOther)
 	EXPECT_EQ(classify(fam, 0x6001, kmem), (Verdict{MS_KERNEL_OTHER, 1}));
 }
 
-TEST_P(EveryFamily, UntypedCompoundKernelAllocationIsKernelOther)
+TEST_P(EveryFamily, UntypedCompoundKernelAllocationIsKernelCompound)
 {
 	// kmalloc_large() before PGTY_large_kmalloc (2.3), and frozen compound pages: no PCP page
 	// is compound, so a compound head without a reference is not free either
 	mm.folio(0x6000, 2);
 	EXPECT_EQ(classify(fam, 0x6000, mm[0x6000], &mm.page1(0x6000)),
-		  (Verdict{MS_KERNEL_OTHER, 4}));
+		  (Verdict{MS_KERNEL_COMPOUND, 4}));
 	mm[0x6000].refcount(0);
 	EXPECT_EQ(classify(fam, 0x6000, mm[0x6000], &mm.page1(0x6000)),
-		  (Verdict{MS_KERNEL_OTHER, 4}));
+		  (Verdict{MS_KERNEL_COMPOUND, 4}));
+	// the order comes from page[1]: without it the head counts alone, still compound
+	EXPECT_EQ(classify(fam, 0x6000, mm[0x6000]), (Verdict{MS_KERNEL_COMPOUND, 1}));
+}
+
+// ---- "Kernel other" split (2.5) ----
+
+constexpr u64 kPpSignature = 0xdead000000000040ULL;	// PP_SIGNATURE on x86_64
+
+TEST_P(EveryFamily, PagePoolPageIsPagePool)
+{
+	// page_pool_set_pp_info(): pp_magic |= PP_SIGNATURE, pp = the pool, mapping pad 0
+	Page pp = Page::fresh().word1(kPpSignature);
+	pp.w[2] = 0xffff888104f3a000ULL;	// page->pp
+	EXPECT_EQ(classify(fam, 0x6001, pp), (Verdict{MS_KERNEL_PAGE_POOL, 1}));
+	// bit 1: a pfmemalloc page (page_is_pfmemalloc()), still the pool's
+	EXPECT_EQ(classify(fam, 0x6001, Page(pp).word1(kPpSignature | 2)),
+		  (Verdict{MS_KERNEL_PAGE_POOL, 1}));
+	// TCP zerocopy receive maps pool pages into user space: still the pool's
+	EXPECT_EQ(classify(fam, 0x6001, Page(pp).mapcount(0)), (Verdict{MS_KERNEL_PAGE_POOL, 1}));
+	// an order-2 pool page: the head's pp_magic, the whole compound page
+	mm.folio(0x6000, 2);
+	mm[0x6000].word1(kPpSignature);
+	EXPECT_EQ(classify(fam, 0x6000, mm[0x6000], &mm.page1(0x6000)),
+		  (Verdict{MS_KERNEL_PAGE_POOL, 4}));
+}
+
+TEST_P(EveryFamily, PagePoolMaskFollowsTheDmaIndex)
+{
+	// ee62ce7a1d90 (6.16, 6.12.y): page_pool_register_dma_index() ORs an xarray index << 7
+	// into pp_magic; PP_MAGIC_MASK ignores bits 7..38 from then on, and only then
+	Family with = fam, without = fam;
+	with.f.pp_dma_index = 1;
+	without.f.pp_dma_index = 0;
+	for (u64 idx : { 1ULL, 0x1234ULL, 0xffffffffULL }) {
+		Page pp = Page::fresh().word1(kPpSignature | idx << 7);
+		EXPECT_EQ(classify(with, 0x6001, pp), (Verdict{MS_KERNEL_PAGE_POOL, 1})) << idx;
+		EXPECT_EQ(classify(without, 0x6001, pp), (Verdict{MS_KERNEL_OTHER, 1})) << idx;
+	}
+	// bit 39 up is POISON_POINTER_DELTA's: never masked
+	Page bad = Page::fresh().word1(kPpSignature | 1ULL << 39);
+	EXPECT_EQ(classify(with, 0x6001, bad), (Verdict{MS_KERNEL_OTHER, 1}));
+	EXPECT_EQ(classify(without, 0x6001, bad), (Verdict{MS_KERNEL_OTHER, 1}));
+}
+
+TEST_P(EveryFamily, WordOneThatIsNotPpSignatureIsNotPagePool)
+{
+	// lru list pointers and poison, and signatures of other poison values
+	for (u64 w1 : { 0ULL, kListPoison1, kListPoison2, 0xffff888104a2c000ULL,
+			0xdead000000000400ULL /* TAIL_MAPPING */, kPpSignature ^ 0x40,
+			kPpSignature | 0x20, kPpSignature + (1ULL << 48) }) {
+		Page p = Page::fresh().word1(w1);
+		EXPECT_EQ(classify(fam, 0x6001, p), (Verdict{MS_KERNEL_OTHER, 1})) << std::hex << w1;
+	}
+	// a page cache page's word 1 is its LRU link, whatever the mapping: never the pool's
+	Page file = Page::fresh().word1(kPpSignature).mapping(kFileMapping);
+	EXPECT_EQ(classify(fam, 0x6001, file), (Verdict{MS_FILE, 1}));
+}
+
+TEST_P(EveryFamily, UntypedUnownedMappedPageIsUserMapped)
+{
+	// vm_insert_page(): a kernel page, no mapping, _mapcount counts the user PTEs
+	EXPECT_EQ(classify(fam, 0x6001, Page::fresh().mapcount(0)),
+		  (Verdict{MS_KERNEL_USER_MAPPED, 1}));
+	EXPECT_EQ(classify(fam, 0x6001, Page::fresh().mapcount(7).refcount(9)),
+		  (Verdict{MS_KERNEL_USER_MAPPED, 1}));
+	// unmapped again: other
+	EXPECT_EQ(classify(fam, 0x6001, Page::fresh().mapcount(-1)), (Verdict{MS_KERNEL_OTHER, 1}));
+	// a compound buffer whose head is mapped: the whole compound page
+	mm.folio(0x6000, 2);
+	mm[0x6000].mapcount(0);
+	EXPECT_EQ(classify(fam, 0x6000, mm[0x6000], &mm.page1(0x6000)),
+		  (Verdict{MS_KERNEL_USER_MAPPED, 4}));
+	// mapped pages with an owner keep their class
+	EXPECT_EQ(classify(fam, 0x6001, Page::fresh().mapcount(0).mapping(kAnonVma | 1)),
+		  (Verdict{MS_ANON, 1}));
+	EXPECT_EQ(classify(fam, 0x6001, Page::fresh().mapcount(0).mapping(kFileMapping)),
+		  (Verdict{MS_FILE, 1}));
+	EXPECT_EQ(classify(fam, 0x6001,
+			   Page::fresh().mapcount(0).flag(fam.f.pg_reserved)),
+		  (Verdict{MS_KERNEL_RESERVED, 1}));
+}
+
+TEST_P(EveryFamily, TypedPagesAreNeverUserMapped)
+{
+	// page_type overlays _mapcount: a type is not a mapcount, whatever the encoding
+	for (u32 t : { (u32)MS_T_TABLE, (u32)MS_T_OFFLINE, (u32)MS_T_GUARD }) {
+		Verdict v = classify(fam, 0x6001, typed(fam, t));
+		EXPECT_NE(v.sub, (u32)MS_KERNEL_USER_MAPPED) << t;
+		EXPECT_NE(v.sub, (u32)MS_KERNEL_OTHER) << t;
+	}
 }
 
 // ---- hugetlb ----

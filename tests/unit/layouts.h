@@ -52,6 +52,7 @@ struct Btf {
 	int hugetlb_page_dtor = -1;	// its HUGETLB_PAGE_DTOR, -1: absent (!CONFIG_HUGETLB_PAGE)
 	Scheme scheme = Scheme::kBits;
 	bool pgty_large_kmalloc = false;	// PGTY_large_kmalloc (6.17+)
+	bool pp_dma_index = false;	// struct page_pool has dma_mapped (6.16+, 6.12.y)
 	u64 vmemmap_base = kVmemmap4;
 };
 
@@ -74,6 +75,7 @@ inline ms_features detect(const Btf &b)
 	k.has_compound_dtor = b.compound_dtor;
 	k.has_dtor_enum = b.compound_dtor_id;
 	k.hugetlb_page_dtor = (__s16)b.hugetlb_page_dtor;
+	k.pp_dma_index = b.pp_dma_index;
 	switch (b.scheme) {
 	case Scheme::kByte:	// enum pagetype, PGTY_* (6.12+)
 		k.type_scheme = MS_PT_UPPER_BYTE;
@@ -168,6 +170,7 @@ inline Family family_6_12()
 	b.pg_head = 6, b.pg_reserved = 13, b.pg_swapbacked = 17, b.pg_owner_priv_1 = 10;
 	b.pg_lru = 5;
 	b.scheme = Scheme::kByte;
+	b.pp_dma_index = true;	// ee62ce7a1d90 is in Debian's 6.12.117 (the VM's kernel)
 	b.vmemmap_base = kVmemmap5;
 	return {"v6_12", detect(b), HugetlbMark::kType, ZsmallocMark::kTypeAndMapping,
 		false, true, false, true, false, 8, 9};
@@ -178,7 +181,7 @@ inline Family family_6_18()
 	Btf b = {};
 	b.pg_head = 6, b.pg_reserved = 13, b.pg_swapbacked = 17, b.pg_owner_priv_1 = 10;
 	b.pg_lru = 5, b.pg_movable_ops = 3;
-	b.scheme = Scheme::kByte, b.pgty_large_kmalloc = true;
+	b.scheme = Scheme::kByte, b.pgty_large_kmalloc = true, b.pp_dma_index = true;
 	b.vmemmap_base = kVmemmap4;	// the base measured on the 6.18 machine (docs/page-classes.md section 8)
 	return {"v6_18", detect(b), HugetlbMark::kType, ZsmallocMark::kTypeAndFlag,
 		false, true, true, true, false, 8, 9};
@@ -213,6 +216,9 @@ inline std::string sub_name(u32 sub)
 	case MS_KERNEL_ZSMALLOC: return "KERNEL_ZSMALLOC";
 	case MS_KERNEL_OFFLINE: return "KERNEL_OFFLINE";
 	case MS_KERNEL_GUARD: return "KERNEL_GUARD";
+	case MS_KERNEL_PAGE_POOL: return "KERNEL_PAGE_POOL";
+	case MS_KERNEL_USER_MAPPED: return "KERNEL_USER_MAPPED";
+	case MS_KERNEL_COMPOUND: return "KERNEL_COMPOUND";
 	case MS_KERNEL_OTHER: return "KERNEL_OTHER";
 	case MS_KERNEL_UNSTABLE: return "KERNEL_UNSTABLE";
 	case MS_ANON: return "ANON";

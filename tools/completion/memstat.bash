@@ -6,7 +6,8 @@
 # the classes and sub-classes --class takes (the keys of "pages" and "detail" in --json)
 _memstat_classes="kernel anon shmem exec page_cache hugetlb free unknown
 kernel_slab kernel_large_kmalloc kernel_pagetables kernel_reserved kernel_zsmalloc
-kernel_offline kernel_guard kernel_other kernel_unstable anon_private anon_swapcache
+kernel_offline kernel_guard kernel_page_pool kernel_user_mapped
+kernel_compound kernel_other kernel_unstable anon_private anon_swapcache
 anon_ksm page_cache_file page_cache_buffers page_cache_swapcache hugetlb_used
 hugetlb_free free_buddy free_pcp free_uninit free_unaccepted"
 
