@@ -653,10 +653,14 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 		else
 			g->cgroups = malloc(sizeof(*g->cgroups));
 		if (!g->cgroups || (err = ms_cgroups_load(g->cgroups))) {
-			ms_err("%s (cgroups are shown by id%s)", !g->cgroups ? "out of memory" :
-			       err == -ENOENT ? "no memory cgroup hierarchy is mounted" :
-			       "failed to read the memory cgroup hierarchy",
-			       g->tree ? ", without --tree" : "");
+			static bool said;	/* once, not at every sample */
+
+			if (!said)
+				ms_err("%s (cgroups are shown by id%s)", !g->cgroups ? "out of memory" :
+				       err == -ENOENT ? "no memory cgroup hierarchy is mounted" :
+				       "failed to read the memory cgroup hierarchy",
+				       g->tree ? ", without --tree" : "");
+			said = true;
 			if (g->cgroups)
 				ms_cgroups_free(g->cgroups);
 			free(g->cgroups);
