@@ -80,7 +80,33 @@ one_line_err "--by with a csv log" "needs --format jsonl or prom"
 run "--by with terminal rows" 2 "$memstat" --by node 1 1
 one_line_err "--by with terminal rows" "needs --format jsonl or prom"
 run "bpf refused: --by does not fall back" 4 "$nobpf" "$memstat" --by node
-one_line_err "bpf refused: --by" "failed to load BPF programs.*(--by needs the bpf or kmod backend)"
+one_line_err "bpf refused: --by" "failed to load BPF programs.*(--by and -a need the bpf or kmod backend)"
+# ---- -a/--attributes (attrs.c): no kpageflags, no fallback, the table and JSON ----
+run "-a --backend kpageflags" 2 "$memstat" -a --backend kpageflags
+one_line_err "-a --backend kpageflags" "-a needs the bpf or kmod backend"
+run "-a --approx" 2 "$memstat" -a --approx
+one_line_err "-a --approx" "-a cannot be combined with"
+run "bpf refused: -a does not fall back" 4 "$nobpf" "$memstat" -a
+one_line_err "bpf refused: -a" "failed to load BPF programs.*(--by and -a need the bpf or kmod backend)"
+run "-a table" 0 "$memstat" -a
+grep -Eq '^Page Attributes +Kernel +Anon +Shmem +Exec/libs +Page cache +Hugetlb +Total +MB$' "$tmp/out" &&
+	grep -Eq '^dma_pinned( +[0-9]+){8}$' "$tmp/out" &&
+	ok "-a: the attribute table" || bad "-a table" "$(cat "$tmp/out")"
+run "-a --json" 0 "$memstat" -a --json
+python3 - "$tmp/out" <<'PY' && ok "-a --json: attributes, by_class sums, folio_orders" || bad "-a --json" "$(head -c 2000 "$tmp/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+a = j["attributes"]
+keys = ["dirty", "writeback", "mlocked", "unevictable", "active_anon", "inactive_anon",
+        "active_file", "inactive_file", "referenced", "dma_pinned", "anon_thp", "shmem_thp",
+        "file_thp", "ksm"]
+assert all(isinstance(a[k], int) for k in keys)
+assert set(a["by_class"]) == set(j["pages"]) - {"total"}
+for k in keys:
+    assert sum(c[k] for c in a["by_class"].values()) == a[k], k
+assert sum(a["folio_orders"].values()) <= j["pages"]["total"]
+assert a["ksm"] <= j["detail"]["anon_ksm"]
+PY
 run "--by zone table" 0 "$memstat" --by zone
 head -1 "$tmp/out" | grep -Eq '^  Total MB +Kernel +% +Anon +% +Shmem +% +Exec +% +Cache +% +Hugetlb +% +Free +% +Zone$' &&
 	grep -Eq '^ +[0-9]+( +[0-9]+ +[0-9]+%){7}  Total$' "$tmp/out" &&

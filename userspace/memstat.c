@@ -521,9 +521,9 @@ static int open_backend(enum ms_backend_choice c, unsigned int bpf_flags, bool k
 	int ret = ms_backend_open(c, bpf_flags, kpf_ok, &w->be, why, sizeof(why), fallback, flen);
 
 	if (ret) {
-		if (!kpf_ok)	/* --by: no fallback to /proc/kpageflags, say why */
+		if (!kpf_ok)	/* --by, -a: no fallback to /proc/kpageflags, say why */
 			snprintf(why + strlen(why), sizeof(why) - strlen(why),
-				 " (--by needs the bpf or kmod backend)");
+				 " (--by and -a need the bpf or kmod backend)");
 		ms_err("%s", why);
 		fail_json(why);
 	}
