@@ -549,6 +549,9 @@ def test_reconcile_reports_both_readings_and_judges_against_the_interval():
     r = run("--reconcile", "--json")
     j = json.loads(r.stdout)
     for row in j["reconcile"]["rows"]:
+        if row["status"] == "n/a":  # a counter this kernel lacks (Unaccepted before 6.5)
+            assert row["meminfo_before"] is None and row["ok"], row
+            continue
         lo, hi = sorted((row["meminfo_before"], row["meminfo_after"]))
         assert lo <= row["meminfo_pages"] <= hi, row
         assert row["diff_pages"] == row["walk_pages"] - row["meminfo_pages"], row
