@@ -271,6 +271,8 @@ TEST(Reconcile, EveryRowWithinHalfPercentOfMemTotal)
 	ASSERT_GE(j["reconcile"]["rows"].size(), 8u);
 	for (auto &row : j["reconcile"]["rows"]) {
 		EXPECT_TRUE(row["ok"].get<bool>()) << row.dump();
+		if (row["status"] == "n/a")	// a counter this kernel lacks (Unaccepted before 6.5)
+			continue;
 		EXPECT_LE(std::abs(row["diff_pct"].get<double>()), 0.5) << row.dump();
 	}
 }
