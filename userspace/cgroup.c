@@ -20,23 +20,7 @@
 #include <sys/stat.h>
 
 #include "cgroup.h"
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*d++ = *s++;
-		}
-	}
-	*d = '\0';
-}
+#include "mountinfo.h"
 
 /* Is word one of the comma-separated words of list? */
 static bool has_word(const char *list, const char *word)
@@ -73,58 +57,47 @@ static bool v2_has_memory(const char *point)
 
 int ms_cgroup_find_mount(const char *mountinfo, char **mount, char **root, int *version)
 {
-	FILE *f = fopen(mountinfo, "re");
-	char *line = NULL, *best = NULL, *best_root = NULL;
+	struct ms_mountinfo mi = {};
+	const struct ms_mountinfo_entry *best = NULL;
 	int best_rank = 0, best_version = 0;
-	size_t cap = 0;
+	int err;
 
 	*mount = *root = NULL;
 	*version = 0;
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		char r[4096], point[4096], fstype[64], source[256], opts[4096];
-		const char *sep;
+	err = ms_mountinfo_load(mountinfo, &mi);
+	if (err)
+		return err;
+	for (size_t k = 0; k < mi.n; k++) {
+		const struct ms_mountinfo_entry *e = &mi.m[k];
 		int v = 0, rank;
 
-		/* id parent maj:min root point opts [optional...] - fstype source superopts */
-		if (sscanf(line, "%*u %*u %*u:%*u %4095s %4095s", r, point) != 2)
-			continue;
-		sep = strstr(line, " - ");
-		if (!sep || sscanf(sep + 3, "%63s %255s %4095s", fstype, source, opts) != 3)
-			continue;
-		unescape(r);
-		unescape(point);
-		if (!strcmp(fstype, "cgroup") && has_word(opts, "memory"))
+		if (!strcmp(e->fstype, "cgroup") && has_word(e->superopts, "memory"))
 			v = 1;
-		else if (!strcmp(fstype, "cgroup2") && v2_has_memory(point))
+		else if (!strcmp(e->fstype, "cgroup2") && v2_has_memory(e->point))
 			v = 2;
 		if (!v)
 			continue;
 		/* v1 before v2 (a hybrid system's memory controller is on v1); the root first */
-		rank = (v == 1 ? 4 : 2) + !strcmp(r, "/");
+		rank = (v == 1 ? 4 : 2) + !strcmp(e->root, "/");
 		if (rank <= best_rank)
 			continue;
-		free(best);
-		free(best_root);
-		best = strdup(point);
-		best_root = strdup(r);
-		if (!best || !best_root) {
-			free(best);
-			free(best_root);
-			free(line);
-			fclose(f);
-			return -ENOMEM;
-		}
+		best = e;
 		best_rank = rank;
 		best_version = v;
 	}
-	free(line);
-	fclose(f);
-	if (!best)
+	if (!best) {
+		ms_mountinfo_free(&mi);
 		return -ENOENT;
-	*mount = best;
-	*root = best_root;
+	}
+	*mount = strdup(best->point);
+	*root = strdup(best->root);
+	ms_mountinfo_free(&mi);
+	if (!*mount || !*root) {
+		free(*mount);
+		free(*root);
+		*mount = *root = NULL;
+		return -ENOMEM;
+	}
 	*version = best_version;
 	return 0;
 }

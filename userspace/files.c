@@ -35,85 +35,7 @@
 #define DEV_MINOR(d)	((unsigned int)((d) & 0xfffff))
 #define NONE_KEY	(~0ULL)
 
-/* ---- /proc/self/mountinfo ---- */
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*d++ = *s++;
-		}
-	}
-	*d = '\0';
-}
-
-void ms_fmounts_free(struct ms_fmounts *m)
-{
-	for (size_t k = 0; k < m->n; k++) {
-		free(m->m[k].root);
-		free(m->m[k].point);
-		free(m->m[k].fstype);
-	}
-	free(m->m);
-	m->m = NULL;
-	m->n = 0;
-}
-
-int ms_fmounts_read(const char *path, struct ms_fmounts *out)
-{
-	FILE *f = fopen(path, "re");
-	char *line = NULL, *root = NULL, *point = NULL, *fstype = NULL;
-	size_t cap = 0;
-	int err = 0;
-
-	ms_fmounts_free(out);
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned int maj, min;
-		const char *sep;
-		struct ms_fmount *m;
-
-		free(root);
-		free(point);
-		free(fstype);
-		root = point = fstype = NULL;
-		/* id parent maj:min root point opts [optional...] - fstype source superopts */
-		if (sscanf(line, "%*u %*u %u:%u %ms %ms", &maj, &min, &root, &point) != 4)
-			continue;
-		sep = strstr(line, " - ");
-		if (!sep || sscanf(sep + 3, "%ms", &fstype) != 1)
-			continue;
-		m = realloc(out->m, (out->n + 1) * sizeof(*m));
-		if (!m) {
-			err = -ENOMEM;
-			break;
-		}
-		out->m = m;
-		m = &out->m[out->n++];
-		unescape(root);
-		unescape(point);
-		unescape(fstype);
-		m->dev = (maj << 20) | (min & 0xfffff);
-		m->root = root;
-		m->point = point;
-		m->fstype = fstype;
-		root = point = fstype = NULL;
-	}
-	free(root);
-	free(point);
-	free(fstype);
-	free(line);
-	fclose(f);
-	return err;
-}
+/* ---- the mounts ---- */
 
 /* Does directory root contain rel (both superblock-relative, starting with '/')? */
 static size_t under(const char *root, const char *rel)
@@ -131,13 +53,14 @@ static size_t under(const char *root, const char *rel)
  * The mount to show rel under: the first that mounts the whole superblock, else the one whose
  * root is the longest directory above rel (a bind mount); rel NULL: any mount of dev.
  */
-static const struct ms_fmount *mount_for(const struct ms_fmounts *ms, __u32 dev, const char *rel)
+static const struct ms_mountinfo_entry *mount_for(const struct ms_mountinfo *ms, __u32 dev,
+						  const char *rel)
 {
-	const struct ms_fmount *best = NULL;
+	const struct ms_mountinfo_entry *best = NULL;
 	size_t best_len = 0;
 
 	for (size_t k = 0; k < ms->n; k++) {
-		const struct ms_fmount *m = &ms->m[k];
+		const struct ms_mountinfo_entry *m = &ms->m[k];
 		size_t len;
 
 		if (m->dev != dev)
@@ -213,10 +136,10 @@ static char *rel_path(const struct ms_path_slot *s)
 	return p;
 }
 
-char *ms_file_compose(const struct ms_path_slot *s, const struct ms_fmounts *ms,
+char *ms_file_compose(const struct ms_path_slot *s, const struct ms_mountinfo *ms,
 		      struct ms_file_info *fi)
 {
-	const struct ms_fmount *m;
+	const struct ms_mountinfo_entry *m;
 	const char *suffix;
 	char *rel, *out;
 	size_t skip;
@@ -286,7 +209,7 @@ char *ms_file_compose(const struct ms_path_slot *s, const struct ms_fmounts *ms,
 /* ---- the group engine's file and exec keys ---- */
 
 static struct ms_backend *files_be;
-static struct ms_fmounts mounts;
+static struct ms_mountinfo mounts;
 static double mounts_at = -1.0;
 
 void ms_files_backend(struct ms_backend *be)
@@ -295,12 +218,12 @@ void ms_files_backend(struct ms_backend *be)
 }
 
 /* /proc/self/mountinfo, read again when older than 0.5 s (periodic sampling) */
-static const struct ms_fmounts *current_mounts(void)
+static const struct ms_mountinfo *current_mounts(void)
 {
 	double now = ms_now_ms();
 
 	if (mounts_at < 0 || now - mounts_at > 500.0) {
-		int err = ms_fmounts_read("/proc/self/mountinfo", &mounts);
+		int err = ms_mountinfo_load("/proc/self/mountinfo", &mounts);
 
 		if (err)
 			ms_err("failed to read /proc/self/mountinfo: %s (files are shown as not "

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "memstat_int.h"
+#include "mountinfo.h"
 
 /* ms_bpf_open(): also load file_paths and its slots (memstat --by file or exec) */
 #define MS_BPF_PATHS 0x4
@@ -18,19 +19,10 @@
  */
 int ms_bpf_paths(struct ms_bpf *b, struct ms_path_slot *slots, size_t n);
 
-/* A mount of /proc/self/mountinfo: its superblock, the directory of it shown, and where. */
-struct ms_fmount {
-	__u32 dev;		/* major << 20 | minor, as s_dev */
-	char *root;		/* the superblock-relative directory mounted ("/": the whole) */
-	char *point;		/* the mount point */
-	char *fstype;
-};
-struct ms_fmounts {
-	struct ms_fmount *m;
-	size_t n;
-};
-int ms_fmounts_read(const char *path, struct ms_fmounts *out);	/* 0 or -errno */
-void ms_fmounts_free(struct ms_fmounts *m);
+/*
+ * The mounts: /proc/self/mountinfo read with ms_mountinfo_load() (mountinfo.h); an entry's dev,
+ * root (the superblock-relative directory mounted, "/": the whole), point and fstype are used.
+ */
 
 /* Where a file group's name came from (JSON "path_source"). */
 enum ms_path_source {
@@ -48,7 +40,7 @@ struct ms_file_info {
 	bool pseudo;		/* memfd, SysV shm: a dentry that is its own root */
 	bool truncated;		/* deeper than MS_PATH_DEPTH: the path starts with /... */
 	__u64 magic;		/* s_magic; 0 unknown */
-	const struct ms_fmount *mount;	/* the mount the path is under, or NULL */
+	const struct ms_mountinfo_entry *mount;	/* the mount the path is under, or NULL */
 };
 
 /*
@@ -56,7 +48,7 @@ struct ms_file_info {
  * under its mount, "memfd:NAME" and the like for pseudo files, "(deleted)" appended to a deleted
  * file's; fi receives the facts. Returns a malloc'd string, NULL when out of memory.
  */
-char *ms_file_compose(const struct ms_path_slot *s, const struct ms_fmounts *m,
+char *ms_file_compose(const struct ms_path_slot *s, const struct ms_mountinfo *m,
 		      struct ms_file_info *fi);
 
 /*

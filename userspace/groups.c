@@ -197,23 +197,24 @@ static void json_zone(FILE *out, const struct ms_groups *g, const struct ms_grou
 }
 
 /* fs: a mount of the superblock, from /proc/self/mountinfo (read at ms_groups_finish()) */
-static const struct ms_mount *mount_of(const struct ms_groups *g, __u64 dev)
+static const struct ms_mountinfo_entry *mount_of(const struct ms_groups *g, __u64 dev)
 {
-	const struct ms_mount *best = NULL;
-	size_t k;
+	const struct ms_mountinfo_entry *best = NULL;
 
-	for (k = 0; k < g->nmounts; k++) {
-		if (g->mounts[k].dev != dev)
+	for (size_t k = 0; k < g->mounts.n; k++) {
+		const struct ms_mountinfo_entry *m = &g->mounts.m[k];
+
+		if (m->dev != dev)
 			continue;
-		if (!best || (g->mounts[k].root_is_sb && !best->root_is_sb))
-			best = &g->mounts[k];
+		if (!best || (!strcmp(m->root, "/") && strcmp(best->root, "/")))
+			best = m;
 	}
 	return best;
 }
 
 static int name_fs(struct ms_groups *g, struct ms_group *grp)
 {
-	const struct ms_mount *m = mount_of(g, grp->k1);
+	const struct ms_mountinfo_entry *m = mount_of(g, grp->k1);
 
 	grp->name = strdup(m ? m->point : "(not mounted)");
 	return grp->name ? 0 : -ENOMEM;
@@ -221,7 +222,7 @@ static int name_fs(struct ms_groups *g, struct ms_group *grp)
 
 static void json_fs(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
 {
-	const struct ms_mount *m = mount_of(g, grp->k1);
+	const struct ms_mountinfo_entry *m = mount_of(g, grp->k1);
 
 	fprintf(out, ",\"dev\":\"%u:%u\",\"fstype\":", DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1));
 	if (m)
@@ -242,7 +243,7 @@ static void cols_head_fs(FILE *out)
 
 static void cols_fs(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
 {
-	const struct ms_mount *m = grp->k1 == NONE_KEY ? NULL : mount_of(g, grp->k1);
+	const struct ms_mountinfo_entry *m = grp->k1 == NONE_KEY ? NULL : mount_of(g, grp->k1);
 	char dev[24] = "-";
 
 	if (grp->k1 != NONE_KEY && grp->name && strcmp(grp->name, "(other)"))
@@ -403,80 +404,6 @@ int ms_by_parse(const char *s, enum ms_by *out)
 			return 0;
 		}
 	return -1;
-}
-
-/* ---- /proc/self/mountinfo ---- */
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*d++ = *s++;
-		}
-	}
-	*d = '\0';
-}
-
-static void mounts_free(struct ms_groups *g)
-{
-	for (size_t k = 0; k < g->nmounts; k++) {
-		free(g->mounts[k].point);
-		free(g->mounts[k].fstype);
-	}
-	free(g->mounts);
-	g->mounts = NULL;
-	g->nmounts = 0;
-}
-
-int ms_mountinfo_read(const char *path, struct ms_groups *g)
-{
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-
-	mounts_free(g);
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned int maj, min;
-		char root[4096], point[4096], fstype[256];
-		const char *sep;
-		struct ms_mount *m;
-
-		/* id parent maj:min root point opts [optional...] - fstype source superopts */
-		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &maj, &min, root, point) != 4)
-			continue;
-		sep = strstr(line, " - ");
-		if (!sep || sscanf(sep + 3, "%255s", fstype) != 1)
-			continue;
-		m = realloc(g->mounts, (g->nmounts + 1) * sizeof(*m));
-		if (!m)
-			break;
-		g->mounts = m;
-		m = &g->mounts[g->nmounts];
-		unescape(point);
-		unescape(fstype);
-		m->dev = ((__u64)maj << 20) | min;
-		m->root_is_sb = !strcmp(root, "/");
-		m->point = strdup(point);
-		m->fstype = strdup(fstype);
-		if (!m->point || !m->fstype) {
-			free(m->point);
-			free(m->fstype);
-			break;
-		}
-		g->nmounts++;
-	}
-	free(line);
-	fclose(f);
-	return 0;
 }
 
 /* ---- the groups ---- */
@@ -643,8 +570,8 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 		       (unsigned long long)g->total, (unsigned long long)res->total);
 		return MS_EXIT_FAIL;
 	}
-	if (g->by == MS_BY_FS && (err = ms_mountinfo_read(g->mountinfo_path ? g->mountinfo_path :
-							  "/proc/self/mountinfo", g)))
+	if (g->by == MS_BY_FS && (err = ms_mountinfo_load(g->mountinfo_path ? g->mountinfo_path :
+							  "/proc/self/mountinfo", &g->mounts)))
 		ms_err("failed to read /proc/self/mountinfo: %s (file systems are shown as not "
 		       "mounted)", strerror(-err));
 	if (g->by == MS_BY_CGROUP) {
@@ -924,7 +851,7 @@ void ms_groups_free(struct ms_groups *g)
 	free(g->g);
 	free(g->slots);
 	free(g->zones);
-	mounts_free(g);
+	ms_mountinfo_free(&g->mounts);
 	if (g->cgroups)
 		ms_cgroups_free(g->cgroups);
 	free(g->cgroups);

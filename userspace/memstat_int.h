@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "memstat.h"
+#include "mountinfo.h"
 
 /* Exit codes (documented in README.md). */
 enum {
@@ -268,11 +269,6 @@ struct ms_group {
 	char *name;		/* the rows shown, after ms_groups_finish() (malloc'd) */
 	void *extra;		/* a key's own facts (malloc'd, freed by the engine) */
 };
-struct ms_mount {
-	__u64 dev;		/* major << 20 | minor, as s_dev */
-	bool root_is_sb;	/* the mount shows the superblock's root */
-	char *point, *fstype;
-};
 struct ms_groups;
 struct ms_by_key {
 	const char *key_name;	/* the KEY of --by */
@@ -302,9 +298,8 @@ struct ms_groups {
 	const struct ms_result *res;
 	struct ms_zone *zones;		/* node, zone: /proc/zoneinfo */
 	size_t nzones, zi;
-	struct ms_mount *mounts;	/* fs: /proc/self/mountinfo */
+	struct ms_mountinfo mounts;	/* fs: /proc/self/mountinfo (mountinfo.h) */
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
-	size_t nmounts;
 	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
 	struct ms_cgroups *cgroups;	/* cgroup: the memory hierarchy (cgroup.c), read at finish */
 };
@@ -319,7 +314,6 @@ void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result
 void ms_groups_json_fields(FILE *out, const struct ms_groups *g);
 void ms_groups_prom(FILE *out, const struct ms_groups *g);
 void ms_groups_free(struct ms_groups *g);
-int ms_mountinfo_read(const char *path, struct ms_groups *g);
 
 /* /proc/kpageflags backend. */
 int ms_kpf_walk(const char *path, const struct ms_ranges *ranges, struct ms_result *res,

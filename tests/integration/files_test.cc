@@ -478,8 +478,8 @@ TEST(Files, PathProgramChecksThePointer)
 			      }, &find), 0);
 	ASSERT_NE(find.mapping, 0u) << "no page of the file in the walk";
 
-	struct ms_fmounts mounts = {};
-	ASSERT_EQ(ms_fmounts_read("/proc/self/mountinfo", &mounts), 0);
+	struct ms_mountinfo mounts = {};
+	ASSERT_EQ(ms_mountinfo_load("/proc/self/mountinfo", &mounts), 0);
 	auto name = [&](__u64 mapping, __u64 ino, __u32 dev, __u32 *status) {
 		std::vector<struct ms_path_slot> s(1);
 		s[0].mapping = mapping;
@@ -539,7 +539,7 @@ TEST(Files, PathProgramChecksThePointer)
 	std::string after = name(find.mapping, find.ino, find.dev, &st);
 	EXPECT_TRUE(st == MS_PATH_UNKNOWN || (st == MS_PATH_OK && after != f.path()))
 		<< "a freed inode gave status " << st << ", '" << after << "'";
-	ms_fmounts_free(&mounts);
+	ms_mountinfo_free(&mounts);
 }
 
 // The kmod backend has no pointers: its file groups say so, by dev and inode.

@@ -22,9 +22,9 @@ const __u32 kDisk = 254u << 20 | 0;	// 254:0
 const __u32 kTmp = 0u << 20 | 27;	// 0:27
 const __u32 kShm = 0u << 20 | 1;	// the internal shm mount: in no mountinfo
 
-// a mountinfo in a temporary file, read back with ms_fmounts_read()
+// a mountinfo in a temporary file, read back with ms_mountinfo_load()
 struct Mounts {
-	struct ms_fmounts m = {};
+	struct ms_mountinfo m = {};
 	explicit Mounts(const std::string &text)
 	{
 		char path[] = "/tmp/memstat-mountinfo-XXXXXX";
@@ -32,10 +32,10 @@ struct Mounts {
 		EXPECT_GE(fd, 0);
 		EXPECT_EQ(write(fd, text.data(), text.size()), (ssize_t)text.size());
 		close(fd);
-		EXPECT_EQ(ms_fmounts_read(path, &m), 0);
+		EXPECT_EQ(ms_mountinfo_load(path, &m), 0);
 		unlink(path);
 	}
-	~Mounts() { ms_fmounts_free(&m); }
+	~Mounts() { ms_mountinfo_free(&m); }
 };
 
 const char *kMountinfo =
@@ -72,18 +72,6 @@ std::string compose(const struct ms_path_slot &s, const Mounts &m, struct ms_fil
 }
 
 } // namespace
-
-TEST(FileMounts, ParsesMountinfoWithEscapes)
-{
-	Mounts m(kMountinfo);
-	ASSERT_EQ(m.m.n, 5u) << "the garbage line is skipped";
-	EXPECT_EQ(m.m.m[0].dev, kDisk);
-	EXPECT_STREQ(m.m.m[0].root, "/");
-	EXPECT_STREQ(m.m.m[0].fstype, "ext4");
-	EXPECT_STREQ(m.m.m[2].root, "/srv/data");
-	EXPECT_STREQ(m.m.m[2].point, "/mnt/data dir") << "\\040 is a space";
-	EXPECT_EQ(m.m.m[3].dev, 7u << 20);
-}
 
 TEST(FileNames, PathUnderTheWholeFileSystemMount)
 {
