@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 
+#include "capture.h"
+
 extern "C" {
 #include "memstat_int.h"
 }
@@ -52,14 +54,7 @@ ms_result result_of(uint64_t total)
 
 std::string json_of(const ms_groups *g, const ms_result *r)
 {
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	ms_groups_json(f, g, r);
-	fclose(f);
-	std::string s(buf, len);
-	free(buf);
-	return s;
+	return mstest::capture([&](FILE *f) { ms_groups_json(f, g, r); });
 }
 
 // Many file systems whose pages alternate (no two neighbours in one group: every page a

@@ -11,33 +11,20 @@
 
 #include <gtest/gtest.h>
 
+#include "capture.h"
+
 extern "C" {
 #include "picture.h"
 #include "svg.h"
 }
 
+using namespace mstest;
+
 namespace {
 
 std::string draw(int (*fn)(FILE *, void *), void *arg)
 {
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	EXPECT_EQ(fn(f, arg), 0);
-	fclose(f);
-	std::string s(buf, len);
-	free(buf);
-	return s;
-}
-
-size_t count(const std::string &s, const std::string &what)
-{
-	size_t n = 0;
-
-	for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1))
-		n++;
-	return n;
+	return capture([&](FILE *f) { EXPECT_EQ(fn(f, arg), 0); });
 }
 
 struct Ranges {

@@ -8,34 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include "capture.h"
+
 extern "C" {
 #include "svg.h"
 }
 
+using namespace mstest;
+
 namespace {
-
-// what fn writes to a memory stream
-template <typename F> std::string capture(F fn)
-{
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	fn(f);
-	fclose(f);
-	std::string s(buf, len);
-	free(buf);
-	return s;
-}
-
-size_t count(const std::string &s, const std::string &what)
-{
-	size_t n = 0;
-
-	for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1))
-		n++;
-	return n;
-}
 
 TEST(Svg, EscapesMarkupAndControlCharacters)
 {
