@@ -498,14 +498,20 @@ int ms_plot_draw(FILE *f, void *arg)
 			t1 = p->s[i].t;
 		nbreaks += p->s[i].brk;
 	}
-	if (t1 - t0 < 1) {	/* one sample: a minute around it */
+	/* the title gives the samples' own first and last times, whatever the axis spans */
+	fmt_time(t0, 1, from, sizeof(from), NULL);
+	fmt_time(t1, 1, to, sizeof(to), NULL);
+	if (t1 - t0 <= 0) {	/* one sample: a minute around it */
 		t0 -= 30;
 		t1 += 30;
+	} else if (t1 - t0 < 2) {	/* a log of less than 2 s: an axis of 2 s around it */
+		double mid = (t0 + t1) / 2;
+
+		t0 = mid - 1;
+		t1 = mid + 1;
 	}
 	if (ymax <= 0)
 		ymax = 1;
-	fmt_time(t0, 1, from, sizeof(from), NULL);
-	fmt_time(t1, 1, to, sizeof(to), NULL);
 	{
 		time_t a = (time_t)t0, b = (time_t)t1;
 		struct tm ta, tb;
