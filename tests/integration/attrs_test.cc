@@ -26,21 +26,6 @@ namespace {
 
 const long kMiB = 1 << 20;
 
-std::vector<uint64_t> pfns_at(const char *p, size_t len)
-{
-	std::vector<uint64_t> pfns;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	EXPECT_GE(fd, 0);
-	for (size_t off = 0; off < len; off += page_size()) {
-		uint64_t e = 0;
-		if (pread(fd, &e, 8, ((uintptr_t)(p + off) / page_size()) * 8) != 8)
-			e = 0;
-		pfns.push_back((e >> 63) ? (e & ((1ULL << 55) - 1)) : 0);
-	}
-	close(fd);
-	return pfns;
-}
-
 // The attribute mask (1 << enum ms_attr) one record walk gives each page of [p, p + len).
 struct PageAttrs {
 	std::vector<uint32_t> mask;	// per page of the range; 0 also for a page not found
@@ -60,7 +45,7 @@ PageAttrs attrs_of(const char *p, size_t len)
 		std::unordered_map<uint64_t, size_t> idx;
 		std::vector<uint32_t> *mask;
 	} look;
-	std::vector<uint64_t> pf = pfns_at(p, len);
+	std::vector<uint64_t> pf = pfns_of(p, len);
 	out.mask.assign(pf.size(), 0);
 	for (size_t i = 0; i < pf.size(); i++)
 		if (pf[i])
@@ -94,7 +79,7 @@ PageAttrs attrs_of(const char *p, size_t len)
 	free(a);
 	ms_backend_close(&be);
 	ms_ranges_free(&r);
-	std::vector<uint64_t> pf2 = pfns_at(p, len);
+	std::vector<uint64_t> pf2 = pfns_of(p, len);
 	for (size_t i = 0; i < pf.size(); i++)
 		if (!pf[i] || pf[i] != pf2[i]) {
 			out.mask[i] = 0;
@@ -204,7 +189,7 @@ TEST(Attributes, DirtyFileThenFsync)
 	// wakes the flusher for dirty pages it meets, whatever vm.dirty_* say: seen in the 3 GiB
 	// 7.x VM): /proc/kpageflags, read after the walk, must call it neither dirty nor under
 	// writeback.
-	std::vector<uint64_t> pf = pfns_at(m.data(), len);
+	std::vector<uint64_t> pf = pfns_of(m.data(), len);
 	int kpf = open("/proc/kpageflags", O_RDONLY);
 	ASSERT_GE(kpf, 0);
 	uint64_t dirty = 0, cleaned = 0;
@@ -380,7 +365,7 @@ TEST(Attributes, MergedPagesAreKsm)
 	auto t0 = std::chrono::steady_clock::now();
 	uint64_t merged = 0;
 	while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
-		std::vector<uint64_t> pa = pfns_at(a.data(), len), pb = pfns_at(b.data(), len);
+		std::vector<uint64_t> pa = pfns_of(a.data(), len), pb = pfns_of(b.data(), len);
 		merged = 0;
 		for (uint64_t i = 0; i < n; i++)
 			merged += pa[i] && pa[i] == pb[i];

@@ -191,6 +191,22 @@ inline void touch_write(char *p, size_t len)
 		p[i] = 1;
 }
 
+// pfns of the pages mapped at [p, p + len), from /proc/self/pagemap (0: not present)
+inline std::vector<uint64_t> pfns_of(const char *p, size_t len)
+{
+	std::vector<uint64_t> pfns;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	EXPECT_GE(fd, 0);
+	for (size_t off = 0; off < len; off += page_size()) {
+		uint64_t e = 0;
+		if (pread(fd, &e, 8, ((uintptr_t)(p + off) / page_size()) * 8) != 8)
+			e = 0;
+		pfns.push_back((e >> 63) ? (e & ((1ULL << 55) - 1)) : 0);
+	}
+	close(fd);
+	return pfns;
+}
+
 } // namespace mstest
 
 #endif

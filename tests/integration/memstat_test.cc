@@ -56,21 +56,6 @@ extern "C" int collect_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
 	return 0;
 }
 
-// pfns of the pages mapped at [p, p + len), from /proc/self/pagemap (0: not present)
-std::vector<uint64_t> pfns_of(const char *p, size_t len)
-{
-	std::vector<uint64_t> pfns;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	EXPECT_GE(fd, 0);
-	for (size_t off = 0; off < len; off += page_size()) {
-		uint64_t e = 0;
-		pread(fd, &e, 8, ((uintptr_t)(p + off) / page_size()) * 8);
-		pfns.push_back((e >> 63) ? (e & ((1ULL << 55) - 1)) : 0);
-	}
-	close(fd);
-	return pfns;
-}
-
 // The sub-class one in-process walk gives each of these pfns (-1: not present or no run).
 std::vector<int> walk_subs_of(const std::vector<uint64_t> &pfns)
 {
