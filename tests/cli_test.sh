@@ -198,6 +198,14 @@ one_line_err "root without CAP_SYS_ADMIN" "CAP_SYS_ADMIN"
 run "unprivileged --json" 4 setpriv --reuid=65534 --regid=65534 --clear-groups "$memstat" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "CAP_SYS_ADMIN" in d["error"]' \
 	"$tmp/out" && ok "--json error is a JSON object" || bad "--json error not JSON" "$(cat "$tmp/out")"
+# allpages and map check the same way (ms_present_memory()); map leaves no picture behind
+run "allpages without CAP_SYS_ADMIN" 4 setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin \
+	"$memstat" allpages
+one_line_err "allpages without CAP_SYS_ADMIN" "missing capability CAP_SYS_ADMIN"
+run "map without CAP_SYS_ADMIN" 4 setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin \
+	"$memstat" map -o "$tmp/nocap.svg"
+one_line_err "map without CAP_SYS_ADMIN" "missing capability CAP_SYS_ADMIN"
+[ ! -e "$tmp/nocap.svg" ] && ok "map without CAP_SYS_ADMIN: no file" || bad "map left $tmp/nocap.svg"
 
 # ---- the fallback: BPF refused -> say why, use /proc/kpageflags ----
 run "bpf refused: fallback" 0 "$nobpf" "$memstat"

@@ -464,7 +464,7 @@ int ms_map_main(int argc, char **argv)
 	struct ms_result res = {};
 	struct ms_zone *zones = NULL;
 	struct ms_map m = {};
-	const char *out = NULL, *cap;
+	const char *out = NULL;
 	char why[1024] = "", fallback[600] = "";
 	bool png = false;
 	size_t nzones = 0;
@@ -505,16 +505,9 @@ int ms_map_main(int argc, char **argv)
 		       "MEMSTAT_CHROMIUM=PATH): write an .svg instead");
 		return MS_EXIT_USAGE;
 	}
-	cap = ms_missing_capability();
-	if (cap) {
-		ms_err("missing capability %s (needed to read page frame numbers); run as root", cap);
-		return MS_EXIT_PERM;
-	}
-	err = ms_ranges_from_iomem("/proc/iomem", &ranges);
-	if (err) {
-		ms_err("failed to read present memory from /proc/iomem: %s", strerror(-err));
-		return err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
-	}
+	ret = ms_present_memory(&ranges);
+	if (ret)
+		return ret;
 	err = ms_map_init(&m, &ranges, (__u64)sysconf(_SC_PAGESIZE));
 	if (err) {
 		ms_err("map: %s", strerror(-err));

@@ -446,6 +446,11 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present);
 int ms_rmss_main(int argc, char **argv);
 /* The capability memstat needs that this process lacks, or NULL. */
 const char *ms_missing_capability(void);
+/*
+ * What a walk of memstat allpages or map needs first: that capability, then the present memory
+ * of /proc/iomem into *ranges; a failure is said on stderr. MS_EXIT_OK, _PERM or _FAIL.
+ */
+int ms_present_memory(struct ms_ranges *ranges);
 
 /* Errors: "memstat: " + message, one line, on stderr. */
 void ms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

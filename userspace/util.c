@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Names of the classes and sub-classes, errors, time. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -119,6 +121,23 @@ const char *ms_missing_capability(void)
 	if (!(data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)))
 		return "CAP_SYS_ADMIN";
 	return NULL;
+}
+
+int ms_present_memory(struct ms_ranges *ranges)
+{
+	const char *cap = ms_missing_capability();
+	int err;
+
+	if (cap) {
+		ms_err("missing capability %s (needed to read page frame numbers); run as root", cap);
+		return MS_EXIT_PERM;
+	}
+	err = ms_ranges_from_iomem("/proc/iomem", ranges);
+	if (err) {
+		ms_err("failed to read present memory from /proc/iomem: %s", strerror(-err));
+		return err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
+	}
+	return MS_EXIT_OK;
 }
 
 
