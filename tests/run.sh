@@ -17,10 +17,7 @@ gtest() {	# NAME BINARY: count from gtest's JSON report
 	local rc=$?
 	if [ -f "$report" ]; then
 		# gtest's report: tests, failures, and each test's result (a skip is not a pass)
-		read -r t f sk < <("${PYTHON:-/usr/bin/python3}" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sk = sum(1 for s in d["testsuites"] for c in s["testsuite"] if c.get("result") == "SKIPPED")
-print(d["tests"], d["failures"] + d.get("errors", 0), sk)' "$report")
+		read -r t f sk < <("${PYTHON:-/usr/bin/python3}" tests/tools/report_counts.py "$report")
 		passed=$((passed + t - f - sk))
 		failed=$((failed + f))
 		skipped=$((skipped + sk))
@@ -42,10 +39,7 @@ MEMSTAT="$build/memstat" "$py" -m pytest -q -rs tests/sampling_test.py tests/pic
 	tests/grafana_test.py --junitxml="$build/pytest.xml"
 rc=$?
 if [ -f "$build/pytest.xml" ]; then
-	read -r t f sk < <("$py" -c 'import sys, xml.etree.ElementTree as E
-r = E.parse(sys.argv[1]).getroot()
-s = r if r.tag == "testsuite" else r.find("testsuite")
-print(int(s.get("tests")), int(s.get("failures")) + int(s.get("errors")), int(s.get("skipped", 0)))' "$build/pytest.xml")
+	read -r t f sk < <("$py" tests/tools/report_counts.py "$build/pytest.xml")
 	passed=$((passed + t - f - sk))
 	failed=$((failed + f))
 	skipped=$((skipped + sk))
@@ -65,10 +59,7 @@ else
 	rc=1
 fi
 if [ -f "$build/rmss.xml" ]; then
-	read -r t f sk < <("$py" -c 'import sys, xml.etree.ElementTree as E
-r = E.parse(sys.argv[1]).getroot()
-s = r if r.tag == "testsuite" else r.find("testsuite")
-print(int(s.get("tests")), int(s.get("failures")) + int(s.get("errors")), int(s.get("skipped", 0)))' "$build/rmss.xml")
+	read -r t f sk < <("$py" tests/tools/report_counts.py "$build/rmss.xml")
 	passed=$((passed + t - f - sk))
 	failed=$((failed + f))
 	skipped=$((skipped + sk))

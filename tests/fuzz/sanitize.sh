@@ -49,10 +49,7 @@ rm -f "$san/unit.json"
 "$san/unit_tests" --gtest_brief=1 --gtest_output="json:$san/unit.json"
 rc=$?
 if [ -f "$san/unit.json" ]; then
-	read -r t f sk < <("$py" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sk = sum(1 for s in d["testsuites"] for c in s["testsuite"] if c.get("result") == "SKIPPED")
-print(d["tests"], d["failures"] + d.get("errors", 0), sk)' "$san/unit.json")
+	read -r t f sk < <("$py" tests/tools/report_counts.py "$san/unit.json")
 	passed=$((passed + t - f - sk))
 	failed=$((failed + f))
 	skipped=$((skipped + sk))
@@ -82,10 +79,7 @@ MEMSTAT="$san/memstat" "$py" -m pytest -q -rs tests/sampling_test.py tests/pictu
 	tests/grafana_test.py --junitxml="$san/pytest.xml"
 rc=$?
 if [ -f "$san/pytest.xml" ]; then
-	read -r t f sk < <("$py" -c 'import sys, xml.etree.ElementTree as E
-r = E.parse(sys.argv[1]).getroot()
-s = r if r.tag == "testsuite" else r.find("testsuite")
-print(int(s.get("tests")), int(s.get("failures")) + int(s.get("errors")), int(s.get("skipped", 0)))' "$san/pytest.xml")
+	read -r t f sk < <("$py" tests/tools/report_counts.py "$san/pytest.xml")
 	passed=$((passed + t - f - sk))
 	failed=$((failed + f))
 	skipped=$((skipped + sk))
