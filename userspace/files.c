@@ -31,8 +31,6 @@
 #include "files.h"
 
 #define BDEVFS_MAGIC	0x62646576
-#define DEV_MAJOR(d)	((unsigned int)((d) >> 20))
-#define DEV_MINOR(d)	((unsigned int)((d) & 0xfffff))
 #define NONE_KEY	(~0ULL)
 
 /* ---- the mounts ---- */
@@ -86,9 +84,9 @@ static void bdev_name(__u32 rdev, char *buf, size_t len)
 	char path[64], line[256];
 	FILE *f;
 
-	snprintf(buf, len, "%u:%u", DEV_MAJOR(rdev), DEV_MINOR(rdev));
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", DEV_MAJOR(rdev),
-		 DEV_MINOR(rdev));
+	snprintf(buf, len, "%u:%u", MS_DEV_MAJOR(rdev), MS_DEV_MINOR(rdev));
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", MS_DEV_MAJOR(rdev),
+		 MS_DEV_MINOR(rdev));
 	f = fopen(path, "re");
 	if (!f)
 		return;
@@ -100,19 +98,6 @@ static void bdev_name(__u32 rdev, char *buf, size_t len)
 		}
 	}
 	fclose(f);
-}
-
-static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *strdupf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
 }
 
 /* "/" and the names of s->comp[], root first: the superblock-relative path (malloc'd) */
@@ -157,7 +142,7 @@ char *ms_file_compose(const struct ms_path_slot *s, const struct ms_mountinfo *m
 
 		fi->source = MS_PSRC_BDEV;
 		bdev_name(s->rdev, name, sizeof(name));
-		return strdupf("(block device %s)", name);
+		return ms_strdupf("(block device %s)", name);
 	}
 	fi->mount = mount_for(ms, s->dev, NULL);
 	if (s->status == MS_PATH_NO_DENTRY) {
@@ -178,14 +163,14 @@ char *ms_file_compose(const struct ms_path_slot *s, const struct ms_mountinfo *m
 		return NULL;
 	if (s->flags & MS_PATHF_DETACHED) {
 		/* a dentry tree cut off from the root (an NFS export's disconnected dentries) */
-		out = strdupf("(disconnected) %s%s", rel, fi->deleted ? " (deleted)" : "");
+		out = ms_strdupf("(disconnected) %s%s", rel, fi->deleted ? " (deleted)" : "");
 		free(rel);
 		return out;
 	}
 	m = fi->mount = mount_for(ms, s->dev, rel);
 	if (!m) {
 		fi->mount = NULL;
-		out = strdupf("(not mounted) %s%s", rel, fi->deleted ? " (deleted)" : "");
+		out = ms_strdupf("(not mounted) %s%s", rel, fi->deleted ? " (deleted)" : "");
 		free(rel);
 		return out;
 	}
@@ -195,9 +180,9 @@ char *ms_file_compose(const struct ms_path_slot *s, const struct ms_mountinfo *m
 	if (!strcmp(m->point, "/"))
 		out = strdup(*suffix ? suffix : "/");
 	else
-		out = strdupf("%s%s", m->point, suffix);
+		out = ms_strdupf("%s%s", m->point, suffix);
 	if (out && fi->deleted) {
-		char *d = strdupf("%s (deleted)", out);
+		char *d = ms_strdupf("%s (deleted)", out);
 
 		free(out);
 		out = d;
@@ -275,8 +260,8 @@ void ms_file_json(FILE *out, const struct ms_groups *g, const struct ms_group *g
 {
 	const struct ms_file_info *fi = grp->extra;
 
-	fprintf(out, ",\"dev\":\"%u:%u\",\"inode\":%llu,\"path\":", DEV_MAJOR(grp->k1),
-		DEV_MINOR(grp->k1), (unsigned long long)grp->k2);
+	fprintf(out, ",\"dev\":\"%u:%u\",\"inode\":%llu,\"path\":", MS_DEV_MAJOR(grp->k1),
+		MS_DEV_MINOR(grp->k1), (unsigned long long)grp->k2);
 	ms_json_string(out, grp->name ? grp->name : "");
 	fprintf(out, ",\"path_source\":\"%s\",\"deleted\":%s,\"pseudo\":%s,\"mount\":",
 		fi ? source_name[fi->source] : "unknown", fi && fi->deleted ? "true" : "false",
@@ -312,7 +297,7 @@ void ms_file_cols(FILE *out, const struct ms_groups *g, const struct ms_group *g
 		fprintf(out, "  %-9s %10s %9s %9s %1s", "-", "-", "-", "-", "-");
 		return;
 	}
-	snprintf(dev, sizeof(dev), "%u:%u", DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1));
+	snprintf(dev, sizeof(dev), "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
 	fprintf(out, "  %-9s %10llu %9llu %9llu %1s", dev, (unsigned long long)grp->k2,
 		(unsigned long long)grp->total, (unsigned long long)grp->sub[MS_EXEC],
 		grp->sub[MS_EXEC] ? "x" : "-");
@@ -338,7 +323,7 @@ int ms_file_parse_inode(const char *s, __u32 *dev, __u64 *ino)
 	    *end != ':' || parse_u64(end + 1, &end, ino) || *end || maj > 0xfff ||
 	    min > 0xfffff)
 		return -EINVAL;
-	*dev = (__u32)(maj << 20 | min);
+	*dev = MS_MKDEV(maj, min);
 	return 0;
 }
 
@@ -350,7 +335,7 @@ int ms_file_stat(const char *path, __u32 *dev, __u64 *ino)
 		return -errno;
 	if (major(st.st_dev) > 0xfff || minor(st.st_dev) > 0xfffff)
 		return -EOVERFLOW;
-	*dev = (__u32)(major(st.st_dev) << 20 | minor(st.st_dev));
+	*dev = MS_MKDEV(major(st.st_dev), minor(st.st_dev));
 	*ino = st.st_ino;
 	return 0;
 }

@@ -128,21 +128,6 @@ static bool key_exec(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r
 	return r->sub == MS_EXEC && key_file(g, pfn, r, k1, k2);
 }
 
-static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *strdupf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
-#define DEV_MAJOR(d) ((unsigned int)((d) >> 20))
-#define DEV_MINOR(d) ((unsigned int)((d) & 0xfffff))
 
 /* node: the node's pfn span, from its zones */
 static void node_span(const struct ms_groups *g, int node, __u64 *s, __u64 *e)
@@ -165,7 +150,7 @@ static void node_span(const struct ms_groups *g, int node, __u64 *s, __u64 *e)
 
 static int name_node(struct ms_groups *g, struct ms_group *grp)
 {
-	grp->name = strdupf("%llu", (unsigned long long)grp->k1);
+	grp->name = ms_strdupf("%llu", (unsigned long long)grp->k1);
 	return grp->name ? 0 : -ENOMEM;
 }
 
@@ -182,7 +167,7 @@ static int name_zone(struct ms_groups *g, struct ms_group *grp)
 {
 	const struct ms_zone *z = &g->zones[grp->k1];
 
-	grp->name = strdupf("%d/%s", z->node, z->name);
+	grp->name = ms_strdupf("%d/%s", z->node, z->name);
 	return grp->name ? 0 : -ENOMEM;
 }
 
@@ -224,7 +209,7 @@ static void json_fs(FILE *out, const struct ms_groups *g, const struct ms_group 
 {
 	const struct ms_mountinfo_entry *m = mount_of(g, grp->k1);
 
-	fprintf(out, ",\"dev\":\"%u:%u\",\"fstype\":", DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1));
+	fprintf(out, ",\"dev\":\"%u:%u\",\"fstype\":", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
 	if (m)
 		ms_json_string(out, m->fstype);
 	else
@@ -247,7 +232,7 @@ static void cols_fs(FILE *out, const struct ms_groups *g, const struct ms_group 
 	char dev[24] = "-";
 
 	if (grp->k1 != NONE_KEY && grp->name && strcmp(grp->name, "(other)"))
-		snprintf(dev, sizeof(dev), "%u:%u", DEV_MAJOR(grp->k1), DEV_MINOR(grp->k1));
+		snprintf(dev, sizeof(dev), "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
 	fprintf(out, "  %-9s %-10s", dev, m ? m->fstype : "-");
 }
 
@@ -283,7 +268,7 @@ static int name_cgroup(struct ms_groups *g, struct ms_group *grp)
 		e->parent = c->parent;
 		grp->name = strdup(c->path);
 	} else {
-		grp->name = strdupf("%sid %llu", g->cgroups ? "(removed) " : "",
+		grp->name = ms_strdupf("%sid %llu", g->cgroups ? "(removed) " : "",
 				    (unsigned long long)grp->k1);
 	}
 	return grp->name ? 0 : -ENOMEM;
@@ -805,10 +790,10 @@ static void key_text(const struct ms_groups *g, const struct ms_group *x, char *
 		snprintf(buf, len, "%d/%s", g->zones[x->k1].node, g->zones[x->k1].name);
 		break;
 	case MS_BY_FS:
-		snprintf(buf, len, "%u:%u", DEV_MAJOR(x->k1), DEV_MINOR(x->k1));
+		snprintf(buf, len, "%u:%u", MS_DEV_MAJOR(x->k1), MS_DEV_MINOR(x->k1));
 		break;
 	default:
-		snprintf(buf, len, "%u:%u:%llu", DEV_MAJOR(x->k1), DEV_MINOR(x->k1),
+		snprintf(buf, len, "%u:%u:%llu", MS_DEV_MAJOR(x->k1), MS_DEV_MINOR(x->k1),
 			 (unsigned long long)x->k2);
 	}
 }

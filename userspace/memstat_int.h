@@ -458,6 +458,8 @@ void ms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *ms_last_error(void);
 void ms_clear_last_error(void);
 double ms_now_ms(void);
+/* sprintf into a malloc'd string; NULL when out of memory */
+char *ms_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1: in the initial PID namespace, 0: in a child one (a container), -1: cannot tell */
 int ms_pid_ns_initial(void);
 

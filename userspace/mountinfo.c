@@ -119,7 +119,7 @@ static int parse_line(char *line, struct ms_mountinfo_entry *e)
 	unescape(fstype);
 	if (source)
 		unescape(source);
-	e->dev = (e->major << 20) | (e->minor & 0xfffff);
+	e->dev = MS_MKDEV(e->major, e->minor);
 	e->root = strdup(f[3]);
 	e->point = strdup(f[4]);
 	e->fstype = strdup(fstype);

@@ -9,6 +9,11 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+/* s_dev as the kernel keeps it (and the walk records it): major << 20 | minor */
+#define MS_MKDEV(maj, min)	((__u32)(maj) << 20 | ((__u32)(min) & 0xfffff))
+#define MS_DEV_MAJOR(d)		((unsigned int)((d) >> 20))
+#define MS_DEV_MINOR(d)		((unsigned int)((d) & 0xfffff))
+
 /*
  * One line: "id parent maj:min root point opts [optional...] - fstype source superopts".
  * root, point, fstype and source have the kernel's \ooo escapes (space, tab, newline,

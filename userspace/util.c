@@ -123,6 +123,18 @@ const char *ms_missing_capability(void)
 	return NULL;
 }
 
+char *ms_strdupf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
 int ms_present_memory(struct ms_ranges *ranges)
 {
 	const char *cap = ms_missing_capability();
