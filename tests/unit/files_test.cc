@@ -11,32 +11,20 @@
 
 #include <gtest/gtest.h>
 
+#include "mounts.h"
+
 extern "C" {
 #include "memstat_int.h"
 #include "files.h"
 }
+
+using mstest::Mounts;
 
 namespace {
 
 const __u32 kDisk = 254u << 20 | 0;	// 254:0
 const __u32 kTmp = 0u << 20 | 27;	// 0:27
 const __u32 kShm = 0u << 20 | 1;	// the internal shm mount: in no mountinfo
-
-// a mountinfo in a temporary file, read back with ms_mountinfo_load()
-struct Mounts {
-	struct ms_mountinfo m = {};
-	explicit Mounts(const std::string &text)
-	{
-		char path[] = "/tmp/memstat-mountinfo-XXXXXX";
-		int fd = mkstemp(path);
-		EXPECT_GE(fd, 0);
-		EXPECT_EQ(write(fd, text.data(), text.size()), (ssize_t)text.size());
-		close(fd);
-		EXPECT_EQ(ms_mountinfo_load(path, &m), 0);
-		unlink(path);
-	}
-	~Mounts() { ms_mountinfo_free(&m); }
-};
 
 const char *kMountinfo =
 	"27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"

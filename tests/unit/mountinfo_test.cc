@@ -9,28 +9,15 @@
 
 #include <gtest/gtest.h>
 
+#include "mounts.h"
+
 extern "C" {
 #include "mountinfo.h"
 }
 
-namespace {
+using mstest::Mounts;
 
-// a mountinfo in a temporary file, read back with ms_mountinfo_load()
-struct Mounts {
-	struct ms_mountinfo m = {};
-	int err = 0;
-	explicit Mounts(const std::string &text)
-	{
-		char path[] = "/tmp/memstat-mountinfo-XXXXXX";
-		int fd = mkstemp(path);
-		EXPECT_GE(fd, 0);
-		EXPECT_EQ(write(fd, text.data(), text.size()), (ssize_t)text.size());
-		close(fd);
-		err = ms_mountinfo_load(path, &m);
-		unlink(path);
-	}
-	~Mounts() { ms_mountinfo_free(&m); }
-};
+namespace {
 
 const __u32 kDisk = 254u << 20 | 0;	// 254:0
 
@@ -48,7 +35,6 @@ const char *kMountinfo =
 TEST(Mountinfo, ParsesMountinfoWithEscapes)
 {
 	Mounts m(kMountinfo);
-	ASSERT_EQ(m.err, 0);
 	ASSERT_EQ(m.m.n, 5u) << "the garbage line is skipped";
 	EXPECT_EQ(m.m.m[0].dev, kDisk);
 	EXPECT_STREQ(m.m.m[0].root, "/");
@@ -62,7 +48,6 @@ TEST(Mountinfo, EveryFieldTheCallersUse)
 {
 	Mounts m("35 31 259:3 /docker/abc /in/con\\011tainer rw,nosuid shared:7 master:2 - "
 		 "cgroup my\\134src rw,memory,name=a\\054b\n");
-	ASSERT_EQ(m.err, 0);
 	ASSERT_EQ(m.m.n, 1u);
 	const ms_mountinfo_entry &e = m.m.m[0];
 	EXPECT_EQ(e.major, 259u);
@@ -81,7 +66,6 @@ TEST(Mountinfo, AnEmptySourceIsAnEmptyField)
 	// mount -t tmpfs '' /x: two spaces between fstype and the options
 	Mounts m("50 1 0:40 / /x rw - tmpfs  rw,size=4k\n"
 		 "51 1 0:41 / /y rw - tmpfs\n");
-	ASSERT_EQ(m.err, 0);
 	ASSERT_EQ(m.m.n, 2u);
 	EXPECT_STREQ(m.m.m[0].source, "");
 	EXPECT_STREQ(m.m.m[0].superopts, "rw,size=4k");
@@ -101,7 +85,6 @@ TEST(Mountinfo, LinesNotOfTheFormatAreSkipped)
 		 "1 1 8:1 / /f\n"					// ends early
 		 "1 1 99999999999:1 / /g rw - ext4 /dev/sda1 rw\n"	// major too large
 		 "1 1 8:1 / /ok rw - ext4 /dev/sda1 rw");		// no newline at the end
-	ASSERT_EQ(m.err, 0);
 	ASSERT_EQ(m.m.n, 1u);
 	EXPECT_STREQ(m.m.m[0].point, "/ok");
 	EXPECT_STREQ(m.m.m[0].superopts, "rw");
