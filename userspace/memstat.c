@@ -18,9 +18,9 @@
 #include <linux/capability.h>
 
 #include "memstat_int.h"
+#include "attrs.h"
 #include "picture.h"
 #include "files.h"
-#include "attrs.h"
 
 #ifndef MEMSTAT_VERSION
 #define MEMSTAT_VERSION "0.1"
@@ -438,23 +438,15 @@ static void print_features(const struct ms_features *f, const char *uninit_test)
 static int allpages(int argc, char **argv)
 {
 	struct ms_ranges ranges = {};
-	const char *cap;
-	int err, ret;
+	int ret;
 
 	signal(SIGPIPE, SIG_IGN);	/* allpages | head: EPIPE is a normal end */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return ms_allpages_main(argc, argv, &ranges);
-	cap = ms_missing_capability();
-	if (cap) {
-		ms_err("missing capability %s (needed to read page frame numbers); run as root", cap);
-		return MS_EXIT_PERM;
-	}
-	err = ms_ranges_from_iomem("/proc/iomem", &ranges);
-	if (err) {
-		ms_err("failed to read present memory from /proc/iomem: %s", strerror(-err));
-		return err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
-	}
+	ret = ms_present_memory(&ranges);
+	if (ret)
+		return ret;
 	ret = ms_allpages_main(argc, argv, &ranges);
 	ms_ranges_free(&ranges);
 	return ret;
