@@ -299,7 +299,7 @@ struct walker {
 	bool open;
 };
 
-static int walker_open(struct walker *w)
+static int walker_open(struct walker *w, unsigned int bpf_flags)
 {
 	char why[512] = "", fallback[600] = "";
 	int err;
@@ -310,7 +310,7 @@ static int walker_open(struct walker *w)
 		rerr("failed to read present memory from /proc/iomem: %s", strerror(-err));
 		return MS_EXIT_FAIL;
 	}
-	err = ms_backend_open(MS_BE_AUTO, 0, true, &w->be, why, sizeof(why), fallback,
+	err = ms_backend_open(MS_BE_AUTO, bpf_flags, true, &w->be, why, sizeof(why), fallback,
 			      sizeof(fallback));
 	if (err) {
 		rerr("%s", why);
@@ -898,6 +898,38 @@ static void cg_pages(const struct cg *cg, double *mb)
 	mb[MS_C_KERNEL] = v >= 0 ? v / 1048576.0 : -1;
 }
 
+/*
+ * The cgroup's own pages from a record walk, MB per class, as `memstat --by cgroup` counts them
+ * (the group whose id is the cgroup directory's inode): 0 when the walk cannot be made.
+ */
+static int cg_walk_pages(struct walker *w, const struct cg *cg, double page_mb, double *mb)
+{
+	struct ms_groups *g;
+	struct ms_result res;
+	struct stat st;
+	int ret;
+
+	if (!w->open || stat(cg->dir, &st))
+		return -1;
+	g = ms_groups_new(MS_BY_CGROUP, 0);
+	if (!g)
+		return -1;
+	memset(&res, 0, sizeof(res));
+	ret = ms_groups_reset(g) ? -1 : ms_backend_pages(&w->be, &w->ranges, &res, ms_groups_page, g);
+	if (!ret) {
+		for (int c = 0; c < MS_NR_CLASSES; c++)
+			mb[c] = c == MS_C_UNKNOWN ? -1 : 0;
+		for (size_t i = 0; i < g->n; i++) {
+			if (g->g[i].k1 != (__u64)st.st_ino)
+				continue;
+			for (int k = 0; k < MS_NR_SUBS; k++)
+				mb[ms_subs[k].cls] += g->g[i].sub[k] * page_mb;
+		}
+	}
+	ms_groups_free(g);
+	return ret ? -1 : 0;
+}
+
 /* end what still runs in the cgroup and remove it; quiet when it is gone */
 static int cg_remove(struct cg *cg)
 {
@@ -1299,8 +1331,8 @@ static void print_pages_table(struct driver *d)
 	if (!any)
 		return;
 	emit(d, "\nWhere the memory went after each size's measured runs (MB; %s):\n",
-	     d->o->cgroup ? "the cgroup's memory.stat" : "a memstat walk of the machine, the pool "
-	     "counted as anon");
+	     !d->o->cgroup ? "a memstat walk of the machine, the pool counted as anon" :
+	     d->w.open ? "a memstat walk, the cgroup's own pages" : "the cgroup's memory.stat");
 	emit(d, "Memory size    Kernel      Anon     Shmem      Exec  Pagecache   Hugetlb      Free"
 	     "   Peak (MB)  OOM kills\n");
 	for (int i = 0; i < d->nrows; i++) {
@@ -1343,7 +1375,7 @@ static void print_json(struct driver *d, double knee_mb, bool interrupted)
 	fprintf(f, "%.3f", d->zram_id >= 0 || d->o->zram_mb > 0 ? d->o->zram_mb : 0.0);
 	fprintf(f, "},\"pageins_from\":\"%s\",\"pages_from\":\"%s\",\"sizes\":[",
 		d->o->cgroup ? "cgroup_refaults" : "vmstat_pgpgin_zswpin",
-		d->o->cgroup ? "memory.stat" : "walk");
+		d->o->cgroup && !d->w.open ? "memory.stat" : d->o->cgroup ? "walk_cgroup" : "walk");
 	for (int i = 0, n = 0; i < d->nrows; i++) {
 		const struct size_row *r = &d->rows[i];
 		bool ok = r->ok_runs > 0;
@@ -1537,7 +1569,8 @@ static int measure_size(struct driver *d, struct size_row *row)
 		row->pages_mb[c] = -1;
 	if (d->cg.v) {
 		row->peak_mb = cg_peak_mb(&d->cg);
-		cg_pages(&d->cg, row->pages_mb);
+		if (cg_walk_pages(&d->w, &d->cg, d->m.page_kb / 1024.0, row->pages_mb))
+			cg_pages(&d->cg, row->pages_mb);
 	} else if (!walker_walk(&d->w, &res)) {
 		double pg = d->m.page_kb / 1024.0;
 
@@ -1577,7 +1610,7 @@ static int driver_main(struct rmss_opts *o)
 		d.have_pool = true;
 	}
 	if (!o->cgroup) {
-		ret = walker_open(&d.w);
+		ret = walker_open(&d.w, 0);
 		if (ret)
 			goto out;
 		ret = safe_floor(&d.w, &d.m, d.have_pool ? d.pool.stolen_mb : 0, &d.floor_mb, &res);
@@ -1585,6 +1618,12 @@ static int driver_main(struct rmss_opts *o)
 			goto out;
 	} else {
 		d.floor_mb = RMSS_CGROUP_FLOOR_MB;
+		/*
+		 * The cgroup's class split comes from the record walk (--by cgroup's), where the
+		 * bpf or kmod backend can give it; without one, from the cgroup's memory.stat.
+		 */
+		if (walker_open(&d.w, MS_BPF_ALLPAGES) == 0 && !d.w.be.bpf && !d.w.be.kmod)
+			walker_close(&d.w);
 	}
 	start = o->start_set ? o->start : d.m.real_mb;
 	final = o->final_set ? o->final : d.floor_mb;
@@ -1774,7 +1813,7 @@ static int change_main(struct rmss_opts *o)
 		ret = MS_EXIT_USAGE;
 		goto out;
 	}
-	ret = walker_open(&w);
+	ret = walker_open(&w, 0);
 	if (ret)
 		goto out;
 	ret = safe_floor(&w, &m, pool_mb, &floor_mb, &res);
