@@ -26,6 +26,10 @@
 #   MEMSTAT_VM_ACCEL        auto (probe KVM once, else TCG), tcg or kvm (default auto)
 #   MEMSTAT_VM_REFRESH_DAYS refresh the private apt lists when older than this (default 7);
 #                           MEMSTAT_VM_REFRESH=1 refreshes now
+#   MEMSTAT_VM_APPEND       more words for the VMs' kernel command line; the kernel hands
+#                           NAME=VALUE words it does not know to /init as environment, so
+#                           MEMSTAT_VM_APPEND="GTEST_FILTER=ByCgroup.* GTEST_REPEAT=5" runs only
+#                           those integration tests, five times (for chasing one test)
 #   MEMSTAT_VM_MIRROR, MEMSTAT_VM_SECURITY_MIRROR
 #                           override the Debian mirrors taken from the host's apt sources
 #
@@ -656,7 +660,7 @@ run_family() {
 			"${numa_args[@]}" \
 			-nographic -no-reboot -nic none \
 			-kernel "$dir/vmlinuz" -initrd "$run/initrd-$fam.cpio" \
-			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT / 2)) $stress_args" \
+			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT / 2)) $stress_args ${MEMSTAT_VM_APPEND:-}" \
 			-drive "file=$run/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe" \
 			-serial mon:stdio -serial "file:$res" \
 			</dev/null >"$console" 2>&1 &
