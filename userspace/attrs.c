@@ -19,8 +19,15 @@
  *  - folio_maybe_dma_pinned() (include/linux/mm.h): a large folio is pinned when _pincount > 0,
  *    a small one when its refcount is at least GUP_PIN_COUNTING_BIAS (1 << 10);
  *  - HPAGE_PMD_ORDER from /sys/kernel/mm/transparent_hugepage/hpage_pmd_size; meminfo's
- *    AnonHugePages, ShmemHugePages and FileHugePages count folios that are
- *    folio_test_pmd_mappable() (order >= HPAGE_PMD_ORDER);
+ *    ShmemHugePages and FileHugePages count page cache folios that are
+ *    folio_test_pmd_mappable() (order >= HPAGE_PMD_ORDER), from when they enter the cache;
+ *  - AnonHugePages (NR_ANON_THPS) counts an anon folio while a PMD maps it: mm/rmap.c adds its
+ *    pages when the folio's PMD mapcount goes from -1 to 0 and takes them away when it goes
+ *    back to -1. A THP whose PMD mapping was split (mprotect or munmap of part of it, a COW
+ *    after fork) stays one large folio mapped by PTEs and leaves AnonHugePages. That mapcount
+ *    is struct folio's _entire_mapcount (6.6 to 7.3 BTF), _compound_mapcount where the folio
+ *    still calls it so, else the first tail page's compound_mapcount (6.1): looked up by name
+ *    in BTF like _pincount; where none is found, every anon folio of PMD order counts;
  *  - MGLRU: /sys/kernel/mm/lru_gen/enabled bit 0 (lru_gen_enabled()). Its folios keep the
  *    generation in page flags and not PG_active (lru_gen_add_folio() clears it), and
  *    Active/Inactive in meminfo are the youngest two generations and the rest.
@@ -180,6 +187,20 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 		f->pincount_word = (int)(bits % 512 / 64);
 		f->pincount_shift = (int)(bits % 64);
 	}
+	/* the PMD mapcount (-1 based) of a large folio: see the head of this file */
+	bits = struct_member_bits(btf, "folio", "_entire_mapcount");
+	if (bits < 0)
+		bits = struct_member_bits(btf, "folio", "_compound_mapcount");
+	if (bits < 0) {
+		bits = struct_member_bits(btf, "page", "compound_mapcount");
+		if (bits >= 0)
+			bits += 512;	/* of page[1] */
+	}
+	if (bits >= 512 && bits % 32 == 0) {
+		f->entire_page = (int)(bits / 512);
+		f->entire_word = (int)(bits % 512 / 64);
+		f->entire_shift = (int)(bits % 64);
+	}
 	if (!f->btf_ok)
 		err = -ENOENT;
 	btf__free(btf);
@@ -265,16 +286,25 @@ static void commit_folio(struct ms_attrs *a)
 		a->on_folio(a->on_folio_arg, a->cur_first, a->cur_pages, a->cur_mask, a->cur_sub);
 }
 
-/* the pincount of a large folio, from the record of its page f->pincount_page */
-static void pincount(struct ms_attrs *a, __u64 pfn, const struct ms_page_rec *r)
+/*
+ * What a large folio keeps in its tail pages: its pincount (page f->pincount_page) and its PMD
+ * mapcount (page f->entire_page), read from their records as the walk passes them
+ */
+static void tail_facts(struct ms_attrs *a, __u64 pfn, const struct ms_page_rec *r)
 {
 	__s32 v;
 
-	if (!a->f.pincount_page || pfn != a->cur_head + (__u64)a->f.pincount_page)
-		return;
-	v = (__s32)(__u32)(r->w[a->f.pincount_word] >> a->f.pincount_shift);
-	if (v > 0)
-		a->cur_mask |= 1U << MS_A_DMA_PINNED;
+	if (a->f.pincount_page && pfn == a->cur_head + (__u64)a->f.pincount_page) {
+		v = (__s32)(__u32)(r->w[a->f.pincount_word] >> a->f.pincount_shift);
+		if (v > 0)
+			a->cur_mask |= 1U << MS_A_DMA_PINNED;
+	}
+	if (a->cur_thp_unseen && pfn == a->cur_head + (__u64)a->f.entire_page) {
+		a->cur_thp_unseen = false;
+		v = (__s32)(__u32)(r->w[a->f.entire_word] >> a->f.entire_shift);
+		if (v >= 0)
+			a->cur_mask |= 1U << MS_A_ANON_THP;
+	}
 }
 
 int ms_attrs_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
@@ -288,7 +318,7 @@ int ms_attrs_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	a->valid = true;
 	if (r->role == MS_ROLE_TAIL && a->open && r->head_pfn == a->cur_head) {
 		a->cur_pages++;
-		pincount(a, pfn, r);
+		tail_facts(a, pfn, r);
 		return 0;
 	}
 	commit_folio(a);
@@ -304,6 +334,13 @@ int ms_attrs_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	a->cur_order = r->order < MS_ATTR_ORDERS ? r->order : MS_ATTR_ORDERS - 1;
 	a->cur_mask = ms_attrs_of(&a->f, r->role == MS_ROLE_TAIL ? r->head_flags : r->w[0], r->sub,
 				  r->order, large, r->w[a->f.refcount_word]);
+	/* anon of PMD order: anon THP if a PMD maps it, which its tail page tells (tail_facts()) */
+	a->cur_thp_unseen = false;
+	if ((a->cur_mask & (1U << MS_A_ANON_THP)) && a->f.entire_page &&
+	    (r->role != MS_ROLE_TAIL || pfn <= a->cur_head + (__u64)a->f.entire_page)) {
+		a->cur_mask &= ~(1U << MS_A_ANON_THP);
+		a->cur_thp_unseen = true;
+	}
 	/*
 	 * meminfo Dirty (NR_FILE_DIRTY) counts the dirty folios of mappings that account writeback
 	 * (folio_account_dirtied()): page cache, not shmem, anon or the swap cache
@@ -311,7 +348,7 @@ int ms_attrs_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	a->cur_acct_dirty = (a->cur_mask & (1U << MS_A_DIRTY)) &&
 			    (r->sub == MS_FILE || r->sub == MS_EXEC || r->sub == MS_FILE_BUFFERS);
 	if (r->role == MS_ROLE_TAIL)	/* its head was not seen: a walk that began inside */
-		pincount(a, pfn, r);
+		tail_facts(a, pfn, r);
 	return 0;
 }
 

@@ -25,7 +25,7 @@ enum ms_attr {
 	MS_A_INACTIVE_FILE,	/* PG_lru, not PG_swapbacked, not PG_active, not unevictable */
 	MS_A_REFERENCED,	/* PG_referenced */
 	MS_A_DMA_PINNED,	/* folio_maybe_dma_pinned() */
-	MS_A_ANON_THP,		/* anon folios of PMD order (meminfo AnonHugePages) */
+	MS_A_ANON_THP,		/* anon folios of PMD order mapped by a PMD (AnonHugePages) */
 	MS_A_SHMEM_THP,		/* shmem folios of PMD order (ShmemHugePages) */
 	MS_A_FILE_THP,		/* page cache folios of PMD order (FileHugePages) */
 	MS_A_KSM,		/* KSM-merged (sub-class anon_ksm) */
@@ -50,6 +50,8 @@ struct ms_attr_facts {
 	int refcount_word, refcount_shift;	/* struct page _refcount: w[word] >> shift */
 	int pincount_page;	/* large folios: the page of the folio that holds _pincount, */
 	int pincount_word, pincount_shift;	/* and where in it; pincount_page 0: unknown */
+	int entire_page;	/* large folios: the page that holds the PMD mapcount (-1 based), */
+	int entire_word, entire_shift;	/* and where in it; entire_page 0: unknown */
 	unsigned int pmd_order;	/* HPAGE_PMD_ORDER: what meminfo counts as *HugePages */
 	bool mglru;		/* /sys/kernel/mm/lru_gen/enabled: active/inactive are generations */
 	bool btf_ok;		/* the flag bits came from BTF */
@@ -70,6 +72,7 @@ struct ms_attrs {
 	__u64 cur_head, cur_first, cur_pages;	/* cur_first: the first pfn seen of it */
 	__u32 cur_mask;		/* 1 << enum ms_attr */
 	__u8 cur_sub, cur_order;
+	bool cur_thp_unseen;	/* anon of PMD order: anon THP once its PMD mapcount is read */
 	bool cur_acct_dirty;
 };
 

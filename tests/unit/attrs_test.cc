@@ -12,8 +12,8 @@ extern "C" {
 
 namespace {
 
-// a layout like 6.18's: the bits of enum pageflags, _refcount in bytes 52-55, _pincount in
-// bytes 28-31 of the first tail page
+// a layout like 6.18's: the bits of enum pageflags, _refcount in bytes 52-55, _entire_mapcount
+// and _pincount in bytes 24-27 and 28-31 of the first tail page
 struct ms_attr_facts facts()
 {
 	struct ms_attr_facts f;
@@ -31,6 +31,9 @@ struct ms_attr_facts facts()
 	f.pincount_page = 1;
 	f.pincount_word = 3;
 	f.pincount_shift = 32;
+	f.entire_page = 1;
+	f.entire_word = 3;
+	f.entire_shift = 0;
 	f.pmd_order = 9;
 	f.btf_ok = true;
 	return f;
@@ -58,8 +61,10 @@ struct Walk {
 		ms_attrs_reset(&a);
 	}
 	void page(uint64_t pfn, const struct ms_page_rec &r) { ms_attrs_page(&a, pfn, &r); }
-	// a folio of 1 << order pages at pfn: head flags hf; tails carry other flags of their own
-	void folio(uint64_t pfn, uint8_t sub, uint8_t order, uint64_t hf, int32_t pincount = 0)
+	// a folio of 1 << order pages at pfn: head flags hf; tails carry other flags of their own;
+	// entire: the PMD mapcount (-1 based: 0 is one PMD mapping, -1 none)
+	void folio(uint64_t pfn, uint8_t sub, uint8_t order, uint64_t hf, int32_t pincount = 0,
+		   int32_t entire = 0)
 	{
 		if (!order) {
 			page(pfn, rec(sub, MS_ROLE_NONE, 0, hf, pfn));
@@ -70,7 +75,7 @@ struct Walk {
 			struct ms_page_rec t = rec(sub, MS_ROLE_TAIL, order, 0x3f, pfn);
 			t.head_flags = hf;
 			if (i == 1)
-				t.w[3] = (uint64_t)(uint32_t)pincount << 32;
+				t.w[3] = (uint64_t)(uint32_t)pincount << 32 | (uint32_t)entire;
 			page(pfn + i, t);
 		}
 	}
@@ -149,4 +154,35 @@ TEST(Attrs, KsmAndFreePages)
 	EXPECT_EQ(ms_attrs_total(&w.a, MS_A_KSM), 1u);
 	EXPECT_EQ(ms_attrs_total(&w.a, MS_A_DIRTY), 0u) << "free pages have no state";
 	EXPECT_EQ(w.a.orders[3], 0u);
+}
+
+// AnonHugePages counts the anon THP that a PMD maps: an order-9 anon folio whose PMD mapping was
+// split (PMD mapcount -1) is no anon THP, though still a folio of order 9. Page cache THP counts
+// by order alone (ShmemHugePages, FileHugePages are counted when a folio enters the cache).
+TEST(Attrs, AnonThpIsTheFoliosAPmdMaps)
+{
+	Walk w;
+	w.folio(512, MS_ANON, 9, LRU | SWAPBACKED, 0, 0);
+	w.folio(1024, MS_ANON, 9, LRU | SWAPBACKED, 0, -1);
+	w.folio(1536, MS_ANON, 9, LRU | SWAPBACKED, 0, 2);
+	w.folio(2048, MS_SHMEM, 9, LRU | SWAPBACKED, 0, -1);
+	ms_attrs_finish(&w.a);
+	EXPECT_EQ(w.a.cls[MS_C_ANON][MS_A_ANON_THP], 1024u) << "the PTE-mapped folio counted";
+	EXPECT_EQ(w.a.cls[MS_C_SHMEM][MS_A_SHMEM_THP], 512u);
+	EXPECT_EQ(w.a.orders[9], 2048u);
+
+	Walk v;	// a kernel whose BTF names no PMD mapcount: the order alone decides
+	v.a.f.entire_page = 0;
+	v.folio(1024, MS_ANON, 9, LRU | SWAPBACKED, 0, -1);
+	ms_attrs_finish(&v.a);
+	EXPECT_EQ(v.a.cls[MS_C_ANON][MS_A_ANON_THP], 512u);
+
+	Walk t;	// a walk that begins inside a folio, past its first tail page: cannot tell
+	for (uint64_t pfn = 1024 + 2; pfn < 1536; pfn++) {
+		struct ms_page_rec r = rec(MS_ANON, MS_ROLE_TAIL, 9, 0x3f, 1024);
+		r.head_flags = LRU | SWAPBACKED;
+		t.page(pfn, r);
+	}
+	ms_attrs_finish(&t.a);
+	EXPECT_EQ(t.a.cls[MS_C_ANON][MS_A_ANON_THP], 510u) << "by its order, as before";
 }
