@@ -439,6 +439,11 @@ run "plot a directory as the log" 2 "$memstat" plot "$tmp/pic" -o "$tmp/pic/keep
 one_line_err "plot a directory as the log" "cannot read the log: it is a directory"
 run "plot a log with other columns" 2 "$memstat" plot "$tmp/pic/other.csv" -o "$tmp/pic/keep.svg"
 one_line_err "plot a log with other columns" "other.csv: line 1: not a memstat log"
+# a time no axis can write (1e34 s, found by fuzz_plot_log): the line is not a sample
+awk -F, -v OFS=, 'NR > 1 { $2 = "1e34" } 1' "$tmp/pic/log.csv" >"$tmp/pic/far.csv"
+run "plot a log whose times are past the year 9999" 2 "$memstat" plot "$tmp/pic/far.csv" \
+	-o "$tmp/pic/keep.svg"
+one_line_err "plot a log whose times are past the year 9999" "far.csv: no samples in this file"
 run "plot a good log after a bad one" 2 "$memstat" plot "$tmp/pic/log.csv" "$tmp/pic/other.csv" \
 	-o "$tmp/pic/keep.svg"
 [ "$(cat "$tmp/pic/keep.svg")" = precious ] && [ -L "$tmp/pic/link.svg" ] &&

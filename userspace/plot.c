@@ -160,13 +160,19 @@ static bool csv_header(char *line, struct csv_cols *c, char *why, size_t whylen)
 	return true;
 }
 
+/*
+ * A sample's time must be one the axis can write: at most 9999-12-31 23:59:59 UTC (a larger one,
+ * or one past what time_t holds, as 1e34 from a damaged line, makes the line unreadable)
+ */
+#define MAX_EPOCH 253402300799.0
+
 static bool csv_row(char *line, const struct csv_cols *c, double page_size,
 		    struct ms_plot_sample *s)
 {
 	char *f[512];
 	size_t n = csv_split(line, f, 512);
 
-	if (n != c->n || !number(f[c->epoch], &s->t))
+	if (n != c->n || !number(f[c->epoch], &s->t) || s->t > MAX_EPOCH)
 		return false;
 	for (int k = 0; k < MS_NR_CLASSES; k++) {
 		s->pages[k] = 0;
@@ -210,7 +216,7 @@ static int json_row(const char *line, struct ms_plot_sample *s)
 	if (!strncmp(line, "{\"error\":", 9))
 		return 0;
 	pages = strstr(line, "\"pages\":{");
-	if (!pages || !json_number(line, "epoch", &s->t))
+	if (!pages || !json_number(line, "epoch", &s->t) || s->t > MAX_EPOCH)
 		return -1;
 	pages += 8;
 	close = strchr(pages, '}');

@@ -4,8 +4,8 @@
  * or JSON lines), then the breaks and the SVG drawn from what it read. The input is the log.
  *
  * Invariants: it returns 0 (with at least one sample) or MS_EXIT_USAGE with a reason of one
- * line; every sample it keeps has a finite, non-negative time and counts and a page size of at
- * least 512 bytes; it keeps no more samples than the input has lines; the first sample never
+ * line; every sample it keeps has a finite, non-negative time no later than the year 9999, and
+ * counts, and a page size of at least 512 bytes; it keeps no more samples than the input has lines; the first sample never
  * breaks, and a later one whose time does not increase always does; the SVG drawn from them is
  * one document.
  */
@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < p.n; i++) {
 		const struct ms_plot_sample *s = &p.s[i];
 
-		FUZZ_CHECK(isfinite(s->t) && s->t >= 0 && s->page_size >= 512,
+		FUZZ_CHECK(isfinite(s->t) && s->t >= 0 && s->t <= 253402300799.0 &&
+			   s->page_size >= 512,
 			   "sample %zu: time %g, page size %g", i, s->t, s->page_size);
 		for (int c = 0; c < MS_NR_CLASSES; c++)
 			FUZZ_CHECK(isfinite(s->pages[c]) && s->pages[c] >= 0, "sample %zu: class %d %g",
