@@ -444,6 +444,12 @@ awk -F, -v OFS=, 'NR > 1 { $2 = "1e34" } 1' "$tmp/pic/log.csv" >"$tmp/pic/far.cs
 run "plot a log whose times are past the year 9999" 2 "$memstat" plot "$tmp/pic/far.csv" \
 	-o "$tmp/pic/keep.svg"
 one_line_err "plot a log whose times are past the year 9999" "far.csv: no samples in this file"
+# a JSON line whose optional class is damaged (a negative count, found by fuzz_plot_log)
+"$memstat" --format jsonl -o "$tmp/pic/log.jsonl" 0.2 2 2>/dev/null
+sed 's/"hugetlb":[0-9]*/"hugetlb":-11/' "$tmp/pic/log.jsonl" >"$tmp/pic/neg.jsonl"
+run "plot a JSON lines log with a negative count" 2 "$memstat" plot "$tmp/pic/neg.jsonl" \
+	-o "$tmp/pic/keep.svg"
+one_line_err "plot a JSON lines log with a negative count" "neg.jsonl: no samples in this file"
 run "plot a good log after a bad one" 2 "$memstat" plot "$tmp/pic/log.csv" "$tmp/pic/other.csv" \
 	-o "$tmp/pic/keep.svg"
 [ "$(cat "$tmp/pic/keep.svg")" = precious ] && [ -L "$tmp/pic/link.svg" ] &&

@@ -184,24 +184,31 @@ static bool csv_row(char *line, const struct csv_cols *c, double page_size,
 	return true;
 }
 
-/* the number after "key": in a JSON object's text, or false */
-static bool json_number(const char *obj, const char *key, double *v)
+/*
+ * The number after "key": in a JSON object's text: 1, and *v set; 0 when the key is absent; -1
+ * when its value is no non-negative finite number (*v is then left as it was)
+ */
+static int json_number(const char *obj, const char *key, double *v)
 {
 	char pat[64];
 	const char *p;
 	char *end;
+	double x;
 
 	snprintf(pat, sizeof(pat), "\"%s\":", key);
 	p = strstr(obj, pat);
 	if (!p)
-		return false;
+		return 0;
 	p += strlen(pat);
 	while (*p == ' ')
 		p++;
 	errno = 0;
-	*v = strtod(p, &end);
-	return end != p && !errno && isfinite(*v) && *v >= 0 &&
-	       (*end == ',' || *end == '}' || *end == ' ');
+	x = strtod(p, &end);
+	if (end == p || errno || !isfinite(x) || x < 0 ||
+	    (*end != ',' && *end != '}' && *end != ' '))
+		return -1;
+	*v = x;
+	return 1;
 }
 
 /* one JSON line: 1 a sample, 0 a memstat line without one (an error object), -1 unreadable */
@@ -216,7 +223,7 @@ static int json_row(const char *line, struct ms_plot_sample *s)
 	if (!strncmp(line, "{\"error\":", 9))
 		return 0;
 	pages = strstr(line, "\"pages\":{");
-	if (!pages || !json_number(line, "epoch", &s->t) || s->t > MAX_EPOCH)
+	if (!pages || json_number(line, "epoch", &s->t) < 1 || s->t > MAX_EPOCH)
 		return -1;
 	pages += 8;
 	close = strchr(pages, '}');
@@ -228,12 +235,16 @@ static int json_row(const char *line, struct ms_plot_sample *s)
 	memcpy(obj, pages, len);
 	obj[len] = 0;
 	for (int k = 0; k < MS_NR_CLASSES; k++) {
+		int r;
+
 		s->pages[k] = 0;
-		if (!json_number(obj, ms_classes[k].key, &s->pages[k]) &&
-		    (k == MS_C_KERNEL || k == MS_C_ANON || k == MS_C_PAGE_CACHE || k == MS_C_FREE))
+		r = json_number(obj, ms_classes[k].key, &s->pages[k]);
+		/* a class may be absent (an older log), but not damaged */
+		if (r < 0 || (!r && (k == MS_C_KERNEL || k == MS_C_ANON ||
+				     k == MS_C_PAGE_CACHE || k == MS_C_FREE)))
 			return -1;
 	}
-	if (!json_number(line, "page_size", &s->page_size) || s->page_size < 512)
+	if (json_number(line, "page_size", &s->page_size) < 1 || s->page_size < 512)
 		s->page_size = (double)sysconf(_SC_PAGESIZE);
 	s->brk = false;
 	return 1;
