@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 
 #include "memstat_int.h"
+#include "attrs.h"
 #include "cgroup.h"
 #include "files.h"
 #include "pagefmt.h"
@@ -38,6 +39,18 @@ struct dumper {
 	__u64 sub[MS_NR_SUBS];		/* classes of the printed records */
 	struct ms_pagefmt_pipe *pipe;	/* formats and writes the records */
 	struct ms_zone *zones;
+	/*
+	 * The pinned column: folio_maybe_dma_pinned() as memstat -a tells it (attrs.c). A large
+	 * folio's pin count is in its first tail page, so its head's record waits for the next.
+	 */
+	struct ms_attr_facts facts;
+	bool pin_known;			/* BTF gave the positions */
+	bool large_pin_known;		/* and the records keep the word of _pincount */
+	__u64 fol_head;			/* the large folio being walked (~0: none) */
+	int fol_pin;			/* its pinned value: 1, 0, -1 not known */
+	bool held;			/* a head record waits for its first tail page */
+	__u64 held_pfn;
+	struct ms_page_rec held_rec;
 };
 
 static const char usage_text[] =
@@ -117,15 +130,65 @@ static bool wanted(const struct dumper *d, __u64 pfn, const struct ms_page_rec *
 	       (!d->by_cgroup || r->cgroup == d->cgroup);
 }
 
-static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+static int emit(struct dumper *d, __u64 pfn, const struct ms_page_rec *r, int pinned)
 {
-	struct dumper *d = arg;
-
 	if (!wanted(d, pfn, r))
 		return 0;
 	d->printed++;
 	d->sub[r->sub]++;
-	return ms_pagefmt_pipe_page(d->pipe, pfn, r);
+	return ms_pagefmt_pipe_page(d->pipe, pfn, r, pinned);
+}
+
+/* The held head record, with what its first tail page told (or -1: it did not come). */
+static int flush_held(struct dumper *d)
+{
+	if (!d->held)
+		return 0;
+	d->held = false;
+	return emit(d, d->held_pfn, &d->held_rec, d->fol_pin);
+}
+
+static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+{
+	struct dumper *d = arg;
+	bool mine = r->valid && r->role == MS_ROLE_TAIL && r->head_pfn == d->fol_head;
+	bool free_page = !r->valid || r->role == MS_ROLE_FREE_HEAD ||
+			 r->role == MS_ROLE_FREE_TAIL || (r->sub < MS_NR_SUBS &&
+							  ms_subs[r->sub].cls == MS_C_FREE);
+	int ret;
+
+	if (!d->pin_known)
+		return emit(d, pfn, r, -1);
+	/* the first tail page of a large folio: its pin count (a walk may begin past it) */
+	if (r->valid && r->role == MS_ROLE_TAIL && pfn == r->head_pfn + (__u64)d->facts.pincount_page) {
+		d->fol_head = r->head_pfn;
+		d->fol_pin = d->large_pin_known ? ms_attrs_large_pinned(&d->facts, r) : -1;
+		mine = true;
+	}
+	ret = flush_held(d);
+	if (ret)
+		return ret;
+	if (free_page) {	/* a hole: not known; a free page: no pin */
+		d->fol_head = ~0ULL;
+		return emit(d, pfn, r, r->valid ? 0 : -1);
+	}
+	if (mine)
+		return emit(d, pfn, r, d->fol_pin);
+	if (r->role == MS_ROLE_HEAD) {
+		d->fol_head = pfn;
+		d->fol_pin = -1;
+		d->held = true;
+		d->held_pfn = pfn;
+		d->held_rec = *r;
+		return 0;
+	}
+	if (r->role == MS_ROLE_TAIL) {	/* of a folio whose first tail page was not walked */
+		d->fol_head = r->head_pfn;
+		d->fol_pin = -1;
+		return emit(d, pfn, r, -1);
+	}
+	d->fol_head = ~0ULL;
+	return emit(d, pfn, r, ms_attrs_small_pinned(&d->facts, r));
 }
 
 /* ---- options ---- */
@@ -386,6 +449,14 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 	d->pf.feat = be.bpf ? ms_bpf_features(be.bpf) : ms_kmod_features(be.kmod);
+	d->pin_known = !ms_attr_facts_load(&d->facts) && d->facts.pincount_page == 1;
+	/*
+	 * the module blanks the pointer words of its records unless --raw-pointers asks for them
+	 * (which lockdown refuses), and the first tail page's _pincount shares such a word: then
+	 * a large folio's pin cannot be told
+	 */
+	d->large_pin_known = be.bpf || d->pf.raw;
+	d->fol_head = ~0ULL;
 	if (be.kmod)
 		ms_kmod_set_raw_pointers(be.kmod, d->pf.raw);
 	if (load_flag_names(d))
@@ -411,6 +482,8 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		}
 		ret = be.bpf ? ms_bpf_dump(be.bpf, &ranges, &res, on_page, d) :
 			       ms_kmod_walk(be.kmod, &ranges, &res, NULL, on_page, d);
+		if (!ret)
+			flush_held(d);	/* a failed write shows in werr */
 		werr = ms_pagefmt_pipe_finish(d->pipe);
 	}
 	if (werr == EPIPE) {	/* memstat allpages | head: a normal end */

@@ -209,6 +209,21 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 
 /* ---- counting ---- */
 
+static bool small_pinned(const struct ms_attr_facts *f, __u64 refcount_word_value)
+{
+	return (__u32)(refcount_word_value >> f->refcount_shift) >= GUP_PIN_COUNTING_BIAS;
+}
+
+bool ms_attrs_small_pinned(const struct ms_attr_facts *f, const struct ms_page_rec *r)
+{
+	return small_pinned(f, r->w[f->refcount_word]);
+}
+
+bool ms_attrs_large_pinned(const struct ms_attr_facts *f, const struct ms_page_rec *r)
+{
+	return f->pincount_page && (__s32)(__u32)(r->w[f->pincount_word] >> f->pincount_shift) > 0;
+}
+
 static bool flag(__u64 flags, __u8 bit)
 {
 	return bit < 64 && (flags >> bit) & 1;
@@ -238,7 +253,7 @@ __u32 ms_attrs_of(const struct ms_attr_facts *f, __u64 flags, __u8 sub, __u8 ord
 				    (act ? MS_A_ACTIVE_FILE : MS_A_INACTIVE_FILE));
 	}
 	/* small folios: the pin bias in the refcount (large ones: _pincount, read later) */
-	if (!large && (__u32)(refcount_word_value >> f->refcount_shift) >= GUP_PIN_COUNTING_BIAS)
+	if (!large && small_pinned(f, refcount_word_value))
 		m |= 1U << MS_A_DMA_PINNED;
 	if (large && order >= f->pmd_order) {
 		if (c == MS_C_ANON)
@@ -294,11 +309,9 @@ static void tail_facts(struct ms_attrs *a, __u64 pfn, const struct ms_page_rec *
 {
 	__s32 v;
 
-	if (a->f.pincount_page && pfn == a->cur_head + (__u64)a->f.pincount_page) {
-		v = (__s32)(__u32)(r->w[a->f.pincount_word] >> a->f.pincount_shift);
-		if (v > 0)
-			a->cur_mask |= 1U << MS_A_DMA_PINNED;
-	}
+	if (a->f.pincount_page && pfn == a->cur_head + (__u64)a->f.pincount_page &&
+	    ms_attrs_large_pinned(&a->f, r))
+		a->cur_mask |= 1U << MS_A_DMA_PINNED;
 	if (a->cur_thp_unseen && pfn == a->cur_head + (__u64)a->f.entire_page) {
 		a->cur_thp_unseen = false;
 		v = (__s32)(__u32)(r->w[a->f.entire_word] >> a->f.entire_shift);

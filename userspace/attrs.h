@@ -88,6 +88,14 @@ void ms_attrs_finish(struct ms_attrs *a);
 __u32 ms_attrs_of(const struct ms_attr_facts *f, __u64 flags, __u8 sub, __u8 order,
 		  bool large, __u64 refcount_word_value);
 
+/*
+ * folio_maybe_dma_pinned() from page records: of a small folio, from its own record (the pin
+ * bias in its refcount); of a large folio, from the record of its page f->pincount_page
+ * (_pincount > 0), which the caller finds. false where BTF gave no position (pincount_page 0).
+ */
+bool ms_attrs_small_pinned(const struct ms_attr_facts *f, const struct ms_page_rec *r);
+bool ms_attrs_large_pinned(const struct ms_attr_facts *f, const struct ms_page_rec *r);
+
 __u64 ms_attrs_total(const struct ms_attrs *a, enum ms_attr k);
 void ms_attrs_print(FILE *out, const struct ms_attrs *a);
 /* ,"attributes":{...} */

@@ -22,7 +22,7 @@
  */
 enum col {
 	C_PFN, C_CLASS, C_SUB, C_ROLE, C_ORDER, C_HEAD, C_REF, C_MAP, C_OWNER, C_DEV, C_INODE,
-	C_OFFSET, C_CGROUP, C_NODE, C_ZONE, C_FLAGS, C_MAPPING, C_MEMCG, C_RAW, NCOLS,
+	C_OFFSET, C_CGROUP, C_NODE, C_ZONE, C_PIN, C_FLAGS, C_MAPPING, C_MEMCG, C_RAW, NCOLS,
 };
 #define NCOLS_PLAIN C_MAPPING	/* the columns printed without --raw-pointers */
 
@@ -47,6 +47,7 @@ static const struct column {
 	[C_CGROUP] = { "cgroup", 6, false, false },
 	[C_NODE] = { "node", 4, false, false },
 	[C_ZONE] = { "zone", 7, true, false },
+	[C_PIN] = { "pinned", 6, false, false },
 	[C_FLAGS] = { "flags", 0, true, false },
 	[C_MAPPING] = { "mapping", 0, true, false },
 	[C_MEMCG] = { "memcg_data", 0, true, false },
@@ -257,6 +258,7 @@ struct rec_ctx {
 	const struct ms_zone *z;
 	long long mapcount;
 	bool file;
+	int pinned;	/* 1, 0, or -1: not known (jsonl leaves it out) */
 };
 
 /* Columns c0 to c1 - 1 of a record, each with the separator or key before it. */
@@ -271,7 +273,7 @@ static char *emit_cols(const struct ms_pagefmt *f, const struct ms_pagefmt_state
 		const char *start;
 
 		if (json) {
-			if (cols[c].file_only && !file)
+			if ((cols[c].file_only && !file) || (c == C_PIN && x->pinned < 0))
 				continue;
 			if (c)
 				*p++ = ',';
@@ -342,6 +344,12 @@ static char *emit_cols(const struct ms_pagefmt *f, const struct ms_pagefmt_state
 			else if (text)
 				*p++ = '-';
 			break;
+		case C_PIN:
+			if (x->pinned >= 0)
+				*p++ = (char)('0' + x->pinned);
+			else if (text)
+				*p++ = '-';
+			break;
 		case C_FLAGS:
 			memcpy(p, st->flags, st->flags_len);
 			p += st->flags_len;
@@ -371,9 +379,10 @@ static char *emit_cols(const struct ms_pagefmt *f, const struct ms_pagefmt_state
 }
 
 size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st, char *out,
-			 __u64 pfn, const struct ms_page_rec *r)
+			 __u64 pfn, const struct ms_page_rec *r, int pinned)
 {
-	struct rec_ctx x = { pfn, r, ms_pagefmt_zone(f, &st->zi, pfn), 0, r->ino != 0 };
+	struct rec_ctx x = { pfn, r, ms_pagefmt_zone(f, &st->zi, pfn), 0, r->ino != 0,
+			     pinned < 0 ? -1 : !!pinned };
 	/* a tail shows its folio's flags, as /proc/kpageflags does since 6.12 */
 	__u64 flags = (r->role == MS_ROLE_TAIL ? r->head_flags : r->w[MS_W_FLAGS]) & f->flag_mask;
 	int n = f->raw ? NCOLS : NCOLS_PLAIN;
@@ -418,7 +427,7 @@ size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st
 	    st->tail_key.sub != r->sub || st->tail_key.flags != flags ||
 	    st->tail_key.cgroup != r->cgroup || st->tail_key.zone != x.z ||
 	    st->tail_key.ino != r->ino || st->tail_key.offset != r->offset ||
-	    st->tail_key.dev != r->dev) {
+	    st->tail_key.dev != r->dev || st->tail_key.pinned != x.pinned) {
 		if (ms_ptype(f->feat, ms_page_type_word(r->w)) == MS_T_NONE)
 			x.mapcount = (long long)(__s32)ms_page_type_word(r->w) + 1;
 		flags_string(f, st, flags);
@@ -432,6 +441,7 @@ size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st
 		st->tail_key.ino = r->ino;
 		st->tail_key.offset = r->offset;
 		st->tail_key.dev = r->dev;
+		st->tail_key.pinned = x.pinned;
 		st->tail_valid = true;
 	}
 	memcpy(p, st->tail, st->tail_len);
@@ -475,6 +485,7 @@ struct chunk {
 	size_t zi;			/* the zone state before the first record */
 	__u64 *pfn;
 	struct ms_page_rec *rec;
+	signed char *pin;		/* the pinned column of each record */
 	char *out;			/* the formatted records */
 	size_t len, cap;
 };
@@ -522,7 +533,8 @@ static void format_chunk(const struct ms_pagefmt *f, struct chunk *c, int *err)
 			c->out = o;
 			c->cap = cap;
 		}
-		c->len += ms_pagefmt_record(f, &st, c->out + c->len, c->pfn[i], &c->rec[i]);
+		c->len += ms_pagefmt_record(f, &st, c->out + c->len, c->pfn[i], &c->rec[i],
+					    c->pin[i]);
 	}
 }
 
@@ -595,6 +607,7 @@ static void pipe_free(struct ms_pagefmt_pipe *p)
 	for (i = 0; p->ch && i < p->nch; i++) {
 		free(p->ch[i].pfn);
 		free(p->ch[i].rec);
+		free(p->ch[i].pin);
 		free(p->ch[i].out);
 	}
 	free(p->ch);
@@ -633,9 +646,10 @@ struct ms_pagefmt_pipe *ms_pagefmt_pipe_start(const struct ms_pagefmt *f, int fd
 
 		c->pfn = malloc(CHUNK_PAGES * sizeof(*c->pfn));
 		c->rec = malloc(CHUNK_PAGES * sizeof(*c->rec));
+		c->pin = malloc(CHUNK_PAGES * sizeof(*c->pin));
 		c->cap = CHUNK_PAGES * 192;	/* a text record is about 170 bytes */
 		c->out = malloc(c->cap);
-		if (!c->pfn || !c->rec || !c->out)
+		if (!c->pfn || !c->rec || !c->pin || !c->out)
 			goto fail;
 	}
 	err = pthread_create(&p->writer, NULL, writer, p);
@@ -687,7 +701,8 @@ static struct chunk *cur_chunk(struct ms_pagefmt_pipe *p)
 	return c;
 }
 
-int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_page_rec *r)
+int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_page_rec *r,
+			 int pinned)
 {
 	struct chunk *c;
 
@@ -700,6 +715,7 @@ int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_p
 		ms_pagefmt_zone(p->f, &p->zi, pfn);
 	c->pfn[c->n] = pfn;
 	memcpy(&c->rec[c->n], r, sizeof(*r));
+	c->pin[c->n] = (signed char)(pinned < 0 ? -1 : !!pinned);
 	if (++c->n == CHUNK_PAGES)
 		submit(p);
 	return 0;

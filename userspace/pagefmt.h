@@ -49,6 +49,7 @@ struct ms_pagefmt_state {
 		const struct ms_zone *zone;
 		__u32 dev;
 		__u8 sub;
+		int pinned;
 	} tail_key;
 	char mid[128];
 	char tail[MS_PAGEFMT_REC_MAX];
@@ -59,9 +60,12 @@ void ms_pagefmt_init(struct ms_pagefmt *f);
 void ms_pagefmt_state_init(struct ms_pagefmt_state *st);
 /* The header line (none for jsonl): returns its length. */
 size_t ms_pagefmt_header(const struct ms_pagefmt *f, char *out);
-/* One record, '\n' included: returns its length (at most MS_PAGEFMT_REC_MAX). */
+/*
+ * One record, '\n' included: returns its length (at most MS_PAGEFMT_REC_MAX). pinned: the
+ * pinned column, 1 or 0, or -1 where it is not known ('-' in text, empty in csv, no key in jsonl).
+ */
 size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st, char *out,
-			 __u64 pfn, const struct ms_page_rec *r);
+			 __u64 pfn, const struct ms_page_rec *r, int pinned);
 /* The zone of pfn as a formatting thread sees it after state zi (the zone index moves). */
 const struct ms_zone *ms_pagefmt_zone(const struct ms_pagefmt *f, size_t *zi, __u64 pfn);
 
@@ -78,7 +82,8 @@ int ms_write_all(int fd, const char *buf, size_t len);
  */
 struct ms_pagefmt_pipe;
 struct ms_pagefmt_pipe *ms_pagefmt_pipe_start(const struct ms_pagefmt *f, int fd, int jobs);
-int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_page_rec *r);
+int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_page_rec *r,
+			 int pinned);
 int ms_pagefmt_pipe_finish(struct ms_pagefmt_pipe *p);
 
 #endif /* MEMSTAT_PAGEFMT_H */

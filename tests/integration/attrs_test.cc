@@ -342,6 +342,34 @@ TEST(Attributes, PteMappedThpIsNoAnonHugePage)
 	expect_row_ok(attrs_reconcile(), "AnonHugePages");
 }
 
+// The pinned column of memstat allpages --pfn FIRST-LAST --format csv, one value per record.
+std::vector<std::string> allpages_pinned(uint64_t first, uint64_t last)
+{
+	char range[64];
+	snprintf(range, sizeof(range), "0x%llx-0x%llx", (unsigned long long)first,
+		 (unsigned long long)last);
+	RunResult r = run_memstat({ "allpages", "--pfn", range, "--format", "csv" });
+	EXPECT_EQ(r.status, 0) << range;
+	std::vector<std::string> v;
+	std::istringstream in(r.out);
+	std::string line;
+	std::getline(in, line);
+	EXPECT_EQ(line.rfind("pfn,", 0), 0u) << line;
+	while (std::getline(in, line)) {
+		std::vector<std::string> c;
+		std::istringstream fields(line);
+		for (std::string x; std::getline(fields, x, ',');)
+			c.push_back(x);
+		v.push_back(c.size() > 15 ? c[15] : "?");	// pfn,...,zone,pinned,flags
+	}
+	return v;
+}
+
+size_t count_of(const std::vector<std::string> &v, const std::string &s)
+{
+	return (size_t)std::count(v.begin(), v.end(), s);
+}
+
 // 64 MiB registered with io_uring (IORING_REGISTER_BUFFERS pins with FOLL_LONGTERM): exactly its
 // pages are DMA-pinned, and none once unregistered. Its first half is small folios (the pin
 // bias in the refcount), its second half asks for huge pages (_pincount of large folios).
@@ -382,12 +410,35 @@ TEST(Attributes, IoUringBuffersAreDmaPinned)
 							      return k & (1U << MS_A_ANON_THP);
 						      }));
 	EXPECT_GE(ms_attrs_total(&a.totals, MS_A_DMA_PINNED), len / page_size());
+
+	// memstat allpages says the same in its pinned column: a small page, and a huge folio of
+	// the second half (the records of its head, its first tail page and all the rest); a
+	// range that begins past a folio's first tail page cannot tell (empty)
+	std::vector<uint64_t> pf = pfns_of(m.data(), len);
+	uint64_t small = pf[0], head = 0;
+	for (size_t i = pf.size() / 2; i < pf.size() && !head; i += 512)
+		if (a.mask[i] & (1U << MS_A_ANON_THP) && pf[i] % 512 == 0)
+			head = pf[i];
+	EXPECT_EQ(allpages_pinned(small, small), std::vector<std::string>{ "1" });
+	if (head) {
+		std::vector<std::string> h = allpages_pinned(head, head + 511);
+		EXPECT_EQ(h.size(), 512u);
+		EXPECT_EQ(count_of(h, "1"), 512u) << "the huge folio's pages, pinned";
+		EXPECT_EQ(count_of(allpages_pinned(head + 5, head + 6), ""), 2u);
+	}
 	RunResult v = run_memstat({ "-v" });
 	EXPECT_NE(v.out.find("(of which DMA-pinned)"), std::string::npos) << v.out;
 	ASSERT_EQ(syscall(__NR_io_uring_register, fd, IORING_UNREGISTER_BUFFERS, nullptr, 0), 0)
 		<< strerror(errno);
 	PageAttrs b = attrs_of(m.data(), len);
 	EXPECT_EQ(b.with(MS_A_DMA_PINNED), 0u) << "still pinned after unregistering";
+	std::vector<uint64_t> after = pfns_of(m.data(), len);
+	if (after[0] == small) {
+		EXPECT_EQ(allpages_pinned(small, small), std::vector<std::string>{ "0" });
+	}
+	if (head && std::find(after.begin(), after.end(), head) != after.end()) {
+		EXPECT_EQ(count_of(allpages_pinned(head, head + 511), "0"), 512u);
+	}
 	close(fd);
 }
 

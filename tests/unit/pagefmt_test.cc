@@ -45,7 +45,7 @@ struct Ref {
 
 enum col {
 	C_PFN, C_CLASS, C_SUB, C_ROLE, C_ORDER, C_HEAD, C_REF, C_MAP, C_OWNER, C_DEV, C_INODE,
-	C_OFFSET, C_CGROUP, C_NODE, C_ZONE, C_FLAGS, C_MAPPING, C_MEMCG, C_RAW, NCOLS,
+	C_OFFSET, C_CGROUP, C_NODE, C_ZONE, C_PIN, C_FLAGS, C_MAPPING, C_MEMCG, C_RAW, NCOLS,
 };
 #define NCOLS_PLAIN C_MAPPING
 
@@ -70,6 +70,7 @@ const struct column {
 	{ "cgroup", 6, false, false },
 	{ "node", 4, false, false },
 	{ "zone", 7, true, false },
+	{ "pinned", 6, false, false },
 	{ "flags", 0, true, false },
 	{ "mapping", 0, true, false },
 	{ "memcg_data", 0, true, false },
@@ -188,7 +189,13 @@ std::string ref_header(const Ref &d)
 	return out;
 }
 
-std::string ref_record(Ref *d, u64 pfn, const ms_page_rec *r)
+// the pinned column a test gives a record: 1, 0 or -1 (not known), from its words
+int pin_of(const ms_page_rec &r)
+{
+	return (int)((r.offset ^ r.cgroup ^ r.w[MS_PAGE_WORDS - 1]) % 3) - 1;
+}
+
+std::string ref_record(Ref *d, u64 pfn, const ms_page_rec *r, int pinned)
 {
 	field f[NCOLS];
 	const ms_zone *z;
@@ -225,6 +232,10 @@ std::string ref_record(Ref *d, u64 pfn, const ms_page_rec *r)
 	fu64(&f[C_CGROUP], r->cgroup, false);
 	fs64(&f[C_NODE], z ? z->node : -1);
 	fstr(&f[C_ZONE], z ? z->name : d->fmt == MS_PF_TEXT ? "-" : "");
+	if (pinned >= 0)
+		fu64(&f[C_PIN], (u64)pinned, false);
+	else
+		fstr(&f[C_PIN], d->fmt == MS_PF_TEXT ? "-" : "");
 	fstr(&f[C_FLAGS], flags_string(d, r->role == MS_ROLE_TAIL ? r->head_flags : r->w[MS_W_FLAGS]));
 	if (d->raw) {
 		fu64(&f[C_MAPPING], r->w[MS_W_MAPPING], true);
@@ -247,7 +258,7 @@ std::string ref_record(Ref *d, u64 pfn, const ms_page_rec *r)
 		size_t start = out.size();
 
 		if (d->fmt == MS_PF_JSONL) {
-			if (cols[c].file_only && !file)
+			if ((cols[c].file_only && !file) || (c == C_PIN && pinned < 0))
 				continue;
 			out += c ? ",\"" : "\"";
 			out += cols[c].name;
@@ -346,7 +357,7 @@ struct Both {
 	}
 	std::string fast(u64 pfn, const ms_page_rec &r)
 	{
-		size_t n = ms_pagefmt_record(&f, &st, buf.data(), pfn, &r);
+		size_t n = ms_pagefmt_record(&f, &st, buf.data(), pfn, &r, pin_of(r));
 
 		EXPECT_LE(n, (size_t)MS_PAGEFMT_REC_MAX);
 		return std::string(buf.data(), n);
@@ -503,26 +514,37 @@ TEST(Pagefmt, KnownRecordsAreExact)
 	r.w[MS_W_TYPE] = 3ULL << 32 | 1;	/* refcount 3, _mapcount 1 */
 	r.ino = 246999, r.offset = 6, r.cgroup = 200, r.dev = 254 << 20, r.head_pfn = 0x102386;
 	r.valid = 1;
-	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102386, &r)),
-		  "0x102386,exec,exec,-,0,0x102386,3,2,file,254:0,246999,6,200,0,Normal,"
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102386, &r, 0)),
+		  "0x102386,exec,exec,-,0,0x102386,3,2,file,254:0,246999,6,200,0,Normal,0,"
+		  "referenced|uptodate|lru|active|owner_2\n");
+	// pinned, then not known: an empty field
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102387, &r, 1)),
+		  "0x102387,exec,exec,-,0,0x102386,3,2,file,254:0,246999,6,200,0,Normal,1,"
+		  "referenced|uptodate|lru|active|owner_2\n");
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102388, &r, -1)),
+		  "0x102388,exec,exec,-,0,0x102386,3,2,file,254:0,246999,6,200,0,Normal,,"
 		  "referenced|uptodate|lru|active|owner_2\n");
 	// every field zero, outside every zone
 	r = {};
 	pf.fmt = MS_PF_JSONL;
-	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0, &r)),
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0, &r, -1)),
 		  "{\"pfn\":0,\"class\":\"kernel\",\"subclass\":\"kernel_slab\",\"role\":\"-\","
 		  "\"order\":0,\"head_pfn\":0,\"refcount\":0,\"mapcount\":1,\"owner\":\"none\","
 		  "\"cgroup\":0,\"node\":-1,\"zone\":\"\",\"flags\":\"-\"}\n");
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0, &r, 1)),
+		  "{\"pfn\":0,\"class\":\"kernel\",\"subclass\":\"kernel_slab\",\"role\":\"-\","
+		  "\"order\":0,\"head_pfn\":0,\"refcount\":0,\"mapcount\":1,\"owner\":\"none\","
+		  "\"cgroup\":0,\"node\":-1,\"zone\":\"\",\"pinned\":1,\"flags\":\"-\"}\n");
 	// every field at its largest (a free buddy page: typed, mapcount 0)
 	r = max_rec(MS_FREE_BUDDY, MS_ROLE_FREE_TAIL);
 	r.w[MS_W_TYPE] = 0xfffffffff0000000ULL;
 	pf.fmt = MS_PF_TEXT;
 	pf.raw = true;
 	ms_pagefmt_init(&pf);
-	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, ~0ULL, &r)),
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, ~0ULL, &r, -1)),
 		  "0xffffffffffffffff free       free_buddy           free-tail  255   "
 		  "0xffffffffffffffff -1       0        file  4095:1048575 18446744073709551615 "
-		  "18446744073709551615 18446744073709551615 -1   -       "
+		  "18446744073709551615 18446744073709551615 -1   -       -      "
 		  "locked|writeback|referenced|uptodate|dirty|lru|head|waiters|active|workingset|"
 		  "owner_priv_1|owner_2|arch_1|reserved|private|private_2|reclaim|swapbacked|"
 		  "unevictable|dropbehind|mlocked|arch_2|arch_3 0xffffffffffffffff "
@@ -548,7 +570,7 @@ TEST(Pagefmt, EverySubclassAndRoleEqualsTheOldFormatting)
 							if (big)
 								r = max_rec((__u8)sub, (__u8)role);
 							r.sub = (__u8)sub, r.role = (__u8)role, r.valid = 1;
-							ASSERT_EQ(b.fast(pfn, r), ref_record(&b.ref, pfn, &r))
+							ASSERT_EQ(b.fast(pfn, r), ref_record(&b.ref, pfn, &r, pin_of(r)))
 								<< s.name << " " << fmt_name(fmt) << " raw " << raw
 								<< " sub " << sub << " role " << role;
 						}
@@ -569,7 +591,7 @@ TEST(Pagefmt, RandomRecordsEqualTheOldFormatting)
 					u64 pfn = g.next_pfn();
 					ms_page_rec r = g.next();
 
-					ASSERT_EQ(b.fast(pfn, r), ref_record(&b.ref, pfn, &r))
+					ASSERT_EQ(b.fast(pfn, r), ref_record(&b.ref, pfn, &r, pin_of(r)))
 						<< s.name << " " << fmt_name(fmt) << " raw " << raw
 						<< " record " << i;
 				}
@@ -618,14 +640,15 @@ TEST(PagefmtPipe, AnyNumberOfJobsWritesTheRecordsInOrder)
 			std::string want;
 
 			for (auto &p : pages)
-				want += ref_record(&b.ref, p.first, &p.second);
+				want += ref_record(&b.ref, p.first, &p.second, pin_of(p.second));
 			for (int jobs : { 1, 2, 3, 8 }) {
 				FILE *tmp = tmpfile();
 				ASSERT_NE(tmp, nullptr);
 				ms_pagefmt_pipe *p = ms_pagefmt_pipe_start(&b.f, fileno(tmp), jobs);
 				ASSERT_NE(p, nullptr);
 				for (auto &pg : pages)
-					ASSERT_EQ(ms_pagefmt_pipe_page(p, pg.first, &pg.second), 0);
+					ASSERT_EQ(ms_pagefmt_pipe_page(p, pg.first, &pg.second,
+									       pin_of(pg.second)), 0);
 				EXPECT_EQ(ms_pagefmt_pipe_finish(p), 0);
 				std::string got = read_file(fileno(tmp));
 				fclose(tmp);
@@ -662,7 +685,7 @@ int feed_until_failure(int fd, size_t npages, bool *stopped)
 	if (!p)
 		return -1;
 	for (auto &pg : pages) {
-		if (ms_pagefmt_pipe_page(p, pg.first, &pg.second)) {
+		if (ms_pagefmt_pipe_page(p, pg.first, &pg.second, pin_of(pg.second))) {
 			*stopped = true;
 			break;
 		}
