@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "attrs.h"
 #include "cgroup.h"
 #include "files.h"
 
@@ -245,9 +246,9 @@ struct cgroup_extra {
 	bool known, removed;	/* in the hierarchy; not in it, though one is mounted */
 	unsigned int depth;	/* known: 0 for the root */
 	__u64 parent;		/* known and not the root: the parent's id */
-	bool tree;		/* --tree: sub[] and total are the cgroup's and its descendants' */
+	bool tree;		/* --tree: sub[], total and pinned are the cgroup's and its descendants' */
 	__u64 sub[MS_NR_SUBS];
-	__u64 total;
+	__u64 total, pinned;
 };
 
 static void json_pages(FILE *out, const struct ms_group *x);
@@ -291,11 +292,13 @@ static void json_cgroup(FILE *out, const struct ms_groups *g, const struct ms_gr
 	else
 		fputs(",\"depth\":null", out);
 	if (e->tree) {
-		struct ms_group t = { .total = e->total };
+		struct ms_group t = { .total = e->total, .pinned = e->pinned };
 
 		memcpy(t.sub, e->sub, sizeof(t.sub));
 		fputs(",\"tree\":{", out);
 		json_pages(out, &t);
+		if (g->pinned)
+			fprintf(out, ",\"dma_pinned\":%llu", (unsigned long long)t.pinned);
 		fputc('}', out);
 	}
 }
@@ -307,6 +310,8 @@ static void json_cgroup(FILE *out, const struct ms_groups *g, const struct ms_gr
  */
 static size_t lookup(struct ms_groups *g, __u64 k1, __u64 k2);
 
+#define NCOLS (MS_NR_SUBS + 1)	/* the columns summed up the tree: sub-classes, then pinned */
+
 static int cgroup_tree(struct ms_groups *g)
 {
 	size_t nk = 0, i, nrows = 0, n = 0, none = (size_t)-1, *idx, *order = NULL;
@@ -315,7 +320,7 @@ static int cgroup_tree(struct ms_groups *g)
 	int err = -ENOMEM;
 
 	ids = malloc((g->n + 1) * sizeof(*ids));
-	own = malloc((g->n + 1) * MS_NR_SUBS * sizeof(*own));
+	own = malloc((g->n + 1) * NCOLS * sizeof(*own));
 	idx = malloc((g->n + 1) * sizeof(*idx));
 	if (!ids || !own || !idx)
 		goto out;
@@ -325,10 +330,11 @@ static int cgroup_tree(struct ms_groups *g)
 			continue;
 		}
 		ids[nk] = g->g[i].k1;
-		memcpy(&own[nk * MS_NR_SUBS], g->g[i].sub, sizeof(g->g[i].sub));
+		memcpy(&own[nk * NCOLS], g->g[i].sub, sizeof(g->g[i].sub));
+		own[nk * NCOLS + MS_NR_SUBS] = g->g[i].pinned;
 		idx[nk++] = i;
 	}
-	err = ms_cgroup_tree(g->cgroups, ids, own, nk, MS_NR_SUBS, &rows, &nrows);
+	err = ms_cgroup_tree(g->cgroups, ids, own, nk, NCOLS, &rows, &nrows);
 	if (err)
 		goto out;
 	err = -ENOMEM;
@@ -348,7 +354,8 @@ static int cgroup_tree(struct ms_groups *g)
 		e = x->extra;
 		e->tree = true;
 		memcpy(e->sub, rows[i].tree, sizeof(e->sub));
-		e->total = rows[i].tree_total;
+		e->pinned = rows[i].tree[MS_NR_SUBS];
+		e->total = rows[i].tree_total - e->pinned;
 		order[n++] = gi;
 	}
 	if (none != (size_t)-1)
@@ -530,6 +537,16 @@ int ms_groups_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	return 0;
 }
 
+void ms_groups_pinned(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub)
+{
+	struct ms_groups *g = arg;
+
+	(void)first_pfn;
+	(void)sub;
+	if (g->last && (mask & (1U << MS_A_DMA_PINNED)))
+		g->g[g->last - 1].pinned += npages;
+}
+
 static const struct ms_groups *sort_ctx;
 
 static int by_total(const void *a, const void *b)
@@ -597,6 +614,7 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 			for (int j = 0; j < MS_NR_SUBS; j++)
 				g->other.sub[j] += x->sub[j];
 			g->other.total += x->total;
+			g->other.pinned += x->pinned;
 			g->nother++;
 			continue;
 		}
@@ -655,6 +673,7 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 		t = *x;
 		memcpy(t.sub, e->sub, sizeof(t.sub));
 		t.total = e->total;
+		t.pinned = e->pinned;
 		x = &t;
 		indent = 2 * (int)e->depth;
 	}
@@ -666,6 +685,8 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 		fprintf(out, " %8.0f %3.0f%%", mb(n),
 			x->total ? 100.0 * (double)n / (double)x->total : 0.0);
 	}
+	if (g->pinned)
+		fprintf(out, " %8.0f", mb(x->pinned));
 	if (g->key->cols)
 		g->key->cols(out, g, x);
 	fprintf(out, "  %*s%s\n", indent, "", x->name ? x->name : "");
@@ -682,10 +703,13 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 		for (int j = 0; j < MS_NR_SUBS; j++)
 			total.sub[j] += g->g[i].sub[j];
 		total.total += g->g[i].total;
+		total.pinned += g->g[i].pinned;
 	}
 	fprintf(out, "%10s", "Total MB");
 	for (c = 0; c < NSHOWN; c++)
 		fprintf(out, " %8s %4s", col_label[c], "%");
+	if (g->pinned)
+		fprintf(out, " %8s", "Pinned");
 	if (g->key->cols_head)
 		g->key->cols_head(out);
 	fprintf(out, "  %s%s\n", what[g->by],
@@ -703,7 +727,8 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 	}
 	total.k1 = NONE_KEY;
 	table_row(out, g, &total);
-	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache)\n");
+	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache%s)\n",
+		g->pinned ? "; Pinned: MB DMA-pinned, as dma_pinned of -a" : "");
 }
 
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */
@@ -737,12 +762,16 @@ void ms_groups_json_fields(FILE *out, const struct ms_groups *g)
 		ms_json_string(out, x->name);
 		fputc(',', out);
 		json_pages(out, x);
+		if (g->pinned)
+			fprintf(out, ",\"dma_pinned\":%llu", (unsigned long long)x->pinned);
 		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
 			g->key->json(out, g, x);
 		fputc('}', out);
 	}
 	fprintf(out, "],\"other\":{\"groups\":%zu,", g->nother);
 	json_pages(out, &g->other);
+	if (g->pinned)
+		fprintf(out, ",\"dma_pinned\":%llu", (unsigned long long)g->other.pinned);
 	fputc('}', out);
 }
 

@@ -522,13 +522,17 @@ static int open_backend(enum ms_backend_choice c, unsigned int bpf_flags, bool k
 	return ret;
 }
 
-/* the ms_page_fn of the record walk: each page to the groups and the attributes asked for */
+/*
+ * The ms_page_fn of the record walk: each page to the attributes and the groups asked for, in
+ * this order: the attributes judge a folio when its next page comes (ms_groups_pinned() puts
+ * the verdict in the group the groups were last given, the folio's)
+ */
 static int record_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 {
 	struct walker *w = arg;
-	int ret = w->groups ? ms_groups_page(w->groups, pfn, r) : 0;
+	int ret = w->attrs ? ms_attrs_page(w->attrs, pfn, r) : 0;
 
-	return ret || !w->attrs ? ret : ms_attrs_page(w->attrs, pfn, r);
+	return ret || !w->groups ? ret : ms_groups_page(w->groups, pfn, r);
 }
 
 static int walk_once(void *arg, struct ms_result *res)
@@ -709,6 +713,11 @@ int main(int argc, char **argv)
 			ms_err("kernel BTF has no enum pageflags: the attributes cannot be told");
 		walker.attrs = attrs;
 		ro.attrs = attrs;
+		if (walker.groups && o.attributes) {	/* --by -a: a Pinned column */
+			walker.groups->pinned = true;
+			attrs->on_folio = ms_groups_pinned;
+			attrs->on_folio_arg = walker.groups;
+		}
 		/*
 		 * the module zeroes the pointer words of its records unless asked, and the first
 		 * tail page's _pincount shares such a word: the records stay in this process

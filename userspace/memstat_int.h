@@ -265,6 +265,7 @@ struct ms_group {
 				 * cgroup: id; file, exec: s_dev, inode; ~0, ~0: "(none)" */
 	__u64 sub[MS_NR_SUBS];	/* pages per sub-class */
 	__u64 total;
+	__u64 pinned;		/* -a: pages DMA-pinned (ms_groups_pinned()) */
 	__u64 mapping;		/* file, exec: a head page's mapping pointer: NEVER printed */
 	char *name;		/* the rows shown, after ms_groups_finish() (malloc'd) */
 	void *extra;		/* a key's own facts (malloc'd, freed by the engine) */
@@ -301,12 +302,19 @@ struct ms_groups {
 	struct ms_mountinfo mounts;	/* fs: /proc/self/mountinfo (mountinfo.h) */
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
+	bool pinned;			/* -a: a Pinned column (ms_groups_pinned() fills it) */
 	struct ms_cgroups *cgroups;	/* cgroup: the memory hierarchy (cgroup.c), read at finish */
 };
 int ms_by_parse(const char *s, enum ms_by *out);
 struct ms_groups *ms_groups_new(enum ms_by by, size_t top);
 int ms_groups_reset(struct ms_groups *g);
 int ms_groups_page(void *arg, __u64 pfn, const struct ms_page_rec *r);	/* an ms_page_fn */
+/*
+ * -a: the attributes' verdict on a folio whose pages the groups were last given (an on_folio of
+ * struct ms_attrs: the attributes must see each page before the groups do, so that a folio's
+ * verdict comes while the groups' last group is still the folio's)
+ */
+void ms_groups_pinned(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub);
 int ms_groups_finish(struct ms_groups *g, const struct ms_result *res);	/* MS_EXIT_* */
 void ms_groups_print(FILE *out, const struct ms_groups *g);
 void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result *r);

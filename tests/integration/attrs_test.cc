@@ -365,6 +365,26 @@ std::vector<std::string> allpages_pinned(uint64_t first, uint64_t last)
 	return v;
 }
 
+// memstat --by cgroup -a --json: the dma_pinned pages of the group of cgroup id (of every
+// group and (other) when id is 0: this process's cgroup could not be named), -1 when absent
+long long cgroup_pinned(uint64_t id)
+{
+	RunResult r = run_memstat({ "--by", "cgroup", "-a", "--json" });
+	EXPECT_EQ(r.status, 0);
+	long long n = -1;
+	try {
+		json j = json::parse(r.out);
+		for (auto &g : j["groups"])
+			if (!id || (g.contains("id") && g["id"] == id))
+				n = std::max(n, 0LL) + g["dma_pinned"].get<long long>();
+		if (!id)
+			n += j["other"]["dma_pinned"].get<long long>();
+	} catch (const std::exception &e) {
+		ADD_FAILURE() << "invalid JSON: " << e.what() << "\n" << r.out.substr(0, 2000);
+	}
+	return n;
+}
+
 size_t count_of(const std::vector<std::string> &v, const std::string &s)
 {
 	return (size_t)std::count(v.begin(), v.end(), s);
@@ -426,6 +446,10 @@ TEST(Attributes, IoUringBuffersAreDmaPinned)
 		EXPECT_EQ(count_of(h, "1"), 512u) << "the huge folio's pages, pinned";
 		EXPECT_EQ(count_of(allpages_pinned(head + 5, head + 6), ""), 2u);
 	}
+	// memstat --by cgroup -a: in this process's cgroup
+	const uint64_t own = own_cgroup_ino();
+	const long long in_group = cgroup_pinned(own);
+	EXPECT_GE(in_group, (long long)(len / page_size())) << "cgroup id " << own;
 	RunResult v = run_memstat({ "-v" });
 	EXPECT_NE(v.out.find("(of which DMA-pinned)"), std::string::npos) << v.out;
 	ASSERT_EQ(syscall(__NR_io_uring_register, fd, IORING_UNREGISTER_BUFFERS, nullptr, 0), 0)
@@ -439,6 +463,8 @@ TEST(Attributes, IoUringBuffersAreDmaPinned)
 	if (head && std::find(after.begin(), after.end(), head) != after.end()) {
 		EXPECT_EQ(count_of(allpages_pinned(head, head + 511), "0"), 512u);
 	}
+	EXPECT_EQ(cgroup_pinned(own) + (long long)(len / page_size()), in_group)
+		<< "the group's pinned pages did not drop by exactly the buffer's";
 	close(fd);
 }
 

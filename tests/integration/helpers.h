@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -205,6 +206,28 @@ inline std::vector<uint64_t> pfns_of(const char *p, size_t len)
 	}
 	close(fd);
 	return pfns;
+}
+
+// The memory cgroup of this process as its directory's inode number, 0 if it cannot be
+// named: "N:memory:/path" under /sys/fs/cgroup/memory (v1), else "0::/path" under
+// /sys/fs/cgroup when that v2 tree has the memory controller.
+inline uint64_t own_cgroup_ino()
+{
+	std::istringstream in(read_file("/proc/self/cgroup"));
+	std::string line, dir;
+	struct stat st;
+	while (std::getline(in, line)) {
+		size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+		if (c1 == std::string::npos || c2 == std::string::npos)
+			continue;
+		std::string ctl = line.substr(c1 + 1, c2 - c1 - 1), path = line.substr(c2 + 1);
+		if (ctl == "memory")
+			dir = "/sys/fs/cgroup/memory" + path;
+		else if (ctl.empty() && dir.empty() &&
+			 read_file("/sys/fs/cgroup/cgroup.controllers").find("memory") != std::string::npos)
+			dir = "/sys/fs/cgroup" + path;
+	}
+	return !dir.empty() && stat(dir.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
 } // namespace mstest

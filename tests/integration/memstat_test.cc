@@ -1140,28 +1140,6 @@ extern "C" int collect_cgroup(void *arg, __u64 pfn, const struct ms_page_rec *re
 	return 0;
 }
 
-// The memory cgroup of this process as its directory's inode number, 0 if it cannot be
-// named: "N:memory:/path" under /sys/fs/cgroup/memory (v1), else "0::/path" under
-// /sys/fs/cgroup when that v2 tree has the memory controller.
-uint64_t own_cgroup_ino()
-{
-	std::istringstream in(read_file("/proc/self/cgroup"));
-	std::string line, dir;
-	struct stat st;
-	while (std::getline(in, line)) {
-		size_t c1 = line.find(':'), c2 = line.find(':', c1 + 1);
-		if (c1 == std::string::npos || c2 == std::string::npos)
-			continue;
-		std::string ctl = line.substr(c1 + 1, c2 - c1 - 1), path = line.substr(c2 + 1);
-		if (ctl == "memory")
-			dir = "/sys/fs/cgroup/memory" + path;
-		else if (ctl.empty() && dir.empty() &&
-			 read_file("/sys/fs/cgroup/cgroup.controllers").find("memory") != std::string::npos)
-			dir = "/sys/fs/cgroup" + path;
-	}
-	return !dir.empty() && stat(dir.c_str(), &st) == 0 ? st.st_ino : 0;
-}
-
 // allpages' cgroup column, from the BPF walk or the module's: the memcg this process's locked
 // anonymous pages are charged to is what /proc/kpagecgroup says of their folio's first page
 // (6.1's kpagecgroup says 0 for the tail pages of a THP: it reads each page's own
