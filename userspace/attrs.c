@@ -146,6 +146,31 @@ static long read_long(const char *path)
 	return v;
 }
 
+/*
+ * A 32-bit member of a large folio's tail pages: struct folio's member folio1 (else folio2, a
+ * name it had before), else struct page's member page1 of the first tail page. Sets the page of
+ * the folio that holds it, the word of that page's record and the shift; leaves them (page 0:
+ * unknown) when BTF names none of them.
+ */
+static void tail_member(const struct btf *btf, const char *folio1, const char *folio2,
+			const char *page1, int *page, int *word, int *shift)
+{
+	long bits = struct_member_bits(btf, "folio", folio1);
+
+	if (bits < 0 && folio2)
+		bits = struct_member_bits(btf, "folio", folio2);
+	if (bits < 0) {
+		bits = struct_member_bits(btf, "page", page1);
+		if (bits >= 0)
+			bits += 512;	/* of page[1] */
+	}
+	if (bits >= 512 && bits % 32 == 0) {
+		*page = (int)(bits / 512);
+		*word = (int)(bits % 512 / 64);
+		*shift = (int)(bits % 64);
+	}
+}
+
 int ms_attr_facts_load(struct ms_attr_facts *f)
 {
 	struct btf *btf;
@@ -176,31 +201,11 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 		f->refcount_shift = (int)(bits % 64);
 	}
 	/* struct folio's _pincount (v6.1 on), else the first tail page's compound_pincount */
-	bits = struct_member_bits(btf, "folio", "_pincount");
-	if (bits < 0) {
-		bits = struct_member_bits(btf, "page", "compound_pincount");
-		if (bits >= 0)
-			bits += 512;	/* of page[1] */
-	}
-	if (bits >= 512 && bits % 32 == 0) {
-		f->pincount_page = (int)(bits / 512);
-		f->pincount_word = (int)(bits % 512 / 64);
-		f->pincount_shift = (int)(bits % 64);
-	}
+	tail_member(btf, "_pincount", NULL, "compound_pincount", &f->pincount_page,
+		    &f->pincount_word, &f->pincount_shift);
 	/* the PMD mapcount (-1 based) of a large folio: see the head of this file */
-	bits = struct_member_bits(btf, "folio", "_entire_mapcount");
-	if (bits < 0)
-		bits = struct_member_bits(btf, "folio", "_compound_mapcount");
-	if (bits < 0) {
-		bits = struct_member_bits(btf, "page", "compound_mapcount");
-		if (bits >= 0)
-			bits += 512;	/* of page[1] */
-	}
-	if (bits >= 512 && bits % 32 == 0) {
-		f->entire_page = (int)(bits / 512);
-		f->entire_word = (int)(bits % 512 / 64);
-		f->entire_shift = (int)(bits % 64);
-	}
+	tail_member(btf, "_entire_mapcount", "_compound_mapcount", "compound_mapcount",
+		    &f->entire_page, &f->entire_word, &f->entire_shift);
 	if (!f->btf_ok)
 		err = -ENOENT;
 	btf__free(btf);

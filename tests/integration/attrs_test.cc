@@ -125,6 +125,34 @@ std::string trim(std::string s)
 	return s;
 }
 
+// Why a THP test cannot run here ("": it can)
+std::string thp_off()
+{
+	std::string en = read_file("/sys/kernel/mm/transparent_hugepage/enabled");
+	if (en.empty() || en.find("[never]") != std::string::npos)
+		return "transparent huge pages are off here (" + trim(en) + ")";
+	return "";
+}
+
+// len bytes of private anon memory from a 2 MiB boundary, MADV_HUGEPAGE, every page written
+struct HugeAnon {
+	static constexpr size_t kAlign = 2 * kMiB;
+	Mapping raw;
+	char *p = nullptr;
+	bool advised = false;
+	explicit HugeAnon(size_t len)
+		: raw(mmap(nullptr, len + kAlign, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len + kAlign)
+	{
+		if (!raw.ok())
+			return;
+		p = (char *)(((uintptr_t)raw.data() + kAlign - 1) & ~(uintptr_t)(kAlign - 1));
+		advised = madvise(p, len, MADV_HUGEPAGE) == 0;
+		touch_write(p, len);
+	}
+	bool ok() const { return raw.ok() && advised; }
+};
+
 // AnonHugePages of the mappings in [from, to) in /proc/self/smaps, in kB (the kernel's own count
 // of the range's PMD-mapped anon THP); -1 when no mapping starts there
 long long smaps_anon_huge_kb(const char *from, const char *to)
@@ -273,16 +301,12 @@ TEST(Attributes, MlockedIsMlockedAndUnevictable)
 // AnonHugePages of this mapping) are exactly the mapping's anon_thp pages.
 TEST(Attributes, MadvHugepageIsAnonThp)
 {
-	std::string en = read_file("/sys/kernel/mm/transparent_hugepage/enabled");
-	if (en.empty() || en.find("[never]") != std::string::npos)
-		GTEST_SKIP() << "transparent huge pages are off here (" << trim(en) << ")";
-	const size_t len = 256 * kMiB, align = 2 * kMiB;
-	Mapping raw(mmap(nullptr, len + align, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len + align);
-	ASSERT_TRUE(raw.ok());
-	char *p = (char *)(((uintptr_t)raw.data() + align - 1) & ~(uintptr_t)(align - 1));
-	ASSERT_EQ(madvise(p, len, MADV_HUGEPAGE), 0);
-	touch_write(p, len);
+	if (!thp_off().empty())
+		GTEST_SKIP() << thp_off();
+	const size_t len = 256 * kMiB;
+	HugeAnon h(len);
+	ASSERT_TRUE(h.ok());
+	char *p = h.p;
 	PageAttrs a = attrs_of(p, len);
 	long long thp_kb = smaps_anon_huge_kb(p, p + len);
 	ASSERT_GE(thp_kb, 0) << "no smaps entry for the mapping";
@@ -300,16 +324,12 @@ TEST(Attributes, MadvHugepageIsAnonThp)
 // nor in smaps. memstat -a must not count it as anon THP either.
 TEST(Attributes, PteMappedThpIsNoAnonHugePage)
 {
-	std::string en = read_file("/sys/kernel/mm/transparent_hugepage/enabled");
-	if (en.empty() || en.find("[never]") != std::string::npos)
-		GTEST_SKIP() << "transparent huge pages are off here (" << trim(en) << ")";
+	if (!thp_off().empty())
+		GTEST_SKIP() << thp_off();
 	const size_t len = 64 * kMiB, align = 2 * kMiB;
-	Mapping raw(mmap(nullptr, len + align, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len + align);
-	ASSERT_TRUE(raw.ok());
-	char *p = (char *)(((uintptr_t)raw.data() + align - 1) & ~(uintptr_t)(align - 1));
-	ASSERT_EQ(madvise(p, len, MADV_HUGEPAGE), 0);
-	touch_write(p, len);
+	HugeAnon h(len);
+	ASSERT_TRUE(h.ok());
+	char *p = h.p;
 	long long huge_kb = smaps_anon_huge_kb(p, p + len);
 	ASSERT_GE(huge_kb, 0) << "no smaps entry for the mapping";
 	if (huge_kb == 0)
