@@ -54,8 +54,9 @@ PY=/usr/bin/python3
 VM_MODULES=(virtio_pci virtio_blk ext4)
 # zram swap and its compressors, for the load the module-versus-BPF test must see (init.sh):
 # taken where the kernel has them (6.1's zram finds lzo-rle through the crypto API, not a
-# dependency; 6.12+ link their own backends)
-VM_LOAD_MODULES=(zram lzo_rle lzo lz4_compress lz4_decompress)
+# dependency; 6.12+ link their own backends); veth, for the page_pool test (a veth pair with
+# XDP: KernelOther.VethXdpPagePoolPagesArePagePool)
+VM_LOAD_MODULES=(zram lzo_rle lzo lz4_compress lz4_decompress veth)
 
 fetch_only=0
 families=()
