@@ -180,7 +180,9 @@ def test_cgroup_mode_finds_the_working_set(rundir, workfile, tmp_path):
             assert s["avg_pagein_rate"] > 0
         # the cgroup's own pages: the file in its page cache, up to the limit
         assert s["pages"]["page_cache_mb"] <= mb + 1
-    assert WS_MB <= j["knee_mb"] <= 1.25 * WS_MB, j["knee_mb"]
+    assert WS_MB <= j["knee_mb"] <= 1.25 * WS_MB, (
+        j["knee_mb"], [(s["mb"], s["avg_pageins"], s["avg_pagein_rate"], s["avg_response_s"])
+                       for s in j["sizes"]])
     # AIX's report in the file, the same rows
     report = out.read_text()
     for line in ("Hostname:", "Real memory size:", "Time of day:", "Command:", "Swap:",

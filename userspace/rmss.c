@@ -56,9 +56,15 @@
 #define RMSS_MARGIN_MB 256.0
 #define RMSS_MARGIN_PCT 2.0
 #define RMSS_CGROUP_FLOOR_MB 16.0	/* cgroup mode: the least limit */
-/* the knee: page-in rate within max(KNEE_REL * base, KNEE_ABS) of the largest size's */
+/*
+ * the knee: page-in rate within max(KNEE_REL * base, KNEE_ABS, KNEE_NOISE * the highest rate
+ * measured) of the largest size's. The last is the noise floor: a run that needs no page-in
+ * takes milliseconds, so one stray page-in (a shared library page that some other cgroup's
+ * reclaim evicted) is a rate of hundreds a second
+ */
 #define RMSS_KNEE_REL 0.10
 #define RMSS_KNEE_ABS 10.0
+#define RMSS_KNEE_NOISE 0.01
 #define POOL_COMM "memstat-rmss"
 
 static const char rmss_usage[] =
@@ -1286,19 +1292,26 @@ static void print_row(struct driver *d, const struct size_row *r)
 	emit(d, "\n");
 }
 
-/* the knee (README "memstat rmss"): -1 when there is none */
-static double knee(const struct driver *d, double *base_out)
+/*
+ * the knee (README "memstat rmss"): -1 when there is none. *base_out: the rate at the largest
+ * size; *abs_out: the absolute part of the tolerance (10/s, or 1% of the highest rate measured)
+ */
+static double knee(const struct driver *d, double *base_out, double *abs_out)
 {
 	int big = -1;
-	double base, lim, k = -1;
+	double base, lim, k = -1, top = 0;
 
-	for (int i = 0; i < d->nrows; i++)
+	for (int i = 0; i < d->nrows; i++) {
 		if (d->rows[i].done && (big < 0 || d->rows[i].mb > d->rows[big].mb))
 			big = i;
+		if (d->rows[i].done && d->rows[i].ok_runs)
+			top = fmax(top, d->rows[i].sum_rate / d->rows[i].ok_runs);
+	}
 	if (big < 0 || !d->rows[big].ok_runs)
 		return -1;
 	base = d->rows[big].sum_rate / d->rows[big].ok_runs;
-	lim = base + fmax(base * RMSS_KNEE_REL, RMSS_KNEE_ABS);
+	*abs_out = fmax(RMSS_KNEE_ABS, RMSS_KNEE_NOISE * top);
+	lim = base + fmax(base * RMSS_KNEE_REL, *abs_out);
 	*base_out = base;
 	k = d->rows[big].mb;
 	/* down from the largest: the smallest size above which every size stays within */
@@ -1417,7 +1430,7 @@ static int write_plot(struct driver *d)
 {
 	const double W = 760, H = 460, L = 80, R = 90, T = 50, B = 70;
 	double pw = W - L - R, ph = H - T - B, xlo = INFINITY, xhi = -INFINITY, tmax = 0, rmax = 0;
-	double *tx, *rx, kmb, base;
+	double *tx, *rx, kmb, base, noise;
 	size_t n = 0;
 	char tmp[4200], title[300];
 	struct ms_svg s;
@@ -1510,7 +1523,7 @@ static int write_plot(struct driver *d)
 			ms_svg_rect(&s, tx[2 * i] - 3, tx[2 * i + 1] - 3, 6, 6, "#1f77b4", NULL, 0);
 			ms_svg_rect(&s, rx[2 * i] - 3, rx[2 * i + 1] - 3, 6, 6, "#d62728", NULL, 0);
 		}
-		kmb = knee(d, &base);
+		kmb = knee(d, &base, &noise);
 		if (kmb >= xlo && kmb <= xhi) {
 			double kx = ms_svg_axis_pos(&x, kmb);
 
@@ -1591,7 +1604,7 @@ static int driver_main(struct rmss_opts *o)
 	struct driver d = { .o = o, .zram_id = -1, .cg = { .peak_fd = -1 } };
 	struct ms_result res;
 	struct sigaction sa = {};
-	double start, final, delta, base = 0, k;
+	double start, final, delta, base = 0, noise = 0, k;
 	int lock_fd = -1, ret = 0, nsizes;
 	bool down;
 	char zdev[64];
@@ -1736,13 +1749,15 @@ out:
 	if (d.out) {
 		if (d.iterations)
 			print_pages_table(&d);
-		k = d.nrows ? knee(&d, &base) : -1;
+		k = d.nrows ? knee(&d, &base, &noise) : -1;
 		if (d.iterations) {
 			if (k >= 0)
 				emit(&d, "\nKnee: %.2f Mb: the smallest size whose page-in rate stays "
 				     "within max(%.0f%%, %.0f pageins / sec.) of the rate at the "
-				     "largest size (%.1f pageins / sec.)\n", k, RMSS_KNEE_REL * 100,
-				     RMSS_KNEE_ABS, base);
+				     "largest size (%.1f pageins / sec.); %.0f: the larger of %.0f "
+				     "and %.0f%% of the highest rate measured\n", k,
+				     RMSS_KNEE_REL * 100, noise, base, noise, RMSS_KNEE_ABS,
+				     RMSS_KNEE_NOISE * 100);
 			else
 				emit(&d, "\nKnee: none (no size was measured without OOM kills)\n");
 		}
