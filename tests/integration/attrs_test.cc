@@ -368,20 +368,13 @@ std::vector<std::string> allpages_pinned(uint64_t first, uint64_t last)
 	char range[64];
 	snprintf(range, sizeof(range), "0x%llx-0x%llx", (unsigned long long)first,
 		 (unsigned long long)last);
-	RunResult r = run_memstat({ "allpages", "--pfn", range, "--format", "csv" });
-	EXPECT_EQ(r.status, 0) << range;
+	AllpagesCsv a = allpages_csv({ "--pfn", range });
+	EXPECT_EQ(a.status, 0) << range;
+	size_t col = std::find(a.header.begin(), a.header.end(), "pinned") - a.header.begin();
+	EXPECT_LT(col, a.header.size()) << "no pinned column";
 	std::vector<std::string> v;
-	std::istringstream in(r.out);
-	std::string line;
-	std::getline(in, line);
-	EXPECT_EQ(line.rfind("pfn,", 0), 0u) << line;
-	while (std::getline(in, line)) {
-		std::vector<std::string> c;
-		std::istringstream fields(line);
-		for (std::string x; std::getline(fields, x, ',');)
-			c.push_back(x);
-		v.push_back(c.size() > 15 ? c[15] : "?");	// pfn,...,zone,pinned,flags
-	}
+	for (const auto &c : a.rows)
+		v.push_back(col < c.size() ? c[col] : "?");
 	return v;
 }
 

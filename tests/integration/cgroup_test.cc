@@ -431,31 +431,6 @@ TEST(ByCgroup, WorkloadMatchesMemoryStat)
 	EXPECT_EQ(ic, ip + 1) << "depth first: the child right after its parent";
 }
 
-// The pages of a file, tallied by cgroup id, sub-class and folio order (allpages --file): the
-// failure message of a test that finds fewer of them in a group than it expects.
-std::string file_pages_by_cgroup(const std::string &path)
-{
-	RunResult r = run_memstat({ "allpages", "--file", path, "--format", "csv" });
-	if (r.status)
-		return "allpages --file exited " + std::to_string(r.status);
-	std::map<std::string, long long> n;
-	std::istringstream in(r.out);
-	std::string line;
-	std::getline(in, line);
-	while (std::getline(in, line)) {
-		std::vector<std::string> c;
-		std::istringstream fields(line);
-		for (std::string x; std::getline(fields, x, ',');)
-			c.push_back(x);
-		if (c.size() > 12)	// pfn,class,subclass,role,order,...,cgroup (12)
-			n["cgroup " + c[12] + " " + c[2] + " order " + c[4]]++;
-	}
-	std::string out;
-	for (auto &[k, v] : n)
-		out += k + ": " + std::to_string(v) + " pages; ";
-	return out.empty() ? "none in memory" : out;
-}
-
 // What the kernel does with the pages of a removed cgroup: up to 6.18 a user folio points to
 // its mem_cgroup, which stays (offline) as long as it has pages: they show as "(removed) id
 // N". From 7.x the folio points to an obj_cgroup, which the kernel hands to the parent when
@@ -509,7 +484,8 @@ TEST(ByCgroup, RemovedCgroupsPagesAreItsOwnGroupOrTheParents)
 		ASSERT_FALSE(p.is_null()) << "no group for the parent " << parent.path();
 		EXPECT_GE(pg(p, "page_cache"), want)
 			<< "the file's pages, reparented; where the file's pages are now: "
-			<< file_pages_by_cgroup(f.path()) << "; parent id " << parent.id();
+			<< file_pages_by(f.path(), { "cgroup", "subclass", "order" })
+			<< "; parent id " << parent.id();
 	}
 }
 

@@ -186,31 +186,6 @@ json by_stable(const char *key, const std::string &path, int fd, long long *coun
 	return j;
 }
 
-// The pages of a file by sub-class, role and folio order (allpages --file, csv): what a test that
-// finds fewer of them in a class than it expects prints
-std::string file_pages_by_kind(const std::string &path)
-{
-	RunResult r = run_memstat({ "allpages", "--file", path, "--format", "csv" });
-	if (r.status)
-		return "allpages --file exited " + std::to_string(r.status);
-	std::map<std::string, long long> n;
-	std::istringstream in(r.out);
-	std::string line;
-	std::getline(in, line);
-	while (std::getline(in, line)) {
-		std::vector<std::string> c;
-		std::istringstream fields(line);
-		for (std::string x; std::getline(fields, x, ',');)
-			c.push_back(x);
-		if (c.size() > 4)	// pfn,class,subclass,role,order,...
-			n[c[2] + " " + c[3] + " order " + c[4]]++;
-	}
-	std::string out;
-	for (auto &[k, v] : n)
-		out += k + ": " + std::to_string(v) + " pages; ";
-	return out.empty() ? "none in memory" : out;
-}
-
 // jsonl records of memstat allpages with args (one per line)
 long long allpages_lines(const std::vector<std::string> &args, int *status)
 {
@@ -407,7 +382,7 @@ TEST(Files, ExecMappedFileIsUnderByExec)
 			EXPECT_EQ(g["name"], f.path()) << key;
 			EXPECT_EQ(g["exec_pages"].get<long long>(), n)
 				<< key << ": " << g["pages"].dump() << "; the file's pages now: "
-				<< file_pages_by_kind(f.path());
+				<< file_pages_by(f.path(), { "subclass", "role", "order" });
 			EXPECT_EQ(g["pages"]["exec"].get<long long>(), n) << key;
 			EXPECT_EQ(g["mapped_exec"], true) << key;
 		}

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -228,6 +229,67 @@ inline uint64_t own_cgroup_ino()
 			dir = "/sys/fs/cgroup" + path;
 	}
 	return !dir.empty() && stat(dir.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+// memstat allpages --format csv ARGS: the header's column names and each record's columns
+struct AllpagesCsv {
+	int status = -1;
+	std::vector<std::string> header;
+	std::vector<std::vector<std::string>> rows;
+};
+
+inline std::vector<std::string> csv_fields(const std::string &line)
+{
+	std::vector<std::string> c;
+	std::istringstream fields(line);
+	for (std::string x; std::getline(fields, x, ',');)
+		c.push_back(x);
+	if (!line.empty() && line.back() == ',')
+		c.push_back("");	// getline drops an empty last field
+	return c;
+}
+
+inline AllpagesCsv allpages_csv(const std::vector<std::string> &args)
+{
+	std::vector<std::string> a = { "allpages", "--format", "csv" };
+	a.insert(a.end(), args.begin(), args.end());
+	RunResult r = run_memstat(a);
+	AllpagesCsv out;
+	out.status = r.status;
+	std::istringstream in(r.out);
+	std::string line;
+	if (std::getline(in, line))
+		out.header = csv_fields(line);
+	while (std::getline(in, line))
+		out.rows.push_back(csv_fields(line));
+	return out;
+}
+
+// The pages of a file (allpages --file), tallied by the allpages columns named in cols
+// ("subclass: x, order: 0: N pages; ..."): what a test that finds fewer of a file's pages than
+// it expects somewhere prints
+inline std::string file_pages_by(const std::string &path, const std::vector<std::string> &cols)
+{
+	AllpagesCsv a = allpages_csv({ "--file", path });
+	if (a.status)
+		return "allpages --file exited " + std::to_string(a.status);
+	std::vector<size_t> idx;
+	for (const std::string &name : cols)
+		for (size_t i = 0; i < a.header.size(); i++)
+			if (a.header[i] == name)
+				idx.push_back(i);
+	std::map<std::string, long long> n;
+	for (const auto &c : a.rows) {
+		std::string key;
+		for (size_t k = 0; k < idx.size(); k++)
+			if (idx[k] < c.size())
+				key += (k ? ", " : "") + a.header[idx[k]] + " " + c[idx[k]];
+		n[key]++;
+	}
+	std::string out;
+	for (auto &[k, v] : n)
+		out += k + ": " + std::to_string(v) + " pages; ";
+	return out.empty() ? "none in memory" : out;
 }
 
 } // namespace mstest
