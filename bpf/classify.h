@@ -77,6 +77,8 @@ MS_INLINE void ms_features_from_facts(const struct ms_kernel_facts *k, struct ms
 	f->max_buddy_order = 10;	/* MAX_PAGE_ORDER (MAX_ORDER - 1 before 6.4) on x86_64 */
 	f->type_scheme = k->type_scheme;
 	f->pp_dma_index = k->pp_dma_index;
+	/* a word of the 8 a struct page has; 0 (flags) means unknown */
+	f->slab_cache_word = k->slab_cache_word < MS_PAGE_WORDS ? k->slab_cache_word : 0;
 	for (i = 0; i < MS_NR_PTYPES; i++)
 		f->ptype[i] = 0;
 	if (k->type_scheme == MS_PT_INVERTED_BITS && k->ptype[MS_T_BUDDY]) {
@@ -410,14 +412,45 @@ MS_INLINE __u32 ms_refine_file(__u32 sub, __u32 facts)
  *	copy nwords (8 or 16) words of the struct pages from pfn on; 0, or non-zero on a hole
  *   static __u32 ms_hook_facts(void *ctx, __u64 mapping);
  *	the MS_MAP_* facts of a file mapping (exec-mapped? a block device?)
+ *   static int ms_hook_slab_reclaim(void *ctx, __u64 cache);
+ *	1 when the struct kmem_cache at cache has SLAB_RECLAIM_ACCOUNT; 0 when not or unreadable
  */
 static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords);
 static __u32 ms_hook_facts(void *ctx, __u64 mapping);
+static int ms_hook_slab_reclaim(void *ctx, __u64 cache);
 
-MS_INLINE __u32 ms_refine(void *ctx, __u32 sub, const __u64 *h)
+/*
+ * The struct kmem_cache a slab head h belongs to: struct slab's slab_cache, word 3 on 6.1 and
+ * word 1 from 130d4df57390 "mm/sl[au]b: rearrange struct slab fields to allow larger rcu_head"
+ * (v6.2) on (f->slab_cache_word, from BTF or the module's version test; 0: unknown). Only a
+ * kernel address is taken: a torn read (the slab freed while read) may leave anything there.
+ */
+MS_INLINE __u64 ms_slab_cache(const struct ms_features *f, const __u64 *h)
+{
+	__u64 c;
+
+	if (!f->slab_cache_word)
+		return 0;
+	c = h[f->slab_cache_word & (MS_PAGE_WORDS - 1)];
+	return (__s64)c < 0 ? c : 0;
+}
+
+/*
+ * The walker's refinements of the head's verdict by what the struct page points to: a file
+ * page's mapping facts (exec-mapped? a block device?), and a slab page's cache, whose flags say
+ * which meminfo counter the kernel charges it to: mm/slab.h cache_vmstat_idx(), SReclaimable
+ * (NR_SLAB_RECLAIMABLE_B) when the cache has SLAB_RECLAIM_ACCOUNT, else SUnreclaim. The hook
+ * answers 1 for reclaimable; 0 for not, or when the flags cannot be read (then the page stays
+ * MS_KERNEL_SLAB, and user space says the split is unknown where the walker cannot read them).
+ */
+MS_INLINE __u32 ms_refine(void *ctx, const struct ms_features *f, __u32 sub, const __u64 *h)
 {
 	__u64 m = ms_file_mapping(sub, h);
 
+	if (sub == MS_KERNEL_SLAB) {
+		m = ms_slab_cache(f, h);
+		return m && ms_hook_slab_reclaim(ctx, m) > 0 ? MS_KERNEL_SLAB_RECLAIM : sub;
+	}
 	return m ? ms_refine_file(sub, ms_hook_facts(ctx, m)) : sub;
 }
 
@@ -486,7 +519,7 @@ MS_INLINE void ms_page_verdict(void *ctx, const struct ms_features *f, struct ms
 			return;	/* the head no longer covers this page */
 		v->start = head_pfn;
 		v->n = n;
-		v->sub = ms_refine(ctx, sub, scratch);
+		v->sub = ms_refine(ctx, f, sub, scratch);
 		return;
 	}
 	sub = ms_classify_head(f, pfn, p, p1, &n);
@@ -495,7 +528,7 @@ MS_INLINE void ms_page_verdict(void *ctx, const struct ms_features *f, struct ms
 		return;
 	}
 	v->n = n;
-	v->sub = ms_refine(ctx, sub, p);
+	v->sub = ms_refine(ctx, f, sub, p);
 	if (sub == MS_FREE_BUDDY)
 		st->free_end = pfn + n;
 }

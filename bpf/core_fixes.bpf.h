@@ -298,6 +298,30 @@ struct page_pool___dma {
 	struct xarray dma_mapped;
 } __attribute__((preserve_access_index));
 
+/*
+ * Slab pages: which meminfo counter (SReclaimable or SUnreclaim) the kernel charges a slab to
+ * is its cache's SLAB_RECLAIM_ACCOUNT flag (mm/slab.h cache_vmstat_idx(), 6.1 to 7.x).
+ * - struct slab's slab_cache: offset 24 on 6.1, 8 from 130d4df57390 "mm/sl[au]b: rearrange
+ *   struct slab fields to allow larger rcu_head" (v6.2); taken from BTF.
+ * - struct kmem_cache's flags: its offset differs with version and config (6.18 puts a
+ *   lock_class_key and the sheaves pointer before it); taken from BTF.
+ * - SLAB_RECLAIM_ACCOUNT: a macro, 0x00020000, in include/linux/slab.h of 6.1; since the flags
+ *   became bits of enum _slab_flag_bits (6.12, 6.18 and 7.3 have it) the bit depends on the
+ *   config (6.18: bit 15), and BTF has the enum. With CONFIG_SLUB_TINY the flag is __SLAB_FLAG_UNUSED: no cache has the bit, and
+ *   the kernel counts every slab in SUnreclaim, as the walk then does.
+ */
+struct slab___c {
+	void *slab_cache;
+} __attribute__((preserve_access_index));
+
+struct kmem_cache___c {
+	unsigned int flags;
+} __attribute__((preserve_access_index));
+
+enum _slab_flag_bits___c { _SLAB_RECLAIM_ACCOUNT___c = 15 };
+
+#define MS_SLAB_RECLAIM_ACCOUNT_OLD 0x00020000u
+
 enum compound_dtor_id___c { HUGETLB_PAGE_DTOR___c = 2, NULL_COMPOUND_DTOR___c = 0 };
 
 /*
@@ -379,6 +403,10 @@ static __always_inline __u32 ms_kernel_facts(struct ms_kernel_facts *k)
 	    bpf_core_field_offset(struct page___pp, pp_magic) != 8)
 		missing |= MS_MISSING_OFFSETS;
 	k->pp_dma_index = bpf_core_field_exists(struct page_pool___dma, dma_mapped);
+	if (bpf_core_field_exists(struct slab___c, slab_cache) &&
+	    bpf_core_field_offset(struct slab___c, slab_cache) % 8 == 0 &&
+	    bpf_core_field_offset(struct slab___c, slab_cache) < 64)
+		k->slab_cache_word = bpf_core_field_offset(struct slab___c, slab_cache) / 8;
 
 	k->pg_head = MS_PGFLAG(PG_head);
 	k->pg_reserved = MS_PGFLAG(PG_reserved);
@@ -426,6 +454,21 @@ static __always_inline __u32 ms_kernel_facts(struct ms_kernel_facts *k)
 		k->type_scheme = MS_PT_INVERTED_BITS;	/* macros: classify.h knows them */
 	}
 	return missing;
+}
+
+/*
+ * The SLAB_RECLAIM_ACCOUNT bit of struct kmem_cache's flags, or 0 when BTF does not show a
+ * 4-byte flags field (the walk then leaves every slab page MS_KERNEL_SLAB).
+ */
+static __always_inline __u32 ms_slab_reclaim_mask(void)
+{
+	if (!bpf_core_field_exists(struct kmem_cache___c, flags) ||
+	    bpf_core_field_size(struct kmem_cache___c, flags) != 4)
+		return 0;
+	if (bpf_core_enum_value_exists(enum _slab_flag_bits___c, _SLAB_RECLAIM_ACCOUNT___c))
+		return 1u << (bpf_core_enum_value(enum _slab_flag_bits___c,
+						  _SLAB_RECLAIM_ACCOUNT___c) & 31);
+	return MS_SLAB_RECLAIM_ACCOUNT_OLD;
 }
 
 #endif /* MEMSTAT_CORE_FIXES_BPF_H */

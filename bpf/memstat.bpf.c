@@ -91,11 +91,27 @@ struct {
 
 struct ms_kernel_facts facts;
 
+/* SLAB_RECLAIM_ACCOUNT in struct kmem_cache's flags (0: unknown); set by detect */
+__u32 slab_reclaim_mask;
+/*
+ * The slab caches met in this walk generation, direct-mapped by address: a machine has a few
+ * hundred caches, and their slabs lie interleaved, so one entry would read most slabs' cache
+ * again (measured: a third more time for a repeated walk here).
+ */
+#define MS_CACHE_BITS 10
+#define MS_CACHE_SLOTS (1 << MS_CACHE_BITS)
+__u64 cache_addr[MS_CACHE_SLOTS];
+__u32 cache_gen[MS_CACHE_SLOTS];
+__u8 cache_reclaim[MS_CACHE_SLOTS];
+
 SEC("syscall")
 int detect(void *ctx)
 {
 	missing = ms_kernel_facts(&facts);
 	ms_features_from_facts(&facts, &feat);
+	slab_reclaim_mask = feat.slab_cache_word ? ms_slab_reclaim_mask() : 0;
+	if (!slab_reclaim_mask)
+		feat.slab_cache_word = 0;	/* user space: the slab split is unknown */
 	return 0;
 }
 
@@ -338,6 +354,29 @@ static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords)
 static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 {
 	return facts_of(mapping);
+}
+
+/*
+ * Does the slab cache at cache account its pages as reclaimable? Its flags are read once per
+ * walk (a slot another cache took is read again); a read that faults (a torn read left a stale
+ * pointer) answers no and is not kept.
+ */
+static int ms_hook_slab_reclaim(void *ctx, __u64 cache)
+{
+	struct kmem_cache___c *c = (struct kmem_cache___c *)cache;
+	__u32 slot = ((cache * 0x9e3779b97f4a7c15ULL) >> (64 - MS_CACHE_BITS)) & (MS_CACHE_SLOTS - 1);
+	__u32 fl;
+
+	if (!slab_reclaim_mask)
+		return 0;
+	if (cache_addr[slot] == cache && cache_gen[slot] == generation)
+		return cache_reclaim[slot];
+	if (bpf_probe_read_kernel(&fl, sizeof(fl), &c->flags))
+		return 0;
+	cache_addr[slot] = cache;
+	cache_gen[slot] = generation;
+	cache_reclaim[slot] = (fl & slab_reclaim_mask) != 0;
+	return cache_reclaim[slot];
 }
 
 /*

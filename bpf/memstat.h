@@ -55,6 +55,12 @@ enum ms_sub {
 	MS_FREE_UNINIT,		/* struct page never initialised (deferred init) */
 	MS_FREE_UNACCEPTED,	/* unaccepted memory of confidential guests (in MemFree) */
 	MS_UNKNOWN,		/* kpageflags backend only: no flags (other kernel, pcp or uninit) */
+	/*
+	 * Slab pages of caches created with SLAB_RECLAIM_ACCOUNT (meminfo SReclaimable); the
+	 * other slab pages stay MS_KERNEL_SLAB. Last, so that the numbers of the others (the
+	 * module's counts[], csv columns) stay as they were.
+	 */
+	MS_KERNEL_SLAB_RECLAIM,
 	MS_NR_SUBS,
 };
 
@@ -118,7 +124,7 @@ struct ms_features {
 	__u8 max_buddy_order;	/* MAX_PAGE_ORDER (inclusive) */
 	__u8 memcg_kind;	/* enum ms_memcg_kind: what a user folio's memcg_data points to */
 	__u8 pp_dma_index;	/* pp_magic bits 7..38 hold a DMA index (ee62ce7a1d90) */
-	__u8 _pad[1];
+	__u8 slab_cache_word;	/* struct slab's slab_cache: word 3 (6.1), 1 (6.2+); 0 unknown */
 	/*
 	 * Page-type values: for MS_PT_INVERTED_* the bit that is cleared, for MS_PT_UPPER_BYTE
 	 * the type byte. 0 = this kernel has no such type.
@@ -158,7 +164,8 @@ struct ms_kernel_facts {
 	__s16 hugetlb_page_dtor;	/* its HUGETLB_PAGE_DTOR, -1 when absent */
 	__u8 type_scheme;	/* enum ms_type_scheme found */
 	__u8 pp_dma_index;	/* struct page_pool has dma_mapped (ee62ce7a1d90, 6.16, 6.12.y) */
-	__u8 _pad[2];
+	__u8 slab_cache_word;	/* offsetof(struct slab, slab_cache) / 8; 0 when unknown */
+	__u8 _pad[1];
 	__u32 pt_base;		/* MS_PT_INVERTED_ENUM: PAGE_TYPE_BASE */
 	__u32 ptype[MS_NR_PTYPES];	/* enum pagetype values (S2, S3), 0 when absent */
 };

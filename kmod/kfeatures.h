@@ -167,8 +167,63 @@ static u32 ms_probe_typed(struct ms_probe *s, const struct ms_kernel_facts *k,
 	return ms_probe_value(k, ms_probe_ptype(s, k->type_scheme == MS_PT_UPPER_BYTE, test));
 }
 
+/*
+ * Slab pages (classify.h ms_refine()): where struct slab keeps slab_cache and struct kmem_cache
+ * its flags. Both structs are in mm/slab.h, which no module can include, so two caches of the
+ * module's own answer: one created with SLAB_RECLAIM_ACCOUNT, one without, each with a
+ * constructor, which keeps a cache from merging with another (mm/slab_common.c
+ * slab_unmergeable()). The word of an object's slab head that holds the first cache's address
+ * is slab_cache (3 on 6.1, 1 from 130d4df57390, v6.2); the one 32-bit word, in the first 128
+ * bytes of the two caches, that differs by exactly SLAB_RECLAIM_ACCOUNT is flags. Anything
+ * else (no such word, or several) leaves both unknown, and the walk then does not split slab.
+ * Returns flags' offset (0: unknown) and sets k->slab_cache_word.
+ */
+static void ms_probe_ctor(void *obj)
+{
+}
+
+static u32 ms_probe_slab(struct ms_kernel_facts *k)
+{
+	struct kmem_cache *r, *u = NULL;
+	void *obj = NULL;
+	u64 w[MS_PAGE_WORDS];
+	u32 off, found = 0, nfound = 0, word = 0, i;
+
+	if (!SLAB_RECLAIM_ACCOUNT)
+		return 0;	/* CONFIG_SLUB_TINY: the flag is unused, every slab is SUnreclaim */
+	r = kmem_cache_create("memstat_probe_rcl", 64, 0, SLAB_RECLAIM_ACCOUNT, ms_probe_ctor);
+	if (r)
+		u = kmem_cache_create("memstat_probe", 64, 0, 0, ms_probe_ctor);
+	if (u)
+		obj = kmem_cache_alloc(r, GFP_KERNEL);
+	if (obj && !copy_from_kernel_nofault(w, virt_to_head_page(obj), sizeof(w))) {
+		for (i = 1; i < MS_PAGE_WORDS; i++)
+			if (w[i] == (unsigned long)r)
+				word = word ? MS_PAGE_WORDS : i;	/* twice: not sure */
+		for (off = 0; off < 128; off += 4) {
+			u32 a, b;
+
+			if (copy_from_kernel_nofault(&a, (char *)r + off, 4) ||
+			    copy_from_kernel_nofault(&b, (char *)u + off, 4))
+				break;
+			if ((a ^ b) == SLAB_RECLAIM_ACCOUNT && (a & SLAB_RECLAIM_ACCOUNT)) {
+				found = off;
+				nfound++;
+			}
+		}
+	}
+	if (obj)
+		kmem_cache_free(r, obj);
+	kmem_cache_destroy(u);
+	kmem_cache_destroy(r);
+	if (nfound != 1 || !word || word >= MS_PAGE_WORDS)
+		return 0;
+	k->slab_cache_word = word;
+	return found;
+}
+
 /* What this kernel has, asked of its own helpers; classify.h's ms_features_from_facts() does the rest. */
-static int ms_kmod_features(struct ms_features *f)
+static int ms_kmod_features(struct ms_features *f, u32 *slab_flags_off)
 {
 	static struct ms_probe s;	/* 128 bytes, used only at load */
 	struct ms_kernel_facts k;
@@ -255,6 +310,8 @@ static int ms_kmod_features(struct ms_features *f)
 		if (compound_order(&s.pg[0]) != 5)
 			return -ENODEV;	/* the order is in neither place classify.h reads */
 	}
+
+	*slab_flags_off = ms_probe_slab(&k);
 
 	ms_features_from_facts(&k, f);
 	f->vmemmap_base = (unsigned long)vmemmap;

@@ -63,6 +63,8 @@ struct ms_kwalk {
 	u64 last_mapping;
 	struct ms_facts_slot *last;
 	u64 last_memcg_data, last_cgroup;	/* the previous folio's memcg_data and its id */
+	u64 last_cache;		/* the previous slab's cache and whether it is reclaimable */
+	int last_cache_reclaim;
 	struct ms_page_rec *recs;	/* one section's records, copied out at the end of a call */
 	bool raw_pointers;	/* this call's records keep the pointer words (MS_KMOD_RAW_POINTERS) */
 	u64 batch[MS_BATCH_PAGES * MS_PAGE_WORDS];	/* 64 struct pages, copied at once */
@@ -70,6 +72,7 @@ struct ms_kwalk {
 };
 
 static struct ms_features ms_feat;	/* from the headers, at load */
+static u32 ms_slab_flags_off;	/* struct kmem_cache's flags, found at load; 0 unknown */
 
 static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords)
 {
@@ -131,6 +134,24 @@ static struct ms_facts_slot *facts_slot(struct ms_kwalk *k, u64 mapping)
 static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 {
 	return facts_slot(ctx, mapping)->flags;
+}
+
+/* Does the slab cache at cache have SLAB_RECLAIM_ACCOUNT? (0 as well when unreadable) */
+static int ms_hook_slab_reclaim(void *ctx, __u64 cache)
+{
+	struct ms_kwalk *k = ctx;
+	u32 fl;
+
+	if (!ms_slab_flags_off)
+		return 0;
+	if (cache == k->last_cache)
+		return k->last_cache_reclaim;
+	if (copy_from_kernel_nofault(&fl, (void *)(unsigned long)(cache + ms_slab_flags_off),
+				     sizeof(fl)))
+		return 0;
+	k->last_cache = cache;
+	k->last_cache_reclaim = (fl & SLAB_RECLAIM_ACCOUNT) != 0;
+	return k->last_cache_reclaim;
 }
 
 /* Record the VM_EXEC file mappings of one mm, giving way to writers of its mmap_lock. */
@@ -367,7 +388,6 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		 * copied out is a field; the reserved ones are zeroed here, not trusted.
 		 */
 		memcpy(&f, &k->f, sizeof(f));
-		memset(f._pad, 0, sizeof(f._pad));
 		f._pad2 = 0;
 		f.vmemmap_base = 0;	/* user space has no use for it, and it reveals KASLR */
 		return copy_to_user((void __user *)arg, &f, sizeof(f)) ? -EFAULT : 0;
@@ -405,6 +425,7 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		memset(k->facts, 0, sizeof(k->facts));
 		k->last = NULL;
 		k->last_memcg_data = 0;
+		k->last_cache = 0;
 		k->generation = req.generation;
 		k->have_generation = true;
 	}
@@ -475,7 +496,7 @@ static struct miscdevice ms_dev = {
 
 static int __init ms_init(void)
 {
-	int err = ms_kmod_features(&ms_feat);
+	int err = ms_kmod_features(&ms_feat, &ms_slab_flags_off);
 
 	if (err) {
 		pr_err("memstat: this kernel's page layout is not one memstat knows\n");

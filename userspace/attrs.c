@@ -528,9 +528,6 @@ void ms_attrs_print_unreconciled(FILE *out, const struct ms_attrs *a)
 	if (a->f.mglru)
 		fprintf(out, "  %-36s %10s  MGLRU: meminfo's active are its two youngest "
 			"generations, which no page flag shows\n", "Active/Inactive apart", "-");
-	fprintf(out, "  %-36s %10s  a slab page's cache flags (SLAB_RECLAIM_ACCOUNT) are not "
-		"read by the walk;\n  %-36s %10s  their sum is the row Slab\n",
-		"SReclaimable, SUnreclaim", "-", "", "");
 	fprintf(out, "  %-36s %10llu  no counter: folio_maybe_dma_pinned() is all the kernel "
 		"has\n", "DMA-pinned", (unsigned long long)ms_attrs_total(a, MS_A_DMA_PINNED));
 }

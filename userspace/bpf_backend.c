@@ -835,6 +835,7 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	res->exec_known = true;
 	res->exec_all_processes = ms_pid_ns_initial() != 0;	/* iter/task_vma: this PID namespace */
 	res->uninit_known = true;
+	res->slab_split = b->skel->bss->feat.slab_cache_word != 0;
 	if (page_fn && !b->recs) {
 		ms_err("internal: allpages needs ms_bpf_open(MS_BPF_ALLPAGES)");
 		return MS_EXIT_FAIL;
@@ -1043,6 +1044,7 @@ int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, stru
 	res->exec_known = true;
 	res->exec_all_processes = ms_pid_ns_initial() != 0;
 	res->uninit_known = true;
+	res->slab_split = s->bss->feat.slab_cache_word != 0;
 	if (!y)
 		y = calloc(plan->nclusters ? plan->nclusters : 1, MS_APPROX_NCAT * sizeof(*y));
 	if (!y) {

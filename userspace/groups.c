@@ -742,9 +742,10 @@ static void json_pages(FILE *out, const struct ms_group *x)
 		fprintf(out, "\"%s\":%llu,", ms_classes[shown_classes[c]].key,
 			(unsigned long long)class_of(x, shown_classes[c]));
 	fprintf(out, "\"total\":%llu},\"detail\":{", (unsigned long long)x->total);
-	for (i = 0; i < MS_UNKNOWN; i++)
-		fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
-			(unsigned long long)x->sub[i]);
+	for (i = 0; i < MS_NR_SUBS; i++)	/* all but unknown (kpageflags has no --by) */
+		if (i != MS_UNKNOWN)
+			fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
+				(unsigned long long)x->sub[i]);
 	fputc('}', out);
 }
 

@@ -193,6 +193,7 @@ int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_re
 	memset(res, 0, sizeof(*res));
 	res->backend = "kmod";
 	res->exec_known = true;
+	res->slab_split = k->feat.slab_cache_word != 0;
 	res->exec_all_processes = true;	/* the module walks every process of the machine */
 	res->uninit_known = true;
 	if (recs && !k->recs) {

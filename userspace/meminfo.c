@@ -22,6 +22,7 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 		F("Hugepagesize", hugepagesize), F("Unaccepted", unaccepted),
 		F("VmallocUsed", vmalloc_used), F("Percpu", percpu),
 		F("KernelStack", kernel_stack), F("Zswap", zswap), F("Dirty", dirty),
+		F("SReclaimable", s_reclaimable), F("SUnreclaim", s_unreclaim),
 		F("Writeback", writeback), F("Mlocked", mlocked), F("Unevictable", unevictable),
 		F("Active(anon)", active_anon), F("Inactive(anon)", inactive_anon),
 		F("Active(file)", active_file), F("Inactive(file)", inactive_file),
@@ -167,7 +168,22 @@ void ms_reconcile_between(const struct ms_result *r, const struct ms_meminfo *b,
 	    page_kb, tot);
 	/* NR_SLAB_*_B: slab pages and kmalloc_large pages */
 	row(rc, "Kernel slab + large kmalloc", "Slab",
-	    s[MS_KERNEL_SLAB] + s[MS_KERNEL_LARGE_KMALLOC], b->slab, a->slab, "Slab", page_kb, tot);
+	    s[MS_KERNEL_SLAB] + s[MS_KERNEL_SLAB_RECLAIM] + s[MS_KERNEL_LARGE_KMALLOC], b->slab,
+	    a->slab, "Slab", page_kb, tot);
+	/*
+	 * The two apart (where the walker could read the caches' flags): a slab is in
+	 * NR_SLAB_RECLAIMABLE_B when its cache has SLAB_RECLAIM_ACCOUNT (mm/slab.h
+	 * cache_vmstat_idx()); kmalloc_large pages are in NR_SLAB_UNRECLAIMABLE_B
+	 */
+	if (r->slab_split) {
+		ms_recon_add(rc, "Slab reclaimable", "SReclaimable", s[MS_KERNEL_SLAB_RECLAIM],
+			     b->s_reclaimable, a->s_reclaimable, "SReclaimable", page_kb, tot,
+			     MS_RECON_ATTR_TOLERANCE_PCT);
+		ms_recon_add(rc, "Slab unreclaimable + large kmalloc", "SUnreclaim",
+			     s[MS_KERNEL_SLAB] + s[MS_KERNEL_LARGE_KMALLOC], b->s_unreclaim,
+			     a->s_unreclaim, "SUnreclaim", page_kb, tot,
+			     MS_RECON_ATTR_TOLERANCE_PCT);
+	}
 	row(rc, "Kernel page tables", "PageTables", s[MS_KERNEL_PAGETABLE],
 	    b->page_tables, a->page_tables, "PageTables", page_kb, tot);
 	row(rc, "Hugetlb", "Hugetlb", s[MS_HUGETLB] + s[MS_HUGETLB_FREE],

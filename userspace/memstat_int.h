@@ -86,6 +86,8 @@ struct ms_result {
 	bool uninit_known;		/* false: the backend cannot see uninitialised pages */
 	bool exec_all_processes;	/* the exec set saw every process (false: a PID namespace's) */
 	bool unaccepted_from_meminfo;	/* free_unaccepted is meminfo's Unaccepted (< 6.12) */
+	bool slab_split;		/* the walker read every slab's cache flags: reclaimable
+					 * slab is kernel_slab_reclaimable, the rest kernel_slab */
 	__u64 exec_mappings;		/* VM_EXEC file mappings seen (bpf) */
 	__u64 mapping_lookups;		/* mapping facts read from the kernel (bpf) */
 	__u64 reads;			/* bulk reads of struct pages (bpf) or preads (kpageflags) */
@@ -96,6 +98,8 @@ struct ms_result {
 };
 
 __u64 ms_class_pages(const struct ms_result *r, enum ms_class c);
+/* the sub-class shown at position pos (0 .. MS_NR_SUBS - 1) of the summary's rows */
+int ms_sub_display(int pos);
 
 /*
  * Parallel walks (-j/--jobs). Present memory is cut into at most `jobs` chunks of whole
@@ -336,7 +340,7 @@ enum ms_sub ms_kpf_classify(__u64 kpf, enum ms_sub prev_head);
 struct ms_meminfo {
 	long long mem_total, mem_free, buffers, cached, swap_cached, anon_pages, shmem, slab,
 		page_tables, hugetlb, hugepages_total, hugepagesize, unaccepted, vmalloc_used,
-		percpu, kernel_stack, zswap;
+		percpu, kernel_stack, zswap, s_reclaimable, s_unreclaim;
 	/* the rows of memstat -a --reconcile (attrs.c) */
 	long long dirty, writeback, mlocked, unevictable, active_anon, inactive_anon,
 		active_file, inactive_file, anon_huge, shmem_huge, file_huge;

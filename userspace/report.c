@@ -33,18 +33,22 @@ static void subrows(FILE *out, const struct ms_result *r, enum ms_class c, __u64
 		    const int *only, int nonly)
 {
 	char label[64];
-	int i, k;
+	int i, k, pos;
 
-	for (i = 0; i < MS_NR_SUBS; i++) {
+	for (pos = 0; pos < MS_NR_SUBS; pos++) {
+		i = ms_sub_display(pos);
 		if (ms_subs[i].cls != c)
 			continue;
+		if (i == MS_KERNEL_SLAB_RECLAIM && !r->slab_split)
+			continue;	/* 0: the walk could not tell (the "slab" row has them all) */
 		if (only) {
 			for (k = 0; k < nonly && only[k] != i; k++)
 				;
 			if (k == nonly)
 				continue;
 		}
-		snprintf(label, sizeof(label), "  %s", ms_subs[i].label);
+		snprintf(label, sizeof(label), "  %s", i == MS_KERNEL_SLAB && r->slab_split ?
+			 "slab, unreclaimable" : ms_subs[i].label);
 		line(out, label, r->sub[i], total, true, ERR(r, err_sub[i]));
 	}
 }
@@ -154,6 +158,10 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 		fprintf(out, "  %-36s %10llu  kpageflags shows no flags: other kernel, per-cpu "
 			"or uninitialised\n", "Unidentified",
 			(unsigned long long)r->sub[MS_UNKNOWN]);
+	if (!r->slab_split)
+		fprintf(out, "  %-36s %10s  the %s walk cannot read the slab caches' flags "
+			"(SLAB_RECLAIM_ACCOUNT);\n  %-36s %10s  their sum is the row Slab\n",
+			"SReclaimable, SUnreclaim apart", "-", r->backend, "", "");
 	ms_attrs_print_unreconciled(out, rc->attrs);
 }
 
@@ -230,13 +238,14 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 	for (i = 0; i < MS_NR_SUBS; i++)
 		fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
 			(unsigned long long)r->sub[i]);
-	fprintf(out, "},\"exec_known\":%s,\"exec_all_processes\":%s,\"unaccepted_from_meminfo\":%s,\"uninit_known\":%s,\"holes\":%llu,"
+	fprintf(out, "},\"exec_known\":%s,\"exec_all_processes\":%s,\"unaccepted_from_meminfo\":%s,\"slab_split\":%s,\"uninit_known\":%s,\"holes\":%llu,"
 		"\"exec_mappings\":%llu,\"mapping_lookups\":%llu,\"reads\":%llu,"
 		"\"cached_pages\":%llu,"
 		"\"walk_ms\":%.3f,\"elapsed_ms\":%.3f",
 		r->exec_known ? "true" : "false",
 		r->exec_known && r->exec_all_processes ? "true" : "false",
 		r->unaccepted_from_meminfo ? "true" : "false",
+		r->slab_split ? "true" : "false",
 		r->uninit_known ? "true" : "false",
 		(unsigned long long)r->holes, (unsigned long long)r->exec_mappings,
 		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads,

@@ -52,7 +52,21 @@ const struct ms_sub_info ms_subs[MS_NR_SUBS] = {
 	[MS_FREE_UNINIT] = { MS_C_FREE, "free_uninit", "uninitialised" },
 	[MS_FREE_UNACCEPTED] = { MS_C_FREE, "free_unaccepted", "unaccepted" },
 	[MS_UNKNOWN] = { MS_C_UNKNOWN, "unknown", "no flags" },
+	[MS_KERNEL_SLAB_RECLAIM] = { MS_C_KERNEL, "kernel_slab_reclaimable", "slab, reclaimable" },
 };
+
+/*
+ * The sub-class shown at position pos of a class's rows: enum order, except that reclaimable
+ * slab (last in the enum, so that the others keep their numbers) follows slab.
+ */
+int ms_sub_display(int pos)
+{
+	if (pos <= MS_KERNEL_SLAB)
+		return pos;
+	if (pos == MS_KERNEL_SLAB + 1)
+		return MS_KERNEL_SLAB_RECLAIM;
+	return pos - 1;
+}
 
 __u64 ms_class_pages(const struct ms_result *r, enum ms_class c)
 {

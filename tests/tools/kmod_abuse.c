@@ -505,6 +505,7 @@ int main(int argc, char **argv)
 			F(page_size), F(type_scheme), F(has_dtor), F(hugetlb_dtor), F(movable_flag), F(pg_head),
 			F(pg_reserved), F(pg_swapbacked), F(pg_swapcache), F(pg_slab), F(pg_hugetlb),
 			F(pg_movable_ops), F(pg_lru), F(max_buddy_order), F(memcg_kind), F(pp_dma_index),
+			F(slab_cache_word),
 			F(ptype), F(pt_base),
 			F(vmemmap_base), F(s3_type),
 #undef F

@@ -304,6 +304,45 @@ TEST_P(EveryFamily, LargeSlabCoversItsFolio)
 	EXPECT_EQ(walk_runs(mm, 0x3000, 0x3004), "0x3000+4 KERNEL_SLAB");
 }
 
+// A slab of a cache with SLAB_RECLAIM_ACCOUNT is the kernel's SReclaimable; the cache is read
+// from struct slab's slab_cache (word 3 on 6.1, word 1 after 130d4df57390), heads and tails alike.
+TEST_P(EveryFamily, SlabOfAReclaimableCacheIsSlabReclaim)
+{
+	const std::map<u64, u32> reclaim = { { kSlabCache, kReclaimCache } };
+	const u64 other = kSlabCache + 0x100;
+
+	mm.folio(0x3000, 2);
+	mm[0x3000] = slab(fam).flag(fam.f.pg_head);
+	mm[0x3004] = slab(fam);
+	if (fam.f.has_dtor)
+		mm[0x3005] = slab(fam).mapping(other);
+	else
+		mm[0x3005] = slab(fam).word1(other);
+	EXPECT_EQ(walk_runs(mm, 0x3000, 0x3006, reclaim),
+		  "0x3000+5 KERNEL_SLAB_RECLAIM, 0x3005+1 KERNEL_SLAB");
+	// met from a tail first (a range that starts inside the folio): the head's cache decides
+	EXPECT_EQ(walk_runs(mm, 0x3002, 0x3004, reclaim), "0x3002+2 KERNEL_SLAB_RECLAIM");
+	// the cache facts nobody could read: slab, as before
+	EXPECT_EQ(walk_runs(mm, 0x3000, 0x3006), "0x3000+6 KERNEL_SLAB");
+}
+
+TEST_P(EveryFamily, SlabCacheWordUnknownOrNotAKernelAddressIsPlainSlab)
+{
+	const std::map<u64, u32> reclaim = { { kSlabCache, kReclaimCache },
+					     { kSlabCache & 0x7fffffffffffffffULL, kReclaimCache } };
+
+	mm[0x3004] = slab(fam);
+	// a torn read: the word holds something other than a kernel address
+	if (fam.f.has_dtor)
+		mm[0x3005] = slab(fam).mapping(kSlabCache & 0x7fffffffffffffffULL);
+	else
+		mm[0x3005] = slab(fam).word1(kSlabCache & 0x7fffffffffffffffULL);
+	EXPECT_EQ(walk_runs(mm, 0x3004, 0x3006, reclaim),
+		  "0x3004+1 KERNEL_SLAB_RECLAIM, 0x3005+1 KERNEL_SLAB");
+	mm.fam.f.slab_cache_word = 0;	// the walker could not find slab_cache or the flags
+	EXPECT_EQ(walk_runs(mm, 0x3004, 0x3006, reclaim), "0x3004+2 KERNEL_SLAB");
+}
+
 TEST_P(EveryFamily, FrozenSlabWithoutReferenceIsSlabNotFree)
 {
 	// slabs are allocated frozen after 6.12 (2.3; pfn 0x100410 on 6.18)

@@ -53,6 +53,7 @@ struct Btf {
 	Scheme scheme = Scheme::kBits;
 	bool pgty_large_kmalloc = false;	// PGTY_large_kmalloc (6.17+)
 	bool pp_dma_index = false;	// struct page_pool has dma_mapped (6.16+, 6.12.y)
+	u8 slab_cache_word = 1;		// struct slab's slab_cache / 8: 3 on 6.1 (130d4df57390)
 	u64 vmemmap_base = kVmemmap4;
 };
 
@@ -76,6 +77,7 @@ inline ms_features detect(const Btf &b)
 	k.has_dtor_enum = b.compound_dtor_id;
 	k.hugetlb_page_dtor = (__s16)b.hugetlb_page_dtor;
 	k.pp_dma_index = b.pp_dma_index;
+	k.slab_cache_word = b.slab_cache_word;
 	switch (b.scheme) {
 	case Scheme::kByte:	// enum pagetype, PGTY_* (6.12+)
 		k.type_scheme = MS_PT_UPPER_BYTE;
@@ -139,6 +141,7 @@ inline Family family_6_1()
 	b.pg_head = 16, b.pg_reserved = 12, b.pg_swapbacked = 19, b.pg_owner_priv_1 = 10;
 	b.pg_lru = 4, b.pg_slab = 9;
 	b.compound_dtor = true, b.compound_dtor_id = true, b.hugetlb_page_dtor = 2;
+	b.slab_cache_word = 3;
 	b.vmemmap_base = kVmemmap4;
 	return {"v6_1", detect(b), HugetlbMark::kDtor, ZsmallocMark::kMovableMapping,
 		true, false, false, true, false, 5, 6};
@@ -210,6 +213,7 @@ inline std::string sub_name(u32 sub)
 {
 	switch (sub) {
 	case MS_KERNEL_SLAB: return "KERNEL_SLAB";
+	case MS_KERNEL_SLAB_RECLAIM: return "KERNEL_SLAB_RECLAIM";
 	case MS_KERNEL_LARGE_KMALLOC: return "KERNEL_LARGE_KMALLOC";
 	case MS_KERNEL_PAGETABLE: return "KERNEL_PAGETABLE";
 	case MS_KERNEL_RESERVED: return "KERNEL_RESERVED";
@@ -416,6 +420,10 @@ struct WalkCtx {
 	std::vector<ms_page_rec> recs;	// allpages: one section's records
 };
 
+// In the facts map of a test, the mark of a slab cache created with SLAB_RECLAIM_ACCOUNT (the
+// key is then the cache's address, not a mapping's).
+constexpr u32 kReclaimCache = 0x100;
+
 // What the hooks make up for allpages: a file mapping's inode and device, a memcg's cgroup id.
 inline u64 fake_ino(u64 mapping) { return (mapping >> 4) & 0xffffff; }
 constexpr u32 kFakeDev = 0x800001;
@@ -444,6 +452,12 @@ static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 	auto it = c->facts->find(mapping);
 
 	return it == c->facts->end() ? 0 : it->second;
+}
+
+// A slab cache is reclaimable when the facts map lists its address with kReclaimCache.
+static int ms_hook_slab_reclaim(void *ctx, __u64 cache)
+{
+	return (ms_hook_facts(ctx, cache) & mstest::kReclaimCache) != 0;
 }
 
 // The 64 struct pages of one 4 KiB piece of vmemmap, which is mapped or not as a whole: a hole

@@ -140,3 +140,51 @@ TEST(ReconcileBetween, ACounterMissingFromAReadingIsNotApplicable)
 }
 
 } // namespace
+
+namespace {
+
+bool has_row(const ms_recon &rc, const char *field)
+{
+	for (int i = 0; i < rc.n; i++)
+		if (!strcmp(rc.row[i].field, field))
+			return true;
+	return false;
+}
+
+// Where the walk read the slab caches' flags (slab_split), SReclaimable is the reclaimable slab
+// and SUnreclaim the rest with large kmalloc, each within 0.1% of MemTotal; the Slab row is
+// their sum. Without the split the two rows are not made (the report says why).
+TEST(ReconcileBetween, SlabSplitRowsOnlyWhereTheWalkReadTheCaches)
+{
+	Quiet q;
+	ms_recon rc;
+
+	q.r.sub[MS_KERNEL_SLAB] = 5000;
+	q.r.sub[MS_KERNEL_SLAB_RECLAIM] = 14000;
+	q.r.sub[MS_KERNEL_LARGE_KMALLOC] = 1000;
+	q.mi.s_reclaimable = 14000 * kPageKb;
+	q.mi.s_unreclaim = 6000 * kPageKb;
+	ms_reconcile_between(&q.r, &q.mi, &q.mi, kPageKb, &rc);
+	EXPECT_FALSE(has_row(rc, "SReclaimable"));
+	EXPECT_FALSE(has_row(rc, "SUnreclaim"));
+	EXPECT_EQ(find(rc, "Slab").diff, 0);
+
+	q.r.slab_split = true;
+	ms_reconcile_between(&q.r, &q.mi, &q.mi, kPageKb, &rc);
+	EXPECT_TRUE(rc.all_ok);
+	EXPECT_EQ(find(rc, "SReclaimable").walk, 14000u);
+	EXPECT_EQ(find(rc, "SUnreclaim").walk, 6000u);
+	EXPECT_EQ(find(rc, "SReclaimable").tol_pct, MS_RECON_ATTR_TOLERANCE_PCT);
+
+	// 7000 pages (0.12% of MemTotal) of reclaimable slab counted as unreclaimable: both rows
+	// mismatch, while the Slab row, their sum, still agrees
+	q.r.sub[MS_KERNEL_SLAB] += 7000;
+	q.r.sub[MS_KERNEL_SLAB_RECLAIM] -= 7000;
+	ms_reconcile_between(&q.r, &q.mi, &q.mi, kPageKb, &rc);
+	EXPECT_FALSE(rc.all_ok);
+	EXPECT_FALSE(find(rc, "SReclaimable").ok);
+	EXPECT_FALSE(find(rc, "SUnreclaim").ok);
+	EXPECT_TRUE(find(rc, "Slab").ok);
+}
+
+}	// namespace

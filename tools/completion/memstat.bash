@@ -9,7 +9,7 @@ kernel_slab kernel_large_kmalloc kernel_pagetables kernel_reserved kernel_zsmall
 kernel_offline kernel_guard kernel_page_pool kernel_user_mapped
 kernel_compound kernel_other kernel_unstable anon_private anon_swapcache
 anon_ksm page_cache_file page_cache_buffers page_cache_swapcache hugetlb_used
-hugetlb_free free_buddy free_pcp free_uninit free_unaccepted"
+hugetlb_free free_buddy free_pcp free_uninit free_unaccepted kernel_slab_reclaimable"
 
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
 -o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --tree
