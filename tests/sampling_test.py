@@ -831,6 +831,27 @@ def test_by_prom_series_are_labelled_and_capped_to_top_n(tmp_path):
     pages = {s.labels["class"]: s.value for s in families["memstat_pages"].samples}
     assert total == pages["total"]
     assert not KERNEL_ADDRESS.search(text)
+    assert "memstat_group_dma_pinned_pages" not in families, "pinned pages without -a"
+
+
+def test_by_prom_with_attributes_has_pinned_pages_per_group(tmp_path):
+    prom = tmp_path / "memstat.prom"
+    r = run("--by", "cgroup", "--top", "2", "-a", "-o", str(prom), "--format", "prom")
+    assert r.returncode == 0, r.stderr
+    families = {f.name: f for f in text_string_to_metric_families(prom.read_text())}
+    pinned = families["memstat_group_dma_pinned_pages"]
+    assert pinned.type == "gauge"
+    total = {(s.labels["group"], s.labels["key"]): s.value
+             for s in families["memstat_group_pages"].samples if s.labels["class"] == "total"}
+    got = {(s.labels["group"], s.labels["key"]): s.value for s in pinned.samples}
+    # one series for each group of memstat_group_pages, (other) included, by cgroup
+    assert set(got) == set(total) and ("(other)", "") in got, (got, total)
+    assert {s.labels["by"] for s in pinned.samples} == {"cgroup"}
+    assert all(0 <= got[g] <= total[g] for g in got), (got, total)
+    # the groups together hold what -a counts as dma_pinned in every class
+    attr = sum(s.value for s in families["memstat_attribute_pages"].samples
+               if s.labels["attribute"] == "dma_pinned")
+    assert sum(got.values()) == attr
 
 
 @pytest.mark.parametrize("args,needle", [

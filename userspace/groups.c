@@ -847,6 +847,20 @@ static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
 	}
 }
 
+/* -a: the group's DMA-pinned pages (x NULL: "(other)") */
+static void prom_pinned(FILE *out, const struct ms_groups *g, const char *name,
+			const struct ms_group *x)
+{
+	char key[96];
+
+	key_text(g, x, key, sizeof(key));
+	if (!x)
+		x = &g->other;
+	fprintf(out, "memstat_group_dma_pinned_pages{by=\"%s\",group=\"", g->key->key_name);
+	prom_label(out, name);
+	fprintf(out, "\",key=\"%s\"} %llu\n", key, (unsigned long long)x->pinned);
+}
+
 void ms_groups_prom(FILE *out, const struct ms_groups *g)
 {
 	size_t i;
@@ -856,6 +870,14 @@ void ms_groups_prom(FILE *out, const struct ms_groups *g)
 	for (i = 0; i < g->nshown; i++)
 		prom_group(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
 	prom_group(out, g, "(other)", NULL);
+	if (!g->pinned)
+		return;
+	fputs("# HELP memstat_group_dma_pinned_pages DMA-pinned pages of each group of --by, as "
+	      "dma_pinned of -a (the groups of memstat_group_pages).\n"
+	      "# TYPE memstat_group_dma_pinned_pages gauge\n", out);
+	for (i = 0; i < g->nshown; i++)
+		prom_pinned(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
+	prom_pinned(out, g, "(other)", NULL);
 }
 
 void ms_groups_free(struct ms_groups *g)

@@ -401,6 +401,34 @@ long long cgroup_pinned(uint64_t id)
 	return n;
 }
 
+// The same from the Prometheus file of memstat --by cgroup -a -f prom: the value of
+// memstat_group_dma_pinned_pages of the group whose key is the cgroup id, -1 when absent
+long long cgroup_pinned_prom(uint64_t id)
+{
+	char path[] = "/tmp/memstat-pinned-XXXXXX";
+	int fd = mkstemp(path);
+
+	EXPECT_GE(fd, 0) << strerror(errno);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	RunResult r = run_memstat({ "--by", "cgroup", "-a", "-f", "prom", "-o", path });
+	EXPECT_EQ(r.status, 0);
+	std::string text = read_file(path), want = "\",key=\"" + std::to_string(id) + "\"} ";
+	unlink(path);
+	long long n = -1;
+	std::istringstream in(text);
+	for (std::string line; std::getline(in, line);) {
+		size_t k = line.find(want);
+
+		if (line.rfind("memstat_group_dma_pinned_pages{", 0) == 0 && k != std::string::npos)
+			n = std::stoll(line.substr(k + want.size()));
+	}
+	EXPECT_NE(n, -1) << "no memstat_group_dma_pinned_pages for cgroup id " << id << "\n"
+			 << text.substr(0, 4000);
+	return n;
+}
+
 size_t count_of(const std::vector<std::string> &v, const std::string &s)
 {
 	return (size_t)std::count(v.begin(), v.end(), s);
@@ -466,6 +494,11 @@ TEST(Attributes, IoUringBuffersAreDmaPinned)
 	const uint64_t own = own_cgroup_ino();
 	const long long in_group = cgroup_pinned(own);
 	EXPECT_GE(in_group, (long long)(len / page_size())) << "cgroup id " << own;
+	// and in the Prometheus series of --by -a (sampling to a textfile)
+	if (own) {
+		EXPECT_GE(cgroup_pinned_prom(own), (long long)(len / page_size()))
+			<< "cgroup id " << own;
+	}
 	RunResult v = run_memstat({ "-v" });
 	EXPECT_NE(v.out.find("(of which DMA-pinned)"), std::string::npos) << v.out;
 	ASSERT_EQ(syscall(__NR_io_uring_register, fd, IORING_UNREGISTER_BUFFERS, nullptr, 0), 0)
