@@ -422,7 +422,7 @@ static int ms_hook_slab_reclaim(void *ctx, __u64 cache);
 /*
  * The struct kmem_cache a slab head h belongs to: struct slab's slab_cache, word 3 on 6.1 and
  * word 1 from 130d4df57390 "mm/sl[au]b: rearrange struct slab fields to allow larger rcu_head"
- * (v6.2) on (f->slab_cache_word, from BTF or the module's version test; 0: unknown). Only a
+ * (v6.2) on (f->slab_cache_word, from BTF or the module's probe caches; 0: unknown). Only a
  * kernel address is taken: a torn read (the slab freed while read) may leave anything there.
  */
 MS_INLINE __u64 ms_slab_cache(const struct ms_features *f, const __u64 *h)
@@ -445,11 +445,12 @@ MS_INLINE __u64 ms_slab_cache(const struct ms_features *f, const __u64 *h)
  */
 MS_INLINE __u32 ms_refine(void *ctx, const struct ms_features *f, __u32 sub, const __u64 *h)
 {
-	__u64 m = ms_file_mapping(sub, h);
+	__u64 m = ms_file_mapping(sub, h), cache;
 
 	if (sub == MS_KERNEL_SLAB) {
-		m = ms_slab_cache(f, h);
-		return m && ms_hook_slab_reclaim(ctx, m) > 0 ? MS_KERNEL_SLAB_RECLAIM : sub;
+		cache = ms_slab_cache(f, h);
+		return cache && ms_hook_slab_reclaim(ctx, cache) > 0 ?
+		       (__u32)MS_KERNEL_SLAB_RECLAIM : sub;
 	}
 	return m ? ms_refine_file(sub, ms_hook_facts(ctx, m)) : sub;
 }

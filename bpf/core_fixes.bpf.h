@@ -307,8 +307,9 @@ struct page_pool___dma {
  *   lock_class_key and the sheaves pointer before it); taken from BTF.
  * - SLAB_RECLAIM_ACCOUNT: a macro, 0x00020000, in include/linux/slab.h of 6.1; since the flags
  *   became bits of enum _slab_flag_bits (6.12, 6.18 and 7.3 have it) the bit depends on the
- *   config (6.18: bit 15), and BTF has the enum. With CONFIG_SLUB_TINY the flag is __SLAB_FLAG_UNUSED: no cache has the bit, and
- *   the kernel counts every slab in SUnreclaim, as the walk then does.
+ *   config (6.18: bit 15), and BTF has the enum. With CONFIG_SLUB_TINY the flag is
+ *   __SLAB_FLAG_UNUSED: no cache has the bit, and the kernel counts every slab in SUnreclaim,
+ *   as the walk then does.
  */
 struct slab___c {
 	void *slab_cache;

@@ -95,8 +95,8 @@ struct ms_kernel_facts facts;
 __u32 slab_reclaim_mask;
 /*
  * The slab caches met in this walk generation, direct-mapped by address: a machine has a few
- * hundred caches, and their slabs lie interleaved, so one entry would read most slabs' cache
- * again (measured: a third more time for a repeated walk here).
+ * hundred caches and their slabs lie interleaved, so a single remembered cache would have most
+ * slab folios read their cache's flags again.
  */
 #define MS_CACHE_BITS 10
 #define MS_CACHE_SLOTS (1 << MS_CACHE_BITS)
