@@ -88,16 +88,6 @@ PageAttrs attrs_of(const char *p, size_t len)
 	return out;
 }
 
-// memstat -a --reconcile --json: the row of a meminfo field (fails when absent)
-json recon_row(const json &j, const std::string &field)
-{
-	for (auto &row : j["reconcile"]["rows"])
-		if (row["meminfo_field"] == field)
-			return row;
-	ADD_FAILURE() << "no reconcile row for " << field;
-	return json::object();
-}
-
 json attrs_reconcile()
 {
 	RunResult r = run_memstat({ "-a", "--reconcile", "--json" });
@@ -405,17 +395,14 @@ long long cgroup_pinned(uint64_t id)
 // memstat_group_dma_pinned_pages of the group whose key is the cgroup id, -1 when absent
 long long cgroup_pinned_prom(uint64_t id)
 {
-	char path[] = "/tmp/memstat-pinned-XXXXXX";
-	int fd = mkstemp(path);
+	TempFile f("/tmp");	/* memstat renames its file over it; removed on return */
 
-	EXPECT_GE(fd, 0) << strerror(errno);
-	if (fd < 0)
+	EXPECT_GE(f.fd(), 0) << strerror(errno);
+	if (f.fd() < 0)
 		return -1;
-	close(fd);
-	RunResult r = run_memstat({ "--by", "cgroup", "-a", "-f", "prom", "-o", path });
+	RunResult r = run_memstat({ "--by", "cgroup", "-a", "-f", "prom", "-o", f.path() });
 	EXPECT_EQ(r.status, 0);
-	std::string text = read_file(path), want = "\",key=\"" + std::to_string(id) + "\"} ";
-	unlink(path);
+	std::string text = read_file(f.path()), want = "\",key=\"" + std::to_string(id) + "\"} ";
 	long long n = -1;
 	std::istringstream in(text);
 	for (std::string line; std::getline(in, line);) {

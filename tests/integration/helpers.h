@@ -95,6 +95,16 @@ inline long long detail(const json &j, const char *sub)
 	return j["detail"][sub].get<long long>();
 }
 
+// memstat --reconcile --json: the row of a meminfo field (fails the test when absent)
+inline json recon_row(const json &j, const std::string &field)
+{
+	for (auto &row : j["reconcile"]["rows"])
+		if (row["meminfo_field"] == field)
+			return row;
+	ADD_FAILURE() << "no reconcile row for " << field;
+	return json::object();
+}
+
 inline long page_size()
 {
 	return sysconf(_SC_PAGESIZE);
