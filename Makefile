@@ -32,6 +32,7 @@ ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 override CC  := $(CLANG) $(SAN_FLAGS)
 override CXX := $(CLANGXX) $(SAN_FLAGS)
+CFLAGS    += -DMEMSTAT_TEST_HOOKS
 LDFLAGS   := $(filter-out -static,$(LDFLAGS))
 LDLIBS    := -lbpf -lelf -lz -lzstd -lm
 endif
@@ -52,6 +53,10 @@ endif
 USER_SRCS := $(wildcard userspace/*.c)
 USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
 LIB_OBJS  := $(filter-out $(BUILD)/memstat.o,$(USER_OBJS))
+# the test build (userspace/testhooks.h): the same objects, but testhooks.c with its hooks on;
+# the suites run $(BUILD)/memstat-test and link TEST_LIB_OBJS, the installed memstat has none
+TEST_USER_OBJS := $(filter-out $(BUILD)/testhooks.o,$(USER_OBJS)) $(BUILD)/testhooks-test.o
+TEST_LIB_OBJS  := $(filter-out $(BUILD)/memstat.o,$(TEST_USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.cc)
 INTEG_SRCS := $(wildcard tests/integration/*.cc)
 
@@ -78,27 +83,35 @@ $(BUILD)/memstat: $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+$(BUILD)/testhooks-test.o: userspace/testhooks.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DMEMSTAT_TEST_HOOKS -c $< -o $@
+
+$(BUILD)/memstat-test: $(TEST_USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
 # ---- tests ----
 $(BUILD)/tests/%.o: tests/%.cc
 	$(call msg,CXX,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CXX) $(CPPFLAGS) -Itests $(CXXFLAGS) -c $< -o $@
 
-$(BUILD)/unit_tests: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(UNIT_SRCS)) $(LIB_OBJS)
+$(BUILD)/unit_tests: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(UNIT_SRCS)) $(TEST_LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CXX) $^ -lgtest -lgtest_main -pthread $(LDLIBS) -Wl,-Bdynamic -o $@
 
-$(BUILD)/integration_tests: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(INTEG_SRCS)) $(LIB_OBJS)
+$(BUILD)/integration_tests: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(INTEG_SRCS)) $(TEST_LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CXX) $^ -lgtest -lgtest_main -pthread $(LDLIBS) -Wl,-Bdynamic -o $@
 
 # the integration tests as one static binary, to run inside a bare VM initramfs (tools/vm)
-$(BUILD)/integration_tests.static: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(INTEG_SRCS)) $(LIB_OBJS)
+$(BUILD)/integration_tests.static: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(INTEG_SRCS)) $(TEST_LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CXX) -static $^ -lgtest -lgtest_main -pthread $(LDLIBS) -o $@
 
 # everything a VM of tools/vm runs
-vm-bins: $(BUILD)/memstat $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench $(BUILD)/vmload $(BUILD)/kmod_abuse
+vm-bins: $(BUILD)/memstat-test $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench $(BUILD)/vmload $(BUILD)/kmod_abuse
 
 run: $(BUILD)/memstat
 	$(BUILD)/memstat
@@ -150,8 +163,8 @@ debtest:
 unit: $(BUILD)/unit_tests
 	$(BUILD)/unit_tests
 
-integration: $(BUILD)/memstat $(BUILD)/integration_tests
-	MEMSTAT=$(BUILD)/memstat $(BUILD)/integration_tests
+integration: $(BUILD)/memstat-test $(BUILD)/integration_tests
+	MEMSTAT=$(BUILD)/memstat-test $(BUILD)/integration_tests
 
 $(BUILD)/churn: tests/tools/churn.c | $(BUILD)
 	$(call msg,CC,$@)
@@ -172,22 +185,22 @@ $(BUILD)/wsread: tests/tools/wsread.c | $(BUILD)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 # memstat rmss: cgroup mode against a known working set, -c/-p/-r, Ctrl-C, bad input (root)
-rmsstest: $(BUILD)/memstat $(BUILD)/wsread
-	MEMSTAT=$(BUILD)/memstat WSREAD=$(BUILD)/wsread /usr/bin/python3 -m pytest -q -rs tests/rmss_test.py
+rmsstest: $(BUILD)/memstat-test $(BUILD)/wsread
+	MEMSTAT=$(BUILD)/memstat-test WSREAD=$(BUILD)/wsread /usr/bin/python3 -m pytest -q -rs tests/rmss_test.py
 
 $(BUILD)/nobpf: tests/tools/nobpf.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
-cli: $(BUILD)/memstat $(BUILD)/nobpf
-	bash tests/cli_test.sh $(BUILD)/memstat $(BUILD)/nobpf
+cli: $(BUILD)/memstat $(BUILD)/memstat-test $(BUILD)/nobpf
+	bash tests/cli_test.sh $(BUILD)/memstat-test $(BUILD)/nobpf $(BUILD)/memstat
 
-pytest: $(BUILD)/memstat
-	MEMSTAT=$(BUILD)/memstat /usr/bin/python3 -m pytest -q tests/sampling_test.py tests/picture_test.py \
+pytest: $(BUILD)/memstat-test
+	MEMSTAT=$(BUILD)/memstat-test /usr/bin/python3 -m pytest -q tests/sampling_test.py tests/picture_test.py \
 		tests/grafana_test.py
 
 # every suite, then one "N passed, N failed" line
-test: $(BUILD)/memstat $(BUILD)/memstat.8 $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
+test: $(BUILD)/memstat $(BUILD)/memstat-test $(BUILD)/memstat.8 $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
       $(BUILD)/kmod_abuse
 	bash tests/run.sh $(BUILD)
 

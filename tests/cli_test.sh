@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The command line as a user meets it: options, bad input, privileges, the fallback backend.
-# Usage: tests/cli_test.sh BUILD/memstat BUILD/nobpf   (as root)
+# Usage: tests/cli_test.sh BUILD/memstat-test BUILD/nobpf [BUILD/memstat]   (as root)
+# The first is the test build (its test hooks on); the third, the memstat that is installed, is
+# checked to ignore every test hook (the sanitizer run has only the test build and leaves it out).
 set -u
 memstat=$1
 nobpf=$2
+installed=${3:-}
 pass=0
 fail=0
 tmp=$(mktemp -d)
@@ -468,6 +471,31 @@ else
 		ok "map: the title names host and kernel" || bad "map: title" "$(grep -m1 '<title>' "$tmp/pic/m.svg")"
 	left=$(ls -A "$tmp/pic" | grep -c '^\.memstat-picture')
 	[ "$left" -eq 0 ] && ok "map, plot: no temporary file left" || bad "temporary files left: $left"
+fi
+
+# ---- the installed memstat has no test hooks: nothing in root's environment redirects what it
+# reads (MEMSTAT_MEMINFO), where it keeps rmss's state and whom it kills (MEMSTAT_RMSS_RUNDIR), or
+# how it walks (MEMSTAT_TEST_*); the test build obeys the same variables ----
+if [ -n "$installed" ]; then
+	mkdir -p "$tmp/hooks"
+	MEMSTAT_MEMINFO=$tmp/hooks/none "$memstat" --reconcile --json >"$tmp/out" 2>/dev/null
+	[ $? -eq 1 ] && ok "test build: MEMSTAT_MEMINFO is read (exit 1, no such file)" ||
+		bad "test build ignored MEMSTAT_MEMINFO" "$(head -c 300 "$tmp/out")"
+	MEMSTAT_MEMINFO=$tmp/hooks/none "$installed" --reconcile --json >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -ne 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert "error" not in d and d["reconcile"]["rows"], d.get("error")' "$tmp/out" 2>>"$tmp/err" &&
+		ok "installed memstat: MEMSTAT_MEMINFO ignored, /proc/meminfo reconciled" ||
+		bad "installed memstat obeys MEMSTAT_MEMINFO (exit $rc)" "$(cat "$tmp/err")"
+	MEMSTAT_TEST_WALK_PAGES=65536 "$installed" --backend bpf >/dev/null 2>"$tmp/err" &&
+		ok "installed memstat: MEMSTAT_TEST_WALK_PAGES ignored" ||
+		bad "installed memstat obeys MEMSTAT_TEST_WALK_PAGES" "$(cat "$tmp/err")"
+	MEMSTAT_RMSS_RUNDIR=$tmp/hooks "$installed" rmss -r >/dev/null 2>&1
+	[ -z "$(ls -A "$tmp/hooks")" ] && ok "installed memstat: MEMSTAT_RMSS_RUNDIR ignored" ||
+		bad "installed memstat rmss -r wrote into MEMSTAT_RMSS_RUNDIR" "$(ls -A "$tmp/hooks")"
+	MEMSTAT_RMSS_RUNDIR=$tmp/hooks "$memstat" rmss -r >/dev/null 2>&1
+	[ -n "$(ls -A "$tmp/hooks")" ] && ok "test build: MEMSTAT_RMSS_RUNDIR is used" ||
+		bad "test build rmss -r left nothing in MEMSTAT_RMSS_RUNDIR"
 fi
 
 echo "cli: $pass passed, $fail failed"

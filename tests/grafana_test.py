@@ -12,7 +12,7 @@ import subprocess
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-MEMSTAT = os.environ.get("MEMSTAT", "build/memstat")
+MEMSTAT = os.environ.get("MEMSTAT", "build/memstat-test")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DASHBOARD = os.path.join(ROOT, "tools", "grafana", "memstat.json")
 

@@ -14,7 +14,7 @@ import zlib
 
 import pytest
 
-MEMSTAT = os.environ.get("MEMSTAT", "build/memstat")
+MEMSTAT = os.environ.get("MEMSTAT", "build/memstat-test")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # userspace/svg.c ms_class_colours[]

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-MEMSTAT = os.path.abspath(os.environ.get("MEMSTAT", "build/memstat"))
+MEMSTAT = os.path.abspath(os.environ.get("MEMSTAT", "build/memstat-test"))
 WSREAD = os.path.abspath(os.environ.get("WSREAD", os.path.join(os.path.dirname(MEMSTAT),
                                                                  "wsread")))
 WS_MB = 256                 # the workload's working set: a file of 256 MiB, read 3 times

@@ -13,7 +13,7 @@ gtest() {	# NAME BINARY: count from gtest's JSON report
 	local name=$1 bin=$2 report="$build/$1.json"
 	echo "=== $name"
 	rm -f "$report"
-	MEMSTAT="$build/memstat" "$bin" --gtest_output="json:$report"
+	MEMSTAT="$build/memstat-test" "$bin" --gtest_output="json:$report"
 	local rc=$?
 	if [ -f "$report" ]; then
 		# gtest's report: tests, failures, and each test's result (a skip is not a pass)
@@ -35,7 +35,7 @@ gtest integration "$build/integration_tests"
 py=${PYTHON:-/usr/bin/python3}
 echo "=== sampling, allpages, pictures and the Grafana dashboard (pytest)"
 rm -f "$build/pytest.xml"
-MEMSTAT="$build/memstat" "$py" -m pytest -q -rs tests/sampling_test.py tests/picture_test.py \
+MEMSTAT="$build/memstat-test" "$py" -m pytest -q -rs tests/sampling_test.py tests/picture_test.py \
 	tests/grafana_test.py --junitxml="$build/pytest.xml"
 rc=$?
 if [ -f "$build/pytest.xml" ]; then
@@ -52,7 +52,7 @@ fi
 echo "=== rmss (pytest)"
 rm -f "$build/rmss.xml"
 if MAKEFLAGS= make --no-print-directory -s BUILD="$build" "$build/wsread"; then
-	MEMSTAT="$build/memstat" WSREAD="$build/wsread" "$py" -m pytest -q -rs tests/rmss_test.py \
+	MEMSTAT="$build/memstat-test" WSREAD="$build/wsread" "$py" -m pytest -q -rs tests/rmss_test.py \
 		--junitxml="$build/rmss.xml"
 	rc=$?
 else
@@ -69,7 +69,7 @@ fi
 [ $rc -eq 0 ] || failed_suites+=(rmss)
 
 echo "=== cli"
-out=$(bash tests/cli_test.sh "$build/memstat" "$build/nobpf")
+out=$(bash tests/cli_test.sh "$build/memstat-test" "$build/nobpf" "$build/memstat")
 rc=$?
 echo "$out"
 line=$(tail -n 1 <<<"$out")

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "testhooks.h"
 
 int ms_backend_parse(const char *name, enum ms_backend_choice *out)
 {
@@ -144,13 +145,13 @@ static __u64 pfn_at(const struct ms_ranges *r, __u64 t)
  * The chunks of a parallel walk: boundaries at the section boundary at or above each
  * k * pages / jobs offset, so every worker walks whole sections. A folio or free block that
  * crosses a boundary is counted once: from its head to the boundary by the worker below, and
- * from the boundary on by the worker above, which starts as at any range's start. FOR TESTS
- * ONLY: MEMSTAT_TEST_SPLIT_PFN=pfn makes pfn the one boundary (two chunks) when jobs > 1, so
- * that a test can put a boundary inside a folio of its own.
+ * from the boundary on by the worker above, which starts as at any range's start. Test hook
+ * (test builds only): MEMSTAT_TEST_SPLIT_PFN=pfn makes pfn the one boundary (two chunks) when
+ * jobs > 1, so that a test can put a boundary inside a folio of its own.
  */
 size_t ms_split_chunks(const struct ms_ranges *r, unsigned int jobs, struct ms_ranges *chunks)
 {
-	const char *test = getenv("MEMSTAT_TEST_SPLIT_PFN");
+	const char *test = ms_test_env("MEMSTAT_TEST_SPLIT_PFN");
 	__u64 *bound, pages = 0;
 	size_t nb = 0, i, c, n;
 
@@ -162,7 +163,7 @@ size_t ms_split_chunks(const struct ms_ranges *r, unsigned int jobs, struct ms_r
 		return 0;
 	for (i = 0; i < r->n; i++)
 		pages += r->r[i].end - r->r[i].start;
-	if (test && *test && jobs > 1 && r->n) {
+	if (test && jobs > 1 && r->n) {
 		char *end;
 		unsigned long long v = strtoull(test, &end, 0);
 

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "memstat_int.h"
+#include "testhooks.h"
 #include "files.h"
 #include "memstat.skel.h"
 
@@ -199,10 +200,10 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 	}
 	/*
 	 * first walk_cast; a kernel without bpf_rdonly_cast (6.1) rejects it: then walk.
-	 * MEMSTAT_TEST_NO_CAST=1 (tests only) loads walk at once, so that the integration test can
+	 * MEMSTAT_TEST_NO_CAST=1 (test builds only) loads walk at once, so that the integration test can
 	 * compare the two programs on one kernel.
 	 */
-	for (b->cast = !getenv("MEMSTAT_TEST_NO_CAST");; b->cast = false) {
+	for (b->cast = !ms_test_env("MEMSTAT_TEST_NO_CAST");; b->cast = false) {
 		double t0 = ms_now_ms(), t1;
 
 		b->skel = memstat_bpf__open();
@@ -879,11 +880,11 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	}
 
 	/*
-	 * One section per program run. MEMSTAT_TEST_WALK_PAGES (a power of 2; for tests only, and
+	 * One section per program run. MEMSTAT_TEST_WALK_PAGES (a power of 2; test builds only, and
 	 * only for counting walks) asks for longer runs, so that a test can check that a run longer
 	 * than the walker's loop is reported, not counted in part.
 	 */
-	test_step = getenv("MEMSTAT_TEST_WALK_PAGES");
+	test_step = ms_test_env("MEMSTAT_TEST_WALK_PAGES");
 	if (test_step && !run_fn && !page_fn) {
 		unsigned long long v = strtoull(test_step, NULL, 0);
 

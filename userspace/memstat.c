@@ -18,6 +18,7 @@
 #include <linux/capability.h>
 
 #include "memstat_int.h"
+#include "testhooks.h"
 #include "attrs.h"
 #include "picture.h"
 #include "files.h"
@@ -453,16 +454,16 @@ static int allpages(int argc, char **argv)
 }
 
 /*
- * FOR TESTS ONLY: MEMSTAT_MEMINFO names a file read instead of /proc/meminfo by --reconcile
+ * Test hook (test builds only, testhooks.h): MEMSTAT_MEMINFO names a file read instead of /proc/meminfo by --reconcile
  * and by the unaccepted-memory correction of kernels before 6.12 (walk_once()), so that a test
  * can show a kernel without some counter. Not for users: the walk still reads
  * the running kernel, so any other file makes the reconciliation meaningless.
  */
 static const char *meminfo_path(void)
 {
-	const char *p = getenv("MEMSTAT_MEMINFO");
+	const char *p = ms_test_env("MEMSTAT_MEMINFO");
 
-	return p && *p ? p : "/proc/meminfo";
+	return p ? p : "/proc/meminfo";
 }
 
 /* --reconcile's reading of /proc/meminfo; a failure is said on stderr and in the JSON */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "testhooks.h"
 #include "attrs.h"
 
 static const enum ms_class row_classes[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
@@ -124,16 +125,16 @@ void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *
 /*
  * The reconciliation with /proc/meminfo (meminfo.c ms_reconcile()), read just after the walk:
  * walk - meminfo for each row that has its counter, in pages and in % of MemTotal. Nothing
- * when meminfo cannot be read. MEMSTAT_MEMINFO: as for --reconcile (tests only).
+ * when meminfo cannot be read. MEMSTAT_MEMINFO: as for --reconcile (test builds only).
  */
 static void prom_reconcile(FILE *out, const struct ms_result *r)
 {
-	const char *path = getenv("MEMSTAT_MEMINFO");
+	const char *path = ms_test_env("MEMSTAT_MEMINFO");
 	struct ms_meminfo mi;
 	struct ms_recon rc;
 	int i;
 
-	if (ms_meminfo_read(path && *path ? path : "/proc/meminfo", &mi) || mi.mem_total <= 0)
+	if (ms_meminfo_read(path ? path : "/proc/meminfo", &mi) || mi.mem_total <= 0)
 		return;
 	ms_reconcile(r, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
 	fputs("# HELP memstat_reconcile_diff_pages The walk less /proc/meminfo read just after it, "

@@ -42,6 +42,7 @@
 #include <sys/wait.h>
 
 #include "memstat_int.h"
+#include "testhooks.h"
 #include "svg.h"
 
 /* exit codes of memstat rmss beyond memstat's (README.md "memstat rmss") */
@@ -135,10 +136,10 @@ static void rerr(const char *fmt, ...)
 
 static const char *run_dir(void)
 {
-	/* FOR TESTS ONLY: another directory for the lock and state files (tests/rmss_test.py) */
-	const char *d = getenv("MEMSTAT_RMSS_RUNDIR");
+	/* test builds only: another directory for the lock and state files (tests/rmss_test.py) */
+	const char *d = ms_test_env("MEMSTAT_RMSS_RUNDIR");
 
-	return d && *d ? d : "/run";
+	return d ? d : "/run";
 }
 
 static void run_path(char *buf, size_t len, const char *name)

@@ -400,7 +400,7 @@ fi
 say "building the binaries the VMs run (make vm-bins)"
 bash "$repo/tools/setup.sh" vm-bins "BUILD=$BUILD" >&2
 # the initramfs has no dynamic loader
-for b in memstat integration_tests.static churn bench vmload kmod_abuse; do
+for b in memstat-test integration_tests.static churn bench vmload kmod_abuse; do
 	! readelf -l "$repo/$BUILD/$b" | grep -q 'program interpreter' ||
 		die "$BUILD/$b is not statically linked"
 done
@@ -423,7 +423,8 @@ cp /bin/busybox "$ird/bin/busybox"
 for a in $("$ird/bin/busybox" --list-full); do
 	[ -e "$ird/$a" ] || ln -s /bin/busybox "$ird/$a"
 done
-cp "$repo/$BUILD/memstat" "$ird/bin/memstat"
+# the test build (its test hooks on, userspace/testhooks.h): the integration suite steers it
+cp "$repo/$BUILD/memstat-test" "$ird/bin/memstat"
 cp "$repo/$BUILD/integration_tests.static" "$ird/bin/integration_tests"
 cp "$repo/$BUILD/churn" "$repo/$BUILD/bench" "$repo/$BUILD/vmload" "$repo/$BUILD/kmod_abuse" "$ird/bin/"
 install -m 0755 "$here/init.sh" "$ird/init"
