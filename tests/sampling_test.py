@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Periodic sampling and allpages, as a user scripts them. Run as root:
-    MEMSTAT=build/memstat python3 -m pytest tests/sampling_test.py
+    MEMSTAT=build/memstat-test python3 -m pytest tests/sampling_test.py
 """
 import csv
 import hashlib
@@ -17,7 +17,7 @@ import time
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-MEMSTAT = os.path.abspath(os.environ.get("MEMSTAT", "build/memstat"))
+MEMSTAT = os.path.abspath(os.environ.get("MEMSTAT", "build/memstat-test"))
 CLASSES = ["kernel", "anon", "shmem", "exec", "page_cache", "hugetlb", "free", "unknown"]
 KERNEL_ADDRESS = re.compile(r"(0x)?ffff[0-9a-f]{12}", re.I)
 
@@ -866,3 +866,20 @@ def test_bad_by_input_is_one_line_and_exit_2(tmp_path, args, needle):
     lines = [l for l in r.stderr.splitlines() if not l.startswith("Try 'memstat --help'")]
     assert len(lines) == 1 and needle in lines[0], r.stderr
     assert os.listdir(tmp_path) == []
+
+
+# ---- memstat's own memory (issue 18, item 7) ----
+
+def test_own_memory_stays_under_64_mib_with_any_jobs():
+    """Each BPF worker has its own 2.5 MiB copy of the walk's state: --jobs 256 (192 workers on
+    a 24 GiB machine, 503 MB of memstat's own before the cap) must stay under 64 MiB, and the
+    cap must show in the JSON's jobs and in memstat's own user-mapped pages."""
+    p = subprocess.Popen([MEMSTAT, "--jobs", "256", "--json"], stdout=subprocess.PIPE, text=True)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    d = json.loads(out)
+    assert ru.ru_maxrss <= 64 * 1024, "memstat --jobs 256 held %d KiB" % ru.ru_maxrss
+    assert 1 <= d["jobs"] <= 48 * 1024 * 1024 // (2 * 1024 * 1024), d["jobs"]
+    # its own workers' maps are user-mapped kernel pages: the cap bounds them too
+    assert d["detail"]["kernel_user_mapped"] * d["page_size"] <= 64 * 1024 * 1024

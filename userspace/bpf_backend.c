@@ -411,6 +411,16 @@ void ms_bpf_set_jobs(struct ms_bpf *b, unsigned int jobs)
 	b->jobs = jobs;
 }
 
+/* the most workers whose state maps fit in MS_WORKERS_MEM (at least one) */
+static unsigned int jobs_mem_cap(const struct ms_bpf *b)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	__u64 len = bpf_map__value_size(b->skel->maps.bss);
+
+	len = (len + (__u64)psz - 1) / (__u64)psz * (__u64)psz;
+	return len && MS_WORKERS_MEM / len > 1 ? (unsigned int)(MS_WORKERS_MEM / len) : 1;
+}
+
 static void worker_free(struct ms_worker *w)
 {
 	free(w->runs);
@@ -845,6 +855,8 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		jobs = 1;	/* allpages hands over pages in pfn order from this thread */
 	if (jobs > MS_JOBS_MAX)
 		jobs = MS_JOBS_MAX;
+	if (jobs > jobs_mem_cap(b))
+		jobs = jobs_mem_cap(b);
 	nalloc = jobs;
 	chunks = calloc(nalloc, sizeof(*chunks));
 	if (chunks)

@@ -108,6 +108,12 @@ int ms_sub_display(int pos);
  */
 #define MS_JOBS_MAX 256
 /*
+ * memstat's own memory stays under 64 MiB whatever the CPU count or --jobs: each BPF worker has its
+ * own copy of the walk program's state (about 2.5 MiB, bpf/memstat.bpf.c), and the workers' copies
+ * together get at most MS_WORKERS_MEM; the rest of memstat holds about 14 MiB.
+ */
+#define MS_WORKERS_MEM (48ULL << 20)
+/*
  * The CPUs, but no more than one worker per MS_SECTIONS_PER_JOB present sections; for a single
  * walk (once: a one-shot run) one per MS_SECTIONS_PER_JOB_ONCE, since each extra worker's
  * program costs a verification (about 20 ms) that its share of one walk must repay.
