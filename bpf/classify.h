@@ -404,6 +404,28 @@ MS_INLINE __u32 ms_refine_file(__u32 sub, __u32 facts)
 	return MS_FILE;
 }
 
+/*
+ * SLAB_RECLAIM_ACCOUNT's mask in struct kmem_cache's flags, from what the kernel's BTF shows:
+ * flags_size, the size of the flags field (anything but 4: unknown); whether enum
+ * _slab_flag_bits exists (6.12 on: the flags are its bits, the bit depends on the config) and
+ * whether it has _SLAB_RECLAIM_ACCOUNT, whose value is bit. The enum without that value is
+ * CONFIG_SLUB_TINY, where the flag is __SLAB_FLAG_UNUSED (include/linux/slab.h): no cache has
+ * it and the kernel counts every slab in SUnreclaim, so the answer is "no such flag", 0. Without
+ * the enum (6.1) the flag is the macro 0x00020000. Returns the mask, 0 for no such flag, or -1
+ * when unknown.
+ */
+MS_INLINE long long ms_slab_reclaim_mask_of(__u32 flags_size, int enum_exists, int value_exists,
+					    __u32 bit)
+{
+	if (flags_size != 4)
+		return -1;
+	if (value_exists)
+		return bit < 32 ? (long long)(1u << bit) : -1;
+	if (enum_exists)
+		return 0;
+	return 0x00020000;
+}
+
 #ifdef MS_WALK_HOOKS
 /*
  * The walker's whole per-page decision, shared by the BPF walker, the unit tests and the

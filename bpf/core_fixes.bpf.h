@@ -19,6 +19,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "memstat.h"
+#include "classify.h"	/* ms_slab_reclaim_mask_of() */
 
 #define __ctx_ptr(type, name) union { type name; __u64 :64; } __attribute__((aligned(8)))
 
@@ -321,8 +322,6 @@ struct kmem_cache___c {
 
 enum _slab_flag_bits___c { _SLAB_RECLAIM_ACCOUNT___c = 15 };
 
-#define MS_SLAB_RECLAIM_ACCOUNT_OLD 0x00020000u
-
 enum compound_dtor_id___c { HUGETLB_PAGE_DTOR___c = 2, NULL_COMPOUND_DTOR___c = 0 };
 
 /*
@@ -458,18 +457,22 @@ static __always_inline __u32 ms_kernel_facts(struct ms_kernel_facts *k)
 }
 
 /*
- * The SLAB_RECLAIM_ACCOUNT bit of struct kmem_cache's flags, or 0 when BTF does not show a
- * 4-byte flags field (the walk then leaves every slab page MS_KERNEL_SLAB).
+ * The SLAB_RECLAIM_ACCOUNT mask of struct kmem_cache's flags: classify.h
+ * ms_slab_reclaim_mask_of() on what BTF shows (-1: unknown, 0: no such flag, CONFIG_SLUB_TINY).
  */
-static __always_inline __u32 ms_slab_reclaim_mask(void)
+static __always_inline long long ms_slab_reclaim_mask(void)
 {
-	if (!bpf_core_field_exists(struct kmem_cache___c, flags) ||
-	    bpf_core_field_size(struct kmem_cache___c, flags) != 4)
-		return 0;
-	if (bpf_core_enum_value_exists(enum _slab_flag_bits___c, _SLAB_RECLAIM_ACCOUNT___c))
-		return 1u << (bpf_core_enum_value(enum _slab_flag_bits___c,
-						  _SLAB_RECLAIM_ACCOUNT___c) & 31);
-	return MS_SLAB_RECLAIM_ACCOUNT_OLD;
+	__u32 size = 0, bit = 0;
+	int has_value = 0;
+
+	if (bpf_core_field_exists(struct kmem_cache___c, flags))
+		size = bpf_core_field_size(struct kmem_cache___c, flags);
+	if (bpf_core_enum_value_exists(enum _slab_flag_bits___c, _SLAB_RECLAIM_ACCOUNT___c)) {
+		has_value = 1;
+		bit = bpf_core_enum_value(enum _slab_flag_bits___c, _SLAB_RECLAIM_ACCOUNT___c);
+	}
+	return ms_slab_reclaim_mask_of(size, bpf_core_type_exists(enum _slab_flag_bits___c),
+				       has_value, bit);
 }
 
 #endif /* MEMSTAT_CORE_FIXES_BPF_H */

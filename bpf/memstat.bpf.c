@@ -14,8 +14,9 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "core_fixes.bpf.h"
+/* core_fixes.bpf.h includes classify.h: the walker's hooks are declared from the first include */
 #define MS_WALK_HOOKS
+#include "core_fixes.bpf.h"
 #include "classify.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -107,10 +108,14 @@ __u8 cache_reclaim[MS_CACHE_SLOTS];
 SEC("syscall")
 int detect(void *ctx)
 {
+	long long mask;
+
 	missing = ms_kernel_facts(&facts);
 	ms_features_from_facts(&facts, &feat);
-	slab_reclaim_mask = feat.slab_cache_word ? ms_slab_reclaim_mask() : 0;
-	if (!slab_reclaim_mask)
+	mask = feat.slab_cache_word ? ms_slab_reclaim_mask() : -1;
+	/* 0: no cache can have the flag (SLUB_TINY), every slab page stays MS_KERNEL_SLAB */
+	slab_reclaim_mask = mask > 0 ? (__u32)mask : 0;
+	if (mask < 0)
 		feat.slab_cache_word = 0;	/* user space: the slab split is unknown */
 	return 0;
 }

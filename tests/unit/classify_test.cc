@@ -1223,3 +1223,18 @@ TEST(WalkRace, PerCpuPageAfterAFreeBlockStaysPerCpu)
 		EXPECT_EQ(walk_runs(mm, 0x2000, 0x2004), "0x2000+2 FREE_BUDDY, 0x2002+2 FREE_PCP");
 	}
 }
+
+// SLAB_RECLAIM_ACCOUNT's mask from what BTF shows (bpf/core_fixes.bpf.h feeds it): 6.1's macro
+// without enum _slab_flag_bits, the enum's bit from 6.12 on; CONFIG_SLUB_TINY has the enum but
+// not the value (the flag is __SLAB_FLAG_UNUSED): no cache is reclaimable, never bit 17 (the old
+// macro, which the walk took before and so counted any cache with bit 17 set as SReclaimable).
+TEST(SlabReclaimMask, FromBtf)
+{
+	EXPECT_EQ(ms_slab_reclaim_mask_of(4, 0, 0, 0), 0x00020000);	// 6.1: the macro
+	EXPECT_EQ(ms_slab_reclaim_mask_of(4, 1, 1, 15), 1LL << 15);	// 6.18: bit 15
+	EXPECT_EQ(ms_slab_reclaim_mask_of(4, 1, 1, 17), 1LL << 17);
+	EXPECT_EQ(ms_slab_reclaim_mask_of(4, 1, 0, 0), 0);		// SLUB_TINY: no such flag
+	EXPECT_EQ(ms_slab_reclaim_mask_of(8, 1, 1, 15), -1);	// flags not 4 bytes: unknown
+	EXPECT_EQ(ms_slab_reclaim_mask_of(0, 0, 0, 0), -1);	// no flags field: unknown
+	EXPECT_EQ(ms_slab_reclaim_mask_of(4, 1, 1, 40), -1);	// a bit past the field: unknown
+}
