@@ -444,6 +444,10 @@ run "plot a log with other columns" 2 "$memstat" plot "$tmp/pic/other.csv" -o "$
 one_line_err "plot a log with other columns" "other.csv: line 1: not a memstat log"
 # a time no axis can write (1e34 s, found by fuzz_plot_log): the line is not a sample
 awk -F, -v OFS=, 'NR > 1 { $2 = "1e34" } 1' "$tmp/pic/log.csv" >"$tmp/pic/far.csv"
+# a FIFO is refused at once, not waited on for a writer (the old open blocked for ever)
+mkfifo "$tmp/pic/fifo.csv"
+run "plot a FIFO" 2 timeout 20 "$memstat" plot "$tmp/pic/fifo.csv" -o "$tmp/pic/keep.svg"
+one_line_err "plot a FIFO" "fifo.csv: cannot read the log: not a regular file"
 run "plot a log whose times are past the year 9999" 2 "$memstat" plot "$tmp/pic/far.csv" \
 	-o "$tmp/pic/keep.svg"
 one_line_err "plot a log whose times are past the year 9999" "far.csv: no samples in this file"

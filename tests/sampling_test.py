@@ -773,6 +773,14 @@ def test_approx_jsonl_and_prom_carry_the_bound(tmp_path):
     assert {"kernel_slab", "anon_private", "free_buddy"} <= sub
     pages = {s.labels["class"]: s.value for s in families["memstat_pages"].samples}
     assert pages["total"] + families["memstat_holes_pages"].samples[0].value == present_pages()
+    # an estimate is not reconciled with /proc/meminfo (--reconcile refuses --approx): no
+    # reconcile difference is published for it, as an exact sample does
+    assert "memstat_reconcile_diff_pages" not in families
+    exact = tmp_path / "exact.prom"
+    r = run("-o", str(exact), "--format", "prom")
+    assert r.returncode == 0, r.stderr
+    assert "memstat_reconcile_diff_pages" in {
+        f.name for f in text_string_to_metric_families(exact.read_text())}
 
 
 def test_approx_rows_say_they_are_approximate():

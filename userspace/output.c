@@ -134,6 +134,8 @@ static void prom_reconcile(FILE *out, const struct ms_result *r)
 	struct ms_recon rc;
 	int i;
 
+	if (r->approx.on)	/* an estimate is not reconciled (--reconcile refuses --approx) */
+		return;
 	if (ms_meminfo_read(path ? path : "/proc/meminfo", &mi) || mi.mem_total <= 0)
 		return;
 	ms_reconcile(r, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -261,17 +262,29 @@ int ms_plot_read(struct ms_plot *p, const char *path, char *why, size_t whylen)
 	struct stat st;
 	ssize_t len;
 	FILE *f;
-	int ret = 0;
+	int fd, ret = 0;
 
-	f = fopen(path, "re");
-	if (!f) {
+	/* O_NONBLOCK: a FIFO would block the open until a writer came; it is refused below */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		snprintf(why, whylen, "%s: cannot read the log: %s", path, strerror(errno));
 		return MS_EXIT_USAGE;
 	}
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st)) {
+		snprintf(why, whylen, "%s: cannot read the log: %s", path, strerror(errno));
+		close(fd);
+		return MS_EXIT_USAGE;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		snprintf(why, whylen, "%s: cannot read the log: %s", path,
 			 S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
-		fclose(f);
+		close(fd);
+		return MS_EXIT_USAGE;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		snprintf(why, whylen, "%s: cannot read the log: %s", path, strerror(errno));
+		close(fd);
 		return MS_EXIT_USAGE;
 	}
 	while ((len = getline(&line, &cap, f)) > 0) {
