@@ -557,6 +557,14 @@ def test_reconcile_reports_both_readings_and_judges_against_the_interval():
         assert row["diff_pages"] == row["walk_pages"] - row["meminfo_pages"], row
         if lo <= row["walk_pages"] <= hi:
             assert row["diff_pages"] == 0, row
+        # each row's bound: its share of MemTotal, but no more than 25% of its own counter
+        # (at least 256 pages), so that a small counter cannot pass with any walk
+        total = [w for w in j["reconcile"]["rows"] if w["meminfo_field"] == "MemTotal"][0]
+        total = total["meminfo_after"]
+        own = max(256, int(0.25 * row["meminfo_pages"]))
+        assert row["tolerance_pages"] in (own, int(row["tolerance_pct"] * total / 100)), row
+        assert row["tolerance_pages"] <= own, row
+        assert row["ok"] == (abs(row["diff_pages"]) <= row["tolerance_pages"]), row
     assert r.returncode == (0 if j["reconcile"]["ok"] else 3)
     r = run("--reconcile")
     assert re.search(r"^Walk class +Walk pages +Meminfo before +Meminfo after +Diff ", r.stdout, re.M)

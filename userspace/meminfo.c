@@ -88,9 +88,18 @@ void ms_recon_add(struct ms_recon *rc, const char *name, const char *field, __u6
 	r->missing = r->before < 0 ? missing : NULL;
 	r->diff = r->meminfo < 0 ? 0 : (long long)walk - r->meminfo;
 	r->diff_pct = total_pages > 0 ? 100.0 * (double)r->diff / (double)total_pages : 0;
+	/* within tol_pct of MemTotal, and within MS_RECON_REL_PCT of the counter (memstat_int.h) */
+	{
+		long long abs_tol = (long long)(tol_pct * (double)total_pages / 100.0);
+		long long rel_tol = (long long)(MS_RECON_REL_PCT * (double)(r->meminfo > 0 ?
+								   r->meminfo : 0) / 100.0);
+
+		if (rel_tol < MS_RECON_FLOOR_PAGES)
+			rel_tol = MS_RECON_FLOOR_PAGES;
+		r->tol_pages = abs_tol < rel_tol ? abs_tol : rel_tol;
+	}
 	/* a counter this kernel does not have cannot disagree: the row is n/a, not a mismatch */
-	r->ok = r->meminfo < 0 ||
-		(r->diff < 0 ? -r->diff_pct : r->diff_pct) <= tol_pct;
+	r->ok = r->meminfo < 0 || (r->diff < 0 ? -r->diff : r->diff) <= r->tol_pages;
 	if (!r->ok)
 		rc->all_ok = false;
 }

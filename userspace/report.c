@@ -139,8 +139,9 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 	}
 	fprintf(out, "\nMeminfo is read just before and just after the walk; Diff is from the "
 		"nearest value between the two\n(0 when the walk lies between them). Tolerance: "
-		"%.1f%% of MemTotal, %.1f%% for the rows marked (0.1%%). Not reconcilable, and "
-		"why:\n", MS_RECON_TOLERANCE_PCT, MS_RECON_ATTR_TOLERANCE_PCT);
+		"%.1f%% of MemTotal, %.1f%% for the rows marked (0.1%%), and %.0f%% of the row's "
+		"counter\n(at least %d pages). Not reconcilable, and why:\n", MS_RECON_TOLERANCE_PCT,
+		MS_RECON_ATTR_TOLERANCE_PCT, MS_RECON_REL_PCT, MS_RECON_FLOOR_PAGES);
 	fprintf(out, "  %-36s %10llu  no struct page marks them; VmallocUsed %lld kB + "
 		"Percpu %lld kB cover part\n", "Kernel other",
 		(unsigned long long)r->sub[MS_KERNEL_OTHER], mi->vmalloc_used, mi->percpu);
@@ -272,6 +273,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 			fputs(",\"meminfo_field\":", out);
 			ms_json_string(out, w->field);
 			fprintf(out, ",\"tolerance_pct\":%.1f", w->tol_pct);
+			if (w->meminfo >= 0)
+				fprintf(out, ",\"tolerance_pages\":%lld", w->tol_pages);
 			if (w->meminfo < 0) {
 				char reason[128];
 

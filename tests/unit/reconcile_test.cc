@@ -96,26 +96,67 @@ TEST(ReconcileBetween, OutsideTheIntervalTheToleranceIsUnchanged)
 	ms_meminfo before = q.mi, after = q.mi;
 	ms_recon rc;
 
-	before.anon_pages = (100000 - 50000) * kPageKb;
-	after.anon_pages = (100000 - 30000) * kPageKb;	// walk is 30000 pages (0.5%) above it
+	// 200000 anon pages, so that 0.5% of MemTotal (30000) is under 25% of the counter
+	q.r.sub[MS_ANON] += 100000;
+	q.r.sub[MS_KERNEL_OTHER] -= 100000;
+	before.anon_pages = (200000 - 50000) * kPageKb;
+	after.anon_pages = (200000 - 30000) * kPageKb;	// walk is 30000 pages (0.5%) above it
 	ms_reconcile_between(&q.r, &before, &after, kPageKb, &rc);
-	EXPECT_EQ(find(rc, "AnonPages").meminfo, 70000);
+	EXPECT_EQ(find(rc, "AnonPages").meminfo, 170000);
 	EXPECT_EQ(find(rc, "AnonPages").diff, 30000);
+	EXPECT_EQ(find(rc, "AnonPages").tol_pages, 30000);
 	EXPECT_TRUE(find(rc, "AnonPages").ok);
 
-	after.anon_pages = (100000 - 30001) * kPageKb;	// one page more than 0.5%
+	after.anon_pages = (200000 - 30001) * kPageKb;	// one page more than 0.5%
 	ms_reconcile_between(&q.r, &before, &after, kPageKb, &rc);
 	EXPECT_EQ(find(rc, "AnonPages").diff, 30001);
 	EXPECT_FALSE(find(rc, "AnonPages").ok);
 	EXPECT_FALSE(rc.all_ok);
 
 	// below the interval: the difference is negative, from the lower reading
-	before.anon_pages = (100000 + 40000) * kPageKb;
-	after.anon_pages = (100000 + 20000) * kPageKb;
+	before.anon_pages = (200000 + 40000) * kPageKb;
+	after.anon_pages = (200000 + 20000) * kPageKb;
 	ms_reconcile_between(&q.r, &before, &after, kPageKb, &rc);
-	EXPECT_EQ(find(rc, "AnonPages").meminfo, 120000);
+	EXPECT_EQ(find(rc, "AnonPages").meminfo, 220000);
 	EXPECT_EQ(find(rc, "AnonPages").diff, -20000);
 	EXPECT_TRUE(find(rc, "AnonPages").ok);
+}
+
+// A small counter is held to its own size, not only to MemTotal's 0.5%: a classifier that found no
+// page tables (or shmem, or hugetlb) at all must fail its row. PageTables was 536 pages on a 24 GiB
+// machine, whose 0.5% is 30855: every walk from 0 to 31391 pages passed.
+TEST(ReconcileBetween, ASmallCounterIsHeldToItsOwnSize)
+{
+	Quiet q;
+	ms_recon rc;
+
+	q.mi.page_tables = 536 * kPageKb;
+	q.r.sub[MS_KERNEL_OTHER] += q.r.sub[MS_KERNEL_PAGETABLE];
+	q.r.sub[MS_KERNEL_PAGETABLE] = 0;	// the classifier found none
+	ms_reconcile_between(&q.r, &q.mi, &q.mi, kPageKb, &rc);
+	EXPECT_EQ(find(rc, "PageTables").diff, -536);
+	EXPECT_EQ(find(rc, "PageTables").tol_pages, MS_RECON_FLOOR_PAGES);
+	EXPECT_FALSE(find(rc, "PageTables").ok);
+	EXPECT_FALSE(rc.all_ok);
+
+	// pages that moved while the walk passed: within the floor of 256 pages, or 25%
+	q.r.sub[MS_KERNEL_PAGETABLE] = 536 - MS_RECON_FLOOR_PAGES;
+	ms_reconcile_between(&q.r, &q.mi, &q.mi, kPageKb, &rc);
+	EXPECT_TRUE(find(rc, "PageTables").ok);
+	q.r.sub[MS_KERNEL_PAGETABLE] = 536 - MS_RECON_FLOOR_PAGES - 1;
+	ms_reconcile_between(&q.r, &q.mi, &q.mi, kPageKb, &rc);
+	EXPECT_FALSE(find(rc, "PageTables").ok);
+
+	// a pool of 2048 hugetlb pages that the walk missed entirely, and one it found
+	q.mi.page_tables = 536 * kPageKb;
+	q.r.sub[MS_KERNEL_PAGETABLE] = 536;
+	q.mi.hugetlb = 2048 * kPageKb;
+	ms_reconcile_between(&q.r, &q.mi, &q.mi, kPageKb, &rc);
+	EXPECT_FALSE(find(rc, "Hugetlb").ok);
+	q.r.sub[MS_HUGETLB_FREE] = 2048;
+	ms_reconcile_between(&q.r, &q.mi, &q.mi, kPageKb, &rc);
+	EXPECT_TRUE(find(rc, "Hugetlb").ok);
+	EXPECT_EQ(find(rc, "Hugetlb").tol_pages, 512);
 }
 
 // A counter absent from either reading makes the row n/a, not a mismatch.
