@@ -222,7 +222,8 @@ static int collect_exec(struct ms_kwalk *k)
 		full = false;
 		rcu_read_lock();
 		for_each_process(p) {
-			struct mm_struct *mm;
+			struct task_struct *t;
+			struct mm_struct *mm = NULL;
 
 			if (p->flags & PF_KTHREAD)
 				continue;
@@ -230,11 +231,19 @@ static int collect_exec(struct ms_kwalk *k)
 				full = true;
 				break;
 			}
-			task_lock(p);
-			mm = p->mm;
-			if (mm)
-				mmgrab(mm);
-			task_unlock(p);
+			/*
+			 * The group's mm from any live thread: a leader that exited while its
+			 * threads run (a zombie) has none of its own, as find_lock_task_mm() knows
+			 */
+			for_each_thread(p, t) {
+				task_lock(t);
+				mm = t->mm;
+				if (mm)
+					mmgrab(mm);
+				task_unlock(t);
+				if (mm)
+					break;
+			}
 			if (mm)
 				mms[n++] = mm;
 		}

@@ -3,12 +3,17 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -410,7 +415,18 @@ struct PageVerdicts {
 	std::string others;
 };
 
+// a walk with a run callback: the bpf backend's or the module's
+using RunWalk = std::function<int(const struct ms_ranges *, struct ms_result *, ms_run_fn, void *)>;
+
+PageVerdicts verdicts_of(const RunWalk &walk, const char *p, size_t len, int want);
+
 PageVerdicts verdicts_of(struct ms_bpf *b, const char *p, size_t len, int want)
+{
+	return verdicts_of([b](const struct ms_ranges *r, struct ms_result *res, ms_run_fn fn,
+			       void *arg) { return ms_bpf_walk(b, r, res, fn, arg); }, p, len, want);
+}
+
+PageVerdicts verdicts_of(const RunWalk &walk, const char *p, size_t len, int want)
 {
 	PageVerdicts v;
 	struct ms_ranges r;
@@ -432,7 +448,7 @@ PageVerdicts verdicts_of(struct ms_bpf *b, const char *p, size_t len, int want)
 		std::fill(cls.begin(), cls.end(), 0xff);
 		RunSink sink = { &cls, {}, 0 };
 		struct ms_result res;
-		EXPECT_EQ(ms_bpf_walk(b, &r, &res, collect_run, &sink), 0);
+		EXPECT_EQ(walk(&r, &res, collect_run, &sink), 0);
 		std::vector<uint64_t> pf2 = pfns_of(p, len);
 		std::vector<size_t> moved;
 		for (size_t i : pending) {
@@ -1585,3 +1601,106 @@ TEST(CrossCheck, PerPageClassesAgreeWithKpageflags)
 }
 
 } // namespace
+
+// A process whose group leader exited while another thread runs (the leader is a zombie and
+// has no mm of its own) still maps what its threads map: a file it maps PROT_EXEC is Exec and
+// libs for the module as for the bpf walk. The module used to take the mm from the leader only
+// and left such a process's exec mappings out of its set (page cache instead of exec).
+namespace {
+struct LeaderGone {
+	int fd;
+	size_t len;
+	int ready;
+};
+
+void *map_exec_and_wait(void *arg)
+{
+	auto *lg = static_cast<LeaderGone *>(arg);
+	void *x = mmap(nullptr, lg->len, PROT_READ | PROT_EXEC, MAP_SHARED, lg->fd, 0);
+	char c = x == MAP_FAILED ? 'n' : 'y';
+
+	if (x != MAP_FAILED)
+		for (size_t off = 0; off < lg->len; off += 4096)
+			(void)*(volatile const char *)((const char *)x + off);
+	if (write(lg->ready, &c, 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+	return nullptr;
+}
+
+bool is_zombie(pid_t pid)
+{
+	std::string st = read_file("/proc/" + std::to_string(pid) + "/stat");
+	size_t rp = st.rfind(')');
+	return rp != std::string::npos && rp + 2 < st.size() && st[rp + 2] == 'Z';
+}
+}  // namespace
+
+TEST(Classes, ExecMappingOfAProcessWhoseLeaderExitedIsExec)
+{
+	const size_t flen = 16 * kMiB;
+	const uint64_t fpages = flen / page_size();
+	TempFile f("/var/tmp");
+	ASSERT_GE(f.fd(), 0);
+	ASSERT_TRUE(f.fill(flen));
+	Mapping rd(mmap(nullptr, flen, PROT_READ, MAP_SHARED, f.fd(), 0), flen);
+	ASSERT_TRUE(rd.ok());
+	touch_read(rd.data(), flen);
+	int pfd[2];
+	ASSERT_EQ(pipe(pfd), 0);
+	pid_t pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		static LeaderGone lg;
+		pthread_t t;
+
+		close(pfd[0]);
+		lg = { f.fd(), flen, pfd[1] };
+		if (pthread_create(&t, nullptr, map_exec_and_wait, &lg))
+			_exit(1);
+		syscall(SYS_exit, 0);	/* this thread only: the group lives on in t */
+	}
+	close(pfd[1]);
+	char c = 0;
+	ssize_t got = read(pfd[0], &c, 1);
+	close(pfd[0]);
+	for (int i = 0; i < 200 && !is_zombie(pid); i++)
+		usleep(10000);
+	bool zombie = is_zombie(pid);
+
+	struct ms_bpf *b = nullptr;
+	char why[512];
+	PageVerdicts vb, vk;
+	bool kmod = !access(MS_KMOD_DEVICE, F_OK);
+	if (got == 1 && c == 'y' && zombie) {
+		EXPECT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+		if (b)
+			vb = verdicts_of(b, rd.data(), flen, MS_EXEC);
+		ms_bpf_free(b);
+		if (kmod) {
+			struct ms_kmod *k = nullptr;
+
+			EXPECT_EQ(ms_kmod_open(&k, why, sizeof(why)), 0) << why;
+			if (k) {
+				ms_kmod_set_jobs(k, 1);
+				vk = verdicts_of([k](const struct ms_ranges *r, struct ms_result *res,
+						     ms_run_fn fn, void *arg) {
+					return ms_kmod_walk(k, r, res, fn, nullptr, arg);
+				}, rd.data(), flen, MS_EXEC);
+			}
+			ms_kmod_free(k);
+		}
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, nullptr, 0);
+	ASSERT_EQ(got, 1);
+	ASSERT_EQ(c, 'y') << "the thread could not map the file executable";
+	ASSERT_TRUE(zombie) << "the group leader did not exit";
+	EXPECT_EQ(vb.want + vb.moved, fpages) << "not exec for the bpf walk:" << vb.others;
+	EXPECT_LT(vb.moved, fpages / 100) << "pages that moved during the bpf walk";
+	if (!kmod)
+		return;	/* the module is loaded only in the VMs of tools/vm */
+	EXPECT_EQ(vk.want + vk.moved, fpages) << "not exec for the module:" << vk.others;
+	EXPECT_LT(vk.moved, fpages / 100) << "pages that moved during the module's walk";
+}
