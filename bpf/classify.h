@@ -405,6 +405,19 @@ MS_INLINE __u32 ms_refine_file(__u32 sub, __u32 facts)
 }
 
 /*
+ * A word that may be a kernel address (x86-64 with 4- or 5-level page tables, arm64: the top
+ * byte all ones), which the module blanks from allpages records unless raw pointers were asked
+ * for. No other word of a struct page has that top byte: page->flags keeps node and zone in its
+ * top bits (node 0..1023 and zone 0..3 never make 0xff), _refcount and _mapcount are small or
+ * page types (0xf0..0xff in the low word's top byte, not the high word's), index and counters are
+ * far below it.
+ */
+MS_INLINE int ms_looks_like_kernel_address(__u64 w)
+{
+	return (w >> 56) == 0xff;
+}
+
+/*
  * SLAB_RECLAIM_ACCOUNT's mask in struct kmem_cache's flags, from what the kernel's BTF shows:
  * flags_size, the size of the flags field (anything but 4: unknown); whether enum
  * _slab_flag_bits exists (6.12 on: the flags are its bits, the bit depends on the config) and

@@ -371,12 +371,22 @@ static void walk(struct ms_kwalk *k, u64 start, u64 end, bool dump)
 			cond_resched();
 	if (dump && !k->raw_pointers) {
 		u64 i;
+		int j;
 
-		/* kernel addresses (KASLR): lru / compound_head, mapping, private, memcg_data */
+		/*
+		 * Kernel addresses (KASLR): lru / compound_head, mapping, private, memcg_data, and
+		 * whatever else holds one in some page type: word 4 is a slab's freelist, a page
+		 * table's pt_mm, a tail page's list pointers (6.1's deferred_list), page[3] of a
+		 * hugetlb folio its _hugetlb_cgroup_rsvd, a zsmalloc page's next zpdesc (a vmemmap
+		 * address). So every other word that looks like a kernel address is blanked too.
+		 */
 		for (i = 0; i < end - start; i++) {
 			u64 *rw = k->recs[i].w;
 
 			rw[1] = rw[2] = rw[MS_W_MAPPING] = rw[MS_W_PRIVATE] = rw[MS_W_MEMCG] = 0;
+			for (j = 0; j < MS_PAGE_WORDS; j++)
+				if (ms_looks_like_kernel_address(rw[j]))
+					rw[j] = 0;
 		}
 	}
 }

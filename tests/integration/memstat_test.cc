@@ -1317,9 +1317,11 @@ TEST(KmodBackend, FeaturesEqualTheBtfDetection)
 	ms_bpf_free(b);
 }
 
-// allpages records from the module carry the struct page words that hold kernel pointers
-// (lru / compound_head, mapping, private, memcg_data) only when --raw-pointers asks for them:
-// they reveal the KASLR layout.
+// allpages records from the module carry no kernel address unless --raw-pointers asks for them:
+// they reveal the KASLR layout. Not only the words that hold pointers in every page (lru /
+// compound_head, mapping, private, memcg_data): no field of any record, of any page type in all
+// of memory (a slab's freelist, a page table's pt_mm, a tail page's list pointers, a hugetlb
+// folio's page[3], a zsmalloc page's next zpdesc), may look like one.
 TEST(KmodBackend, RecordsHoldNoPointerWordsUnlessAsked)
 {
 	if (access(MS_KMOD_DEVICE, F_OK))
@@ -1328,27 +1330,31 @@ TEST(KmodBackend, RecordsHoldNoPointerWordsUnlessAsked)
 	struct ms_ranges all, r = {};
 	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &all), 0);
 	ASSERT_GT(all.n, 0u);
-	// the first 128 MiB of the first range above 1 MiB: page tables, slab, page cache
-	for (size_t i = 0; i < all.n && !r.n; i++)
-		if (all.r[i].end > 0x100 + MS_SECTION_PAGES) {
-			uint64_t start = all.r[i].start < 0x100 ? 0x100 : all.r[i].start;
-			r.r = (decltype(r.r))calloc(1, sizeof(*r.r));
-			r.r[0].start = start;
-			r.r[0].end = start + MS_SECTION_PAGES < all.r[i].end ? start + MS_SECTION_PAGES :
-									       all.r[i].end;
-			r.n = 1;
-		}
-	ASSERT_EQ(r.n, 1u);
+	r = all;
+	all = {};
 	struct Seen {
-		uint64_t records = 0, pointer_words = 0;
+		uint64_t records = 0, pointer_words = 0, kaddr = 0;
+		std::map<int, uint64_t> kaddr_by_sub;
+		std::string first;
 	};
-	auto count = [](void *arg, __u64, const struct ms_page_rec *rec) -> int {
+	auto count = [](void *arg, __u64 pfn, const struct ms_page_rec *rec) -> int {
 		Seen *s = (Seen *)arg;
 		if (!rec->valid)
 			return 0;
 		s->records++;
 		for (int w : { 1, 2, 3, 5, 7 })
 			s->pointer_words += rec->w[w] != 0;
+		const __u64 fields[] = { rec->w[0], rec->w[1], rec->w[2], rec->w[3], rec->w[4],
+					 rec->w[5], rec->w[6], rec->w[7], rec->ino, rec->offset,
+					 rec->cgroup, rec->head_pfn, rec->head_flags };
+		for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+			if ((fields[f] >> 56) != 0xff)
+				continue;
+			s->kaddr++;
+			s->kaddr_by_sub[rec->sub]++;
+			if (s->first.empty())
+				s->first = "pfn " + std::to_string(pfn) + " field " + std::to_string(f);
+		}
 		return 0;
 	};
 	struct ms_kmod *k = nullptr;
@@ -1364,7 +1370,15 @@ TEST(KmodBackend, RecordsHoldNoPointerWordsUnlessAsked)
 	ms_ranges_free(&r);
 	EXPECT_GT(plain.records, 0u);
 	EXPECT_EQ(plain.pointer_words, 0u) << "pointer words handed out without --raw-pointers";
+	std::string where;
+	for (auto &kv : plain.kaddr_by_sub)
+		where += std::string(" ") + (kv.first < MS_NR_SUBS ? ms_subs[kv.first].key : "?") +
+			 "=" + std::to_string(kv.second);
+	EXPECT_EQ(plain.kaddr, 0u) << "fields that look like kernel addresses without "
+				      "--raw-pointers, by sub-class:" << where << " (first: "
+				   << plain.first << ")";
 	EXPECT_GT(raw.pointer_words, 0u) << "--raw-pointers gave no pointer word at all";
+	EXPECT_GT(raw.kaddr, 0u) << "--raw-pointers gave no kernel address at all";
 }
 
 TEST(KmodBackend, AllpagesCgroupIsTheChargedMemcg)
