@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <bpf/bpf.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -1717,4 +1718,45 @@ TEST(Classes, ExecMappingOfAProcessWhoseLeaderExitedIsExec)
 		return;	/* the module is loaded only in the VMs of tools/vm */
 	EXPECT_EQ(vk.want + vk.moved, fpages) << "not exec for the module:" << vk.others;
 	EXPECT_LT(vk.moved, fpages / 100) << "pages that moved during the module's walk";
+}
+
+// A driver's buffer mapped into user space (vm_insert_page(): DRM, RDMA, io_uring rings, packet
+// mmap) is "user-mapped (drivers)": a kernel page with no mapping that a user page table maps,
+// counted in its _mapcount. A BPF array map made BPF_F_MMAPABLE is such a buffer
+// (remap_vmalloc_range()): every page of an mmap of it, found by its pfn, is kernel_user_mapped
+// while mapped, and after the munmap none of those pages is (the map still holds them: they are
+// kernel other pages again).
+TEST(Classes, DriverBufferMappedInUserSpaceIsUserMapped)
+{
+	struct ms_bpf *b = nullptr;
+	char why[512];
+	ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+	std::unique_ptr<struct ms_bpf, void (*)(struct ms_bpf *)> own(b, ms_bpf_free);
+	const size_t len = 16 * kMiB;
+	const uint64_t pages = len / page_size();
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ms_test_umap", 4, (uint32_t)page_size(),
+				(uint32_t)pages, &opts);
+	ASSERT_GE(fd, 0) << "bpf_map_create: " << strerror(errno);
+	void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(p, MAP_FAILED) << strerror(errno);
+	memset(p, 0x5a, len);
+	PageVerdicts v = verdicts_of(b, (const char *)p, len, MS_KERNEL_USER_MAPPED);
+	std::vector<uint64_t> pf = pfns_of((const char *)p, len);
+	EXPECT_EQ(v.want, pages) << "not user-mapped while mapped:" << v.others;
+	EXPECT_EQ(v.moved, 0u) << "a BPF map's pages cannot move";
+	ASSERT_EQ(munmap(p, len), 0);
+	// the same pfns, no longer in any user page table: none is user-mapped
+	struct ms_ranges r;
+	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
+	std::vector<uint8_t> cls(r.r[r.n - 1].end, 0xff);
+	RunSink sink = { &cls, {}, 0 };
+	struct ms_result res;
+	EXPECT_EQ(ms_bpf_walk(b, &r, &res, collect_run, &sink), 0);
+	ms_ranges_free(&r);
+	uint64_t still = 0;
+	for (uint64_t f : pf)
+		still += f && f < cls.size() && cls[f] == MS_KERNEL_USER_MAPPED;
+	close(fd);
+	EXPECT_EQ(still, 0u) << "pages still user-mapped after the munmap";
 }
