@@ -521,5 +521,44 @@ else
 	[ "$left" -eq 0 ] && ok "map, plot: no temporary file left" || bad "temporary files left: $left"
 fi
 
+# ---- memstat rmss: its report and plot are never written through a link or over another file ----
+# (refused before anything is measured; the two runs that measure take a second: cgroup mode,
+# 64 MB, one run of true; a lock directory of this test's own)
+mkdir "$tmp/rmss" "$tmp/rmss/run"
+printf 'secret\n' >"$tmp/rmss/victim" && chmod 600 "$tmp/rmss/victim"
+ln -s victim "$tmp/rmss/rmss.out"
+ln "$tmp/rmss/victim" "$tmp/rmss/hard.out"
+printf 'notes\n' >"$tmp/rmss/notes.out"
+ln -s victim "$tmp/rmss/link.svg"
+ln -s victim "$tmp/rmss/p.svg.tmp"	# the plot's temporary file's old name
+abs_memstat=$(realpath "$memstat")
+rmss() { (cd "$tmp/rmss" && MEMSTAT_RMSS_RUNDIR="$tmp/rmss/run" "$abs_memstat" rmss "$@"); }
+fast=(--cgroup -s 64 -f 64 -n 1)
+run "rmss: the default rmss.out a symbolic link" 2 rmss "${fast[@]}" true
+one_line_err "rmss: rmss.out a symbolic link" "refusing to write rmss.out: it is a symbolic link"
+run "rmss -o a hard link" 2 rmss "${fast[@]}" -o hard.out true
+one_line_err "rmss -o a hard link" "hard.out: it has 2 hard links"
+run "rmss -o another file" 2 rmss "${fast[@]}" -o notes.out true
+one_line_err "rmss -o another file" "notes.out: it is not a memstat rmss report"
+run "rmss --plot a symbolic link" 2 rmss "${fast[@]}" -o r.out --plot link.svg true
+one_line_err "rmss --plot a symbolic link" "link.svg: it is a symbolic link"
+[ "$(cat "$tmp/rmss/victim")" = secret ] && [ "$(cat "$tmp/rmss/notes.out")" = notes ] &&
+	[ -L "$tmp/rmss/rmss.out" ] && [ ! -e "$tmp/rmss/r.out" ] &&
+	ok "rmss: refused outputs unchanged, no report made" ||
+	bad "rmss: victim, notes.out or rmss.out changed, or r.out made"
+run "rmss -o FILE --plot FILE.svg beside a planted FILE.svg.tmp link" 0 rmss "${fast[@]}" \
+	-o r.out --plot p.svg true
+[ "$(cat "$tmp/rmss/victim")" = secret ] && [ -L "$tmp/rmss/p.svg.tmp" ] &&
+	head -1 "$tmp/rmss/r.out" | grep -q '^Hostname:  ' && grep -q '^<svg ' "$tmp/rmss/p.svg" &&
+	ok "rmss: the report and the plot written, the planted link untouched" ||
+	bad "rmss: report, plot or victim" "$(head -3 "$tmp/rmss/r.out" "$tmp/rmss/victim")"
+run "rmss -o -: the report on stdout once, replacing nothing" 0 rmss "${fast[@]}" -o - true
+[ "$(grep -c '^Hostname:  ' "$tmp/out")" -eq 1 ] && grep -q '^Knee: ' "$tmp/out" &&
+	ok "rmss -o -: one report on stdout" || bad "rmss -o -" "$(cat "$tmp/out")"
+run "rmss -o - --json" 2 rmss "${fast[@]}" -o - --json true
+one_line_err "rmss -o - --json" "would both go to stdout"
+ls -A "$tmp/rmss" | grep -q '^\.memstat-' && bad "rmss: a temporary file left" ||
+	ok "rmss: no temporary file left"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
