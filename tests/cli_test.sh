@@ -290,6 +290,22 @@ if [ -w /dev/full ]; then
 	run "-o /dev/full (not a regular file)" 2 "$memstat" -o /dev/full
 	one_line_err "-o /dev/full" "refusing to write /dev/full: not a regular file"
 fi
+# -o -, /dev/stdout, /dev/fd/N: the descriptor itself (a log into a pipe), not a refused link
+for o in - /dev/stdout; do
+	"$memstat" 0.2 2 -o "$o" 2>"$tmp/err" | cat >"$tmp/out"
+	rc=${PIPESTATUS[0]}
+	[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 3 ] && head -1 "$tmp/out" | grep -q '^timestamp,epoch,' &&
+		[ ! -s "$tmp/err" ] && ok "-o $o into a pipe: the CSV header and 2 samples" ||
+		bad "-o $o into a pipe: exit $rc" "$(cat "$tmp/err" "$tmp/out")"
+done
+"$memstat" 0.2 2 --format jsonl -o /dev/fd/3 3>"$tmp/fd3.jsonl" 2>"$tmp/err" &&
+	[ "$(grep -c '^{"format_version":' "$tmp/fd3.jsonl")" -eq 2 ] && ok "-o /dev/fd/3: 2 JSON lines" ||
+	bad "-o /dev/fd/3" "$(cat "$tmp/err" "$tmp/fd3.jsonl")"
+"$memstat" 0.2 2 --format prom -o - 2>"$tmp/err" | grep -c '^# HELP memstat_pages ' >"$tmp/out"
+[ "$(cat "$tmp/out")" -eq 2 ] && ok "--format prom -o -: each sample on stdout" ||
+	bad "--format prom -o -" "$(cat "$tmp/err" "$tmp/out")"
+run "-o /dev/fd/N not open" 2 "$memstat" 0.2 1 -o /dev/fd/9 9>&-
+one_line_err "-o /dev/fd/N not open" "descriptor 9 is not open for writing"
 # writing the header of a new log fails (RLIMIT_FSIZE 0, SIGXFSZ ignored: EFBIG; kpageflags,
 # since the bpf backend's memfd probe is held to the limit too): exit 1, and
 # the file memstat created for it is not left behind (stderr goes through a pipe: the limit

@@ -160,17 +160,14 @@ static int target_ok(struct ms_out *o, char *why, size_t whylen)
 	return MS_EXIT_OK;
 }
 
-/* the descriptor path names: open for writing */
-static int open_direct(struct ms_out *o, int fd, char *why, size_t whylen)
+int ms_out_check_fd(const char *path, char *why, size_t whylen)
 {
-	int fl = fcntl(fd, F_GETFL);
+	int fd = ms_out_fd_name(path), fl = fd >= 0 ? fcntl(fd, F_GETFL) : 0;
 
-	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
-		snprintf(why, whylen, "%s: descriptor %d is not open for writing", o->path, fd);
+	if (fd >= 0 && (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)) {
+		snprintf(why, whylen, "%s: descriptor %d is not open for writing", path, fd);
 		return MS_EXIT_USAGE;
 	}
-	o->fd = fd;
-	o->direct = true;
 	return MS_EXIT_OK;
 }
 
@@ -185,8 +182,13 @@ int ms_out_open(struct ms_out *o, const char *path, enum ms_out_kind kind, mode_
 	o->path = path;
 	o->kind = kind;
 	o->fd = o->dirfd = -1;
-	if (fd >= 0)
-		return open_direct(o, fd, why, whylen);
+	if (fd >= 0) {
+		if (ms_out_check_fd(path, why, whylen))
+			return MS_EXIT_USAGE;
+		o->fd = fd;
+		o->direct = true;
+		return MS_EXIT_OK;
+	}
 	if (!*path) {
 		snprintf(why, whylen, "an output file's name is needed");
 		return MS_EXIT_USAGE;

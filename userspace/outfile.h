@@ -38,6 +38,11 @@ int ms_out_errno_exit(int err);
 /* N for "-" (1), "/dev/stdout" (1), "/dev/fd/N" and "/proc/self/fd/N"; else -1 */
 int ms_out_fd_name(const char *path);
 /*
+ * A descriptor path names must be open for writing: MS_EXIT_USAGE with why, else 0. Checked
+ * before memstat opens anything of its own, which could take that number.
+ */
+int ms_out_check_fd(const char *path, char *why, size_t whylen);
+/*
  * Check path's destination and create the temporary file its content goes to (o->fd, mode
  * subject to the umask), or take the descriptor path names. Returns 0, or MS_EXIT_USAGE (a
  * place or a file memstat may not use: nothing was created) or MS_EXIT_FAIL, with why.
