@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Every whole file memstat writes (rmss's report and --plot, the map and plot pictures, the
- * Prometheus textfile) goes through here, because memstat runs as root in directories that
- * others may own. The destination's directory is opened once and everything after is relative
- * to that descriptor: the content goes to a temporary file made in it (O_TMPFILE, else a
+ * Every whole file memstat writes (rmss's report, --plot and state file, the map and plot
+ * pictures, the Prometheus textfile) goes through here, because memstat runs as root in
+ * directories that others may own. The destination's directory is opened once and everything
+ * after is relative to that descriptor: the content goes to a temporary file made in it (O_TMPFILE, else a
  * random name with O_CREAT | O_EXCL | O_NOFOLLOW), is fsynced, linked under a random name and
  * renamed over the destination. No symbolic link is followed and no existing file is written
  * in place, so a link planted at the destination or at a temporary name can neither redirect
@@ -38,6 +38,7 @@ static const struct {
 			    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "),
 	[MS_OUT_PNG] = KIND("a PNG", "\x89PNG\r\n\x1a\n"),
 	[MS_OUT_PROM] = KIND("a memstat Prometheus file", "# HELP memstat_pages "),
+	[MS_OUT_RMSS_STATE] = KIND("a memstat rmss state file", "pid "),
 };
 
 int ms_out_errno_exit(int err)

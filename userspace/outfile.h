@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Whole files that memstat writes, as root (outfile.c): rmss's report and --plot, the map and
- * plot pictures, the Prometheus textfile. See outfile.c for the rules.
+ * Whole files that memstat writes, as root (outfile.c): rmss's report, --plot and state file,
+ * the map and plot pictures, the Prometheus textfile. See outfile.c for the rules.
  */
 #ifndef MEMSTAT_OUTFILE_H
 #define MEMSTAT_OUTFILE_H
@@ -16,6 +16,7 @@ enum ms_out_kind {
 	MS_OUT_SVG,	/* an SVG as svg.c begins one */
 	MS_OUT_PNG,	/* a PNG: its signature */
 	MS_OUT_PROM,	/* the Prometheus textfile: "# HELP memstat_pages " */
+	MS_OUT_RMSS_STATE,	/* rmss's state file: "pid " */
 };
 
 struct ms_out {

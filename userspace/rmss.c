@@ -390,7 +390,7 @@ static int take_lock(int *fdp)
 	int fd;
 
 	run_path(path, sizeof(path), "lock");
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		rerr("cannot open the lock file %s: %s", path, strerror(errno));
 		return MS_EXIT_FAIL;
@@ -449,29 +449,32 @@ static int state_read(struct state *s)
 	return 0;
 }
 
+/* the state file, replaced whole through outfile.c; 0 or -errno (the reason said on stderr) */
 static int state_write(const struct state *s)
 {
-	char path[512], tmp[520];
-	FILE *f;
+	char path[512], why[600], buf[256];
+	struct ms_out o;
+	int n, ret;
 
 	run_path(path, sizeof(path), "state");
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "pid %d\nstarttime %llu\nreal_mb %.4f\nsimulated_mb %.4f\nstolen_mb %.4f\n"
-		"zram %d\n", s->pid, s->starttime, s->real_mb, s->simulated_mb, s->stolen_mb,
-		s->zram);
-	if (fflush(f) || fsync(fileno(f))) {
-		int err = -errno;
-
-		fclose(f);
-		unlink(tmp);
-		return err;
+	n = snprintf(buf, sizeof(buf), "pid %d\nstarttime %llu\nreal_mb %.4f\nsimulated_mb %.4f\n"
+		     "stolen_mb %.4f\nzram %d\n", s->pid, s->starttime, s->real_mb,
+		     s->simulated_mb, s->stolen_mb, s->zram);
+	ret = ms_out_open(&o, path, MS_OUT_RMSS_STATE, 0644, why, sizeof(why));
+	if (!ret) {
+		if (write(o.fd, buf, (size_t)n) != n) {
+			snprintf(why, sizeof(why), "failed to write %s: %s", path,
+				 strerror(errno ? errno : EIO));
+			ms_out_abort(&o);
+			ret = MS_EXIT_FAIL;
+		} else {
+			ret = ms_out_commit(&o, why, sizeof(why));
+		}
 	}
-	fclose(f);
-	if (rename(tmp, path))
-		return -errno;
+	if (ret) {
+		rerr("%s", why);
+		return ret == MS_EXIT_USAGE ? -EPERM : -EIO;
+	}
 	return 0;
 }
 
