@@ -293,6 +293,22 @@ if [ -w /dev/full ]; then
 	run "-o /dev/full (not a regular file)" 2 "$memstat" -o /dev/full
 	one_line_err "-o /dev/full" "refusing to write /dev/full: not a regular file"
 fi
+# -o -, /dev/stdout, /dev/fd/N: the descriptor itself (a log into a pipe), not a refused link
+for o in - /dev/stdout; do
+	"$memstat" 0.2 2 -o "$o" 2>"$tmp/err" | cat >"$tmp/out"
+	rc=${PIPESTATUS[0]}
+	[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 3 ] && head -1 "$tmp/out" | grep -q '^timestamp,epoch,' &&
+		[ ! -s "$tmp/err" ] && ok "-o $o into a pipe: the CSV header and 2 samples" ||
+		bad "-o $o into a pipe: exit $rc" "$(cat "$tmp/err" "$tmp/out")"
+done
+"$memstat" 0.2 2 --format jsonl -o /dev/fd/3 3>"$tmp/fd3.jsonl" 2>"$tmp/err" &&
+	[ "$(grep -c '^{"format_version":' "$tmp/fd3.jsonl")" -eq 2 ] && ok "-o /dev/fd/3: 2 JSON lines" ||
+	bad "-o /dev/fd/3" "$(cat "$tmp/err" "$tmp/fd3.jsonl")"
+"$memstat" 0.2 2 --format prom -o - 2>"$tmp/err" | grep -c '^# HELP memstat_pages ' >"$tmp/out"
+[ "$(cat "$tmp/out")" -eq 2 ] && ok "--format prom -o -: each sample on stdout" ||
+	bad "--format prom -o -" "$(cat "$tmp/err" "$tmp/out")"
+run "-o /dev/fd/N not open" 2 "$memstat" 0.2 1 -o /dev/fd/9 9>&-
+one_line_err "-o /dev/fd/N not open" "descriptor 9 is not open for writing"
 # writing the header of a new log fails (RLIMIT_FSIZE 0, SIGXFSZ ignored: EFBIG; kpageflags,
 # since the bpf backend's memfd probe is held to the limit too): exit 1, and
 # the file memstat created for it is not left behind (stderr goes through a pipe: the limit
@@ -410,7 +426,12 @@ assert total == s["pages"]["total"], (total, s["pages"]["total"])' "$tmp/out" "$
 # ---- memstat map and memstat plot: bad input is one line and exit 2, no file is damaged ----
 mkdir "$tmp/pic" "$tmp/pic/d.svg"
 printf 'precious\n' >"$tmp/pic/keep.svg"
+printf 'precious\n' >"$tmp/pic/keep.png"
+printf 'secret\n' >"$tmp/pic/victim" && chmod 600 "$tmp/pic/victim"
 ln -s "$tmp/pic/keep.svg" "$tmp/pic/link.svg"
+ln -s "$tmp/pic/victim" "$tmp/pic/link.png"
+ln "$tmp/pic/victim" "$tmp/pic/hard.svg"
+: >"$tmp/pic/theirs.svg" && chown 65534 "$tmp/pic/theirs.svg"
 printf 'time,used,free\n1,2,3\n' >"$tmp/pic/other.csv"
 "$memstat" -o "$tmp/pic/log.csv" 0.2 3 2>/dev/null
 for sub in map plot; do
@@ -426,7 +447,17 @@ for sub in map plot; do
 	run "$sub -o FILE.txt" 2 "$memstat" $sub $log -o "$tmp/pic/m.txt"
 	one_line_err "$sub -o FILE.txt" "must end in .svg or .png"
 	run "$sub -o a symbolic link" 2 "$memstat" $sub $log -o "$tmp/pic/link.svg"
-	one_line_err "$sub -o a symbolic link" "not a regular file"
+	one_line_err "$sub -o a symbolic link" "link.svg: it is a symbolic link"
+	run "$sub -o a symbolic link .png" 2 "$memstat" $sub $log -o "$tmp/pic/link.png"
+	one_line_err "$sub -o a symbolic link .png" "link.png: it is a symbolic link"
+	run "$sub -o a hard link" 2 "$memstat" $sub $log -o "$tmp/pic/hard.svg"
+	one_line_err "$sub -o a hard link" "hard.svg: it has 2 hard links"
+	run "$sub -o another program's SVG" 2 "$memstat" $sub $log -o "$tmp/pic/keep.svg"
+	one_line_err "$sub -o another program's SVG" "keep.svg: it is not an SVG written by memstat"
+	run "$sub -o a file that is not a PNG" 2 "$memstat" $sub $log -o "$tmp/pic/keep.png"
+	one_line_err "$sub -o a file that is not a PNG" "keep.png: it is not a PNG"
+	run "$sub -o another user's file" 2 "$memstat" $sub $log -o "$tmp/pic/theirs.svg"
+	one_line_err "$sub -o another user's file" "theirs.svg: it belongs to uid 65534"
 	run "$sub -o in no directory" 2 "$memstat" $sub $log -o "$tmp/pic/none/m.svg"
 	one_line_err "$sub -o in no directory" "no directory"
 	run "$sub unknown option" 2 "$memstat" $sub --bogus
@@ -436,11 +467,11 @@ run "map unknown backend" 2 "$memstat" map -b magic -o "$tmp/pic/m.svg"
 one_line_err "map unknown backend" "unknown backend 'magic'"
 run "plot without a log" 2 "$memstat" plot -o "$tmp/pic/p.svg"
 one_line_err "plot without a log" "a LOG to draw is needed"
-run "plot an unreadable log" 2 "$memstat" plot "$tmp/pic/none.csv" -o "$tmp/pic/keep.svg"
+run "plot an unreadable log" 2 "$memstat" plot "$tmp/pic/none.csv" -o "$tmp/pic/p.svg"
 one_line_err "plot an unreadable log" "none.csv: cannot read the log: No such file"
-run "plot a directory as the log" 2 "$memstat" plot "$tmp/pic" -o "$tmp/pic/keep.svg"
+run "plot a directory as the log" 2 "$memstat" plot "$tmp/pic" -o "$tmp/pic/p.svg"
 one_line_err "plot a directory as the log" "cannot read the log: it is a directory"
-run "plot a log with other columns" 2 "$memstat" plot "$tmp/pic/other.csv" -o "$tmp/pic/keep.svg"
+run "plot a log with other columns" 2 "$memstat" plot "$tmp/pic/other.csv" -o "$tmp/pic/p.svg"
 one_line_err "plot a log with other columns" "other.csv: line 1: not a memstat log"
 # a time no axis can write (1e34 s, found by fuzz_plot_log): the line is not a sample
 awk -F, -v OFS=, 'NR > 1 { $2 = "1e34" } 1' "$tmp/pic/log.csv" >"$tmp/pic/far.csv"
@@ -449,33 +480,108 @@ mkfifo "$tmp/pic/fifo.csv"
 run "plot a FIFO" 2 timeout 20 "$memstat" plot "$tmp/pic/fifo.csv" -o "$tmp/pic/keep.svg"
 one_line_err "plot a FIFO" "fifo.csv: cannot read the log: not a regular file"
 run "plot a log whose times are past the year 9999" 2 "$memstat" plot "$tmp/pic/far.csv" \
-	-o "$tmp/pic/keep.svg"
+	-o "$tmp/pic/p.svg"
 one_line_err "plot a log whose times are past the year 9999" "far.csv: no samples in this file"
 # a JSON line whose optional class is damaged (a negative count, found by fuzz_plot_log)
 "$memstat" --format jsonl -o "$tmp/pic/log.jsonl" 0.2 2 2>/dev/null
 sed 's/"hugetlb":[0-9]*/"hugetlb":-11/' "$tmp/pic/log.jsonl" >"$tmp/pic/neg.jsonl"
 run "plot a JSON lines log with a negative count" 2 "$memstat" plot "$tmp/pic/neg.jsonl" \
-	-o "$tmp/pic/keep.svg"
+	-o "$tmp/pic/p.svg"
 one_line_err "plot a JSON lines log with a negative count" "neg.jsonl: no samples in this file"
 run "plot a good log after a bad one" 2 "$memstat" plot "$tmp/pic/log.csv" "$tmp/pic/other.csv" \
-	-o "$tmp/pic/keep.svg"
-[ "$(cat "$tmp/pic/keep.svg")" = precious ] && [ -L "$tmp/pic/link.svg" ] &&
-	ok "map, plot: no existing file changed by bad input" || bad "keep.svg or link.svg changed"
+	-o "$tmp/pic/p.svg"
+[ "$(cat "$tmp/pic/keep.svg")" = precious ] && [ "$(cat "$tmp/pic/keep.png")" = precious ] &&
+	[ "$(cat "$tmp/pic/victim")" = secret ] && [ -L "$tmp/pic/link.svg" ] &&
+	[ -L "$tmp/pic/link.png" ] && [ ! -s "$tmp/pic/theirs.svg" ] && [ ! -e "$tmp/pic/p.svg" ] &&
+	ok "map, plot: no existing file changed by bad input" ||
+	bad "keep.svg, keep.png, victim, a link or theirs.svg changed, or p.svg made"
+# the PNG renderer: /usr/bin/rsvg-convert only, as nobody; hidden or replaced in a mount
+# namespace of this test (no knob in memstat)
+if unshare -m --propagation private true 2>/dev/null; then
+	in_ns() {	# BIND_SOURCE CMD...: CMD with /usr/bin/rsvg-convert replaced by BIND_SOURCE
+		local src=$1
+		shift
+		unshare -m --propagation private bash -c \
+			'mount --bind "$0" /usr/bin/rsvg-convert && exec "$@"' "$src" "$@"
+	}
+	run "map -o FILE.png without rsvg-convert" 2 in_ns /dev/null "$memstat" map -o "$tmp/pic/m.png"
+	one_line_err "map -o FILE.png without rsvg-convert" "install librsvg2-bin, or write an .svg"
+	printf '#!/bin/sh\necho "renderer uid $(id -u) gid $(id -g) groups $(id -G)" >&2\nexit 3\n' \
+		>"$tmp/fake-rsvg" && chmod 755 "$tmp/fake-rsvg"
+	run "plot -o FILE.png: a failing renderer" 1 in_ns "$tmp/fake-rsvg" "$memstat" plot \
+		"$tmp/pic/log.csv" -o "$tmp/pic/p.png"
+	one_line_err "plot -o FILE.png: the renderer runs as nobody" \
+		"renderer uid 65534 gid 65534 groups 65534\$"
+	[ ! -e "$tmp/pic/p.png" ] && ok "plot: no PNG from a failing renderer" ||
+		bad "plot: a PNG from a failing renderer"
+else
+	bad "unshare -m does not work here: the renderer's tests need a mount namespace"
+fi
 # good input: a valid SVG replaces the file, and no temporary file is left beside it
 if ! command -v xmllint >/dev/null; then
 	bad "xmllint missing: install libxml2-utils (bash tools/setup.sh test)"
 else
-	run "plot a log" 0 "$memstat" plot "$tmp/pic/log.csv" -o "$tmp/pic/keep.svg"
-	xmllint --noout "$tmp/pic/keep.svg" 2>"$tmp/err" && ok "plot: the SVG is valid XML" ||
+	run "plot a log" 0 "$memstat" plot "$tmp/pic/log.csv" -o "$tmp/pic/p.svg"
+	xmllint --noout "$tmp/pic/p.svg" 2>"$tmp/err" && ok "plot: the SVG is valid XML" ||
 		bad "plot: xmllint" "$(cat "$tmp/err")"
+	run "plot over its own SVG" 0 "$memstat" plot "$tmp/pic/log.csv" -o "$tmp/pic/p.svg"
+	# a descriptor: the SVG as it is, into a pipe
+	"$memstat" plot "$tmp/pic/log.csv" -o - 2>"$tmp/err" | xmllint --noout - 2>>"$tmp/err" &&
+		[ ! -s "$tmp/err" ] && ok "plot -o -: an SVG into a pipe" ||
+		bad "plot -o -" "$(cat "$tmp/err")"
+	"$memstat" map -o /dev/stdout 2>"$tmp/err" | xmllint --noout - 2>>"$tmp/err" &&
+		[ ! -s "$tmp/err" ] && ok "map -o /dev/stdout: an SVG into a pipe" ||
+		bad "map -o /dev/stdout" "$(cat "$tmp/err")"
+	"$memstat" plot "$tmp/pic/log.csv" -o /dev/fd/3 3>"$tmp/pic/fd3.svg" 2>"$tmp/err" &&
+		xmllint --noout "$tmp/pic/fd3.svg" && ok "plot -o /dev/fd/3" ||
+		bad "plot -o /dev/fd/3" "$(cat "$tmp/err")"
 	run "map" 0 "$memstat" map -o "$tmp/pic/m.svg"
 	xmllint --noout "$tmp/pic/m.svg" 2>"$tmp/err" && ok "map: the SVG is valid XML" ||
 		bad "map: xmllint" "$(cat "$tmp/err")"
 	grep -q "memstat map: $(uname -n), kernel $(uname -r)," "$tmp/pic/m.svg" &&
 		ok "map: the title names host and kernel" || bad "map: title" "$(grep -m1 '<title>' "$tmp/pic/m.svg")"
-	left=$(ls -A "$tmp/pic" | grep -c '^\.memstat-picture')
+	left=$(ls -A "$tmp/pic" | grep -c '^\.memstat-')
 	[ "$left" -eq 0 ] && ok "map, plot: no temporary file left" || bad "temporary files left: $left"
 fi
+
+# ---- memstat rmss: its report and plot are never written through a link or over another file ----
+# (refused before anything is measured; the two runs that measure take a second: cgroup mode,
+# 64 MB, one run of true; a lock directory of this test's own)
+mkdir "$tmp/rmss" "$tmp/rmss/run"
+printf 'secret\n' >"$tmp/rmss/victim" && chmod 600 "$tmp/rmss/victim"
+ln -s victim "$tmp/rmss/rmss.out"
+ln "$tmp/rmss/victim" "$tmp/rmss/hard.out"
+printf 'notes\n' >"$tmp/rmss/notes.out"
+ln -s victim "$tmp/rmss/link.svg"
+ln -s victim "$tmp/rmss/p.svg.tmp"	# the plot's temporary file's old name
+abs_memstat=$(realpath "$memstat")
+rmss() { (cd "$tmp/rmss" && MEMSTAT_RMSS_RUNDIR="$tmp/rmss/run" "$abs_memstat" rmss "$@"); }
+fast=(--cgroup -s 64 -f 64 -n 1)
+run "rmss: the default rmss.out a symbolic link" 2 rmss "${fast[@]}" true
+one_line_err "rmss: rmss.out a symbolic link" "refusing to write rmss.out: it is a symbolic link"
+run "rmss -o a hard link" 2 rmss "${fast[@]}" -o hard.out true
+one_line_err "rmss -o a hard link" "hard.out: it has 2 hard links"
+run "rmss -o another file" 2 rmss "${fast[@]}" -o notes.out true
+one_line_err "rmss -o another file" "notes.out: it is not a memstat rmss report"
+run "rmss --plot a symbolic link" 2 rmss "${fast[@]}" -o r.out --plot link.svg true
+one_line_err "rmss --plot a symbolic link" "link.svg: it is a symbolic link"
+[ "$(cat "$tmp/rmss/victim")" = secret ] && [ "$(cat "$tmp/rmss/notes.out")" = notes ] &&
+	[ -L "$tmp/rmss/rmss.out" ] && [ ! -e "$tmp/rmss/r.out" ] &&
+	ok "rmss: refused outputs unchanged, no report made" ||
+	bad "rmss: victim, notes.out or rmss.out changed, or r.out made"
+run "rmss -o FILE --plot FILE.svg beside a planted FILE.svg.tmp link" 0 rmss "${fast[@]}" \
+	-o r.out --plot p.svg true
+[ "$(cat "$tmp/rmss/victim")" = secret ] && [ -L "$tmp/rmss/p.svg.tmp" ] &&
+	head -1 "$tmp/rmss/r.out" | grep -q '^Hostname:  ' && grep -q '^<svg ' "$tmp/rmss/p.svg" &&
+	ok "rmss: the report and the plot written, the planted link untouched" ||
+	bad "rmss: report, plot or victim" "$(head -3 "$tmp/rmss/r.out" "$tmp/rmss/victim")"
+run "rmss -o -: the report on stdout once, replacing nothing" 0 rmss "${fast[@]}" -o - true
+[ "$(grep -c '^Hostname:  ' "$tmp/out")" -eq 1 ] && grep -q '^Knee: ' "$tmp/out" &&
+	ok "rmss -o -: one report on stdout" || bad "rmss -o -" "$(cat "$tmp/out")"
+run "rmss -o - --json" 2 rmss "${fast[@]}" -o - --json true
+one_line_err "rmss -o - --json" "would both go to stdout"
+ls -A "$tmp/rmss" | grep -q '^\.memstat-' && bad "rmss: a temporary file left" ||
+	ok "rmss: no temporary file left"
 
 # ---- the installed memstat has no test hooks: nothing in root's environment redirects what it
 # reads (MEMSTAT_MEMINFO), where it keeps rmss's state and whom it kills (MEMSTAT_RMSS_RUNDIR), or

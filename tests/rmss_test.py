@@ -11,6 +11,7 @@ import glob
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import time
@@ -269,13 +270,18 @@ def test_reset_after_a_crash_and_a_dead_pool(rundir):
 
 # ---- Ctrl-C ----
 
-def wait_rows(path, n, proc, timeout=300):
-    t = time.time()
+def wait_rows(proc, n, timeout=300):
+    """The report on stdout up to its first n rows, as it goes (-o FILE is renamed into place
+    at the end). The caller adds what communicate() reads after it."""
+    fd, buf, t = proc.stdout.fileno(), b"", time.time()
     while time.time() - t < timeout:
-        if path.exists() and len(rows_of(path.read_text())) >= n:
-            return
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
+        text = buf.decode(errors="replace")
+        if len(rows_of(text[:text.rfind("\n") + 1])) >= n:
+            return buf.decode()
+        if select.select([fd], [], [], 0.05)[0]:
+            chunk = os.read(fd, 65536)
+            assert chunk or proc.poll() is None, proc.communicate()
+            buf += chunk
     raise AssertionError(f"no {n} rows in {timeout} s")
 
 
@@ -286,10 +292,11 @@ def test_sigint_keeps_the_report_and_restores_cgroup_mode(rundir, workfile, tmp_
                           "-n", "2", "-o", str(out), WSREAD, workfile, "6"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env(rundir))
-    wait_rows(out, 2, p)
+    seen = wait_rows(p, 2)
     assert our_cgroups(p.pid)
     p.send_signal(signal.SIGINT)
     stdout, stderr = p.communicate(timeout=120)
+    stdout = seen + stdout
     assert p.returncode == 130, stderr
     report = out.read_text()
     rows = rows_of(report)
@@ -311,7 +318,7 @@ def test_sigint_machine_mode_with_zram(rundir, tmp_path):
                           "sleep", "0.3"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env(rundir))
-    wait_rows(out, 1, p)
+    wait_rows(p, 1)
     assert len(swaps()) == len(swaps0) + 1 and "zram" in swaps()[-1]
     # the pool of the first size, or (between sizes, one replaces the other) of the next
     t = time.time()
@@ -345,7 +352,7 @@ def one_line(r, code, text):
 def test_bad_input(rundir, tmp_path):
     real = real_mb()
     out = tmp_path / "rmss.out"
-    out.write_text("an existing report\n")
+    out.write_text("Hostname:  an existing report\n")     # one rmss may replace
     pools = pool_pids()
     one_line(rmss(rundir, "-o", str(out)), 2, "no command")
     one_line(rmss(rundir, "-d", "0", "-o", str(out), "true"), 2, "DELTA (-d) '0'")
@@ -356,7 +363,7 @@ def test_bad_input(rundir, tmp_path):
              "above the real memory size")
     one_line(rmss(rundir, "-c", "x12"), 2, "invalid size")
     one_line(rmss(rundir, "-p", "true"), 2, "no driver options")
-    assert out.read_text() == "an existing report\n"
+    assert out.read_text() == "Hostname:  an existing report\n"
     assert set(pool_pids()) <= set(pools)     # no new pool
     assert not (rundir / "memstat-rmss.state").exists()
 
@@ -368,10 +375,11 @@ def test_two_at_once_are_refused(rundir, tmp_path):
                           "-o", str(out), "sleep", "3"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env(rundir))
-    t = time.time()
-    while not out.exists() and time.time() - t < 30:
+    # the first holds the lock (its report appears only at its end)
+    lock, t = rundir / "memstat-rmss.lock", time.time()
+    while (not lock.exists() or lock.read_text().strip() != str(p.pid)) and time.time() - t < 30:
         time.sleep(0.02)
-    assert out.exists()
+    assert lock.read_text().strip() == str(p.pid)
     out2 = tmp_path / "second.out"
     one_line(rmss(rundir, "--cgroup", "-s", "64", "-f", "64", "-n", "1", "-o", str(out2),
                   "true"), 6, "another memstat rmss is running")

@@ -22,9 +22,9 @@ test_packages=(
 	man-db bsdextrautils zsh
 	# the fuzzers (tests/fuzz): clang's libFuzzer and sanitizer runtimes, packaged apart
 	libclang-rt-dev
-	# memstat map and plot (tests/picture_test.py, cli): xmllint, and headless Chromium with a
-	# font, which renders the SVGs to PNG
-	libxml2-utils chromium fonts-dejavu-core
+	# memstat map and plot (tests/picture_test.py, cli): xmllint, and rsvg-convert (the PNG
+	# renderer memstat runs, /usr/bin/rsvg-convert) with a font
+	libxml2-utils librsvg2-bin fonts-dejavu-core
 	# tests/deb_test.sh: building the Debian packages, lintian, a Debian 12 chroot
 	dpkg-dev debhelper dh-dkms fakeroot lintian debootstrap zstd
 )

@@ -40,8 +40,9 @@ static const char usage_text[] =
 	"Draw physical memory: rows of cells of page frames in pfn order, each cell coloured by\n"
 	"the class of most of its pages, with nodes, zones, holes and each class's share.\n"
 	"\n"
-	"  -o, --output FILE      the picture: FILE.svg, or FILE.png (rendered by headless\n"
-	"                         Chromium); replaced whole, or left as it was on a failure\n"
+	"  -o, --output FILE      the picture: FILE.svg, or FILE.png (rendered by\n"
+	"                         rsvg-convert); replaced whole, or left as it was on a\n"
+	"                         failure; - (or /dev/stdout, /dev/fd/N): the SVG there\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded, else kpageflags),\n"
 	"                         bpf, kmod or kpageflags\n"
 	"  -h, --help             print this help\n";
@@ -466,7 +467,7 @@ int ms_map_main(int argc, char **argv)
 	struct ms_map m = {};
 	const char *out = NULL;
 	char why[1024] = "", fallback[600] = "";
-	bool png = false;
+	struct ms_picture_out pic;
 	size_t nzones = 0;
 	int c, ret, err;
 
@@ -495,19 +496,14 @@ int ms_map_main(int argc, char **argv)
 		return map_usage_error("unexpected argument '%s'", argv[optind]);
 	if (!out)
 		return map_usage_error("%s", "-o FILE is needed: the picture's file (.svg or .png)");
-	ret = ms_picture_check_output(out, &png, why, sizeof(why));
+	ret = ms_picture_open(&pic, out, why, sizeof(why));
 	if (ret) {
 		ms_err("map: %s", why);
 		return ret;
 	}
-	if (png && !ms_chromium_path()) {
-		ms_err("map: a PNG needs headless Chromium (the chromium package, or "
-		       "MEMSTAT_CHROMIUM=PATH): write an .svg instead");
-		return MS_EXIT_USAGE;
-	}
 	ret = ms_present_memory(&ranges);
 	if (ret)
-		return ret;
+		goto out;
 	err = ms_map_init(&m, &ranges, (__u64)sysconf(_SC_PAGESIZE));
 	if (err) {
 		ms_err("map: %s", strerror(-err));
@@ -543,11 +539,12 @@ int ms_map_main(int argc, char **argv)
 		double w, h;
 
 		ms_map_size(&m, &w, &h);
-		ret = ms_picture_write(out, png, ms_map_draw, &m, w, h, why, sizeof(why));
+		ret = ms_picture_write(&pic, ms_map_draw, &m, w, h, why, sizeof(why));
 	}
 	if (ret)
 		ms_err("map: %s", why);
 out:
+	ms_picture_close(&pic);
 	ms_backend_close(&be);
 	ms_map_free(&m);
 	free(zones);

@@ -22,6 +22,7 @@
 #include "attrs.h"
 #include "picture.h"
 #include "files.h"
+#include "outfile.h"
 
 #ifndef MEMSTAT_VERSION
 #define MEMSTAT_VERSION "0.1"
@@ -333,6 +334,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (o->fsync && !o->output)
 		return usage_error("%s", "--fsync needs --output FILE");
+	if (o->output) {
+		char why[300];
+
+		/* before memstat opens a descriptor of its own that could take N */
+		if (ms_out_check_fd(o->output, why, sizeof(why)))
+			return usage_error("%s", why);
+	}
 	if (o->seed_given && !o->approx)
 		return usage_error("%s", "--seed needs --approx");
 	if (o->approx && o->reconcile)

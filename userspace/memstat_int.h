@@ -441,13 +441,14 @@ void ms_row(FILE *out, const struct timespec *ts, const struct ms_result *r);
 enum ms_format { MS_FMT_ROWS, MS_FMT_CSV, MS_FMT_JSONL, MS_FMT_PROM };
 struct ms_sink {
 	enum ms_format fmt;
-	const char *path;	/* NULL: stdout */
+	const char *path;	/* NULL: stdout; "-", /dev/stdout, /dev/fd/N: that descriptor */
 	bool fsync;
 	bool rotate_incompatible;	/* rename a log of another memstat version aside */
 	bool approx;		/* --approx: the CSV header has the error columns */
 	bool attrs;		/* -a: the CSV header has the attribute columns */
 	/* state */
 	int fd;
+	bool direct;		/* fd is the descriptor path names (not ours to close) */
 	bool tty;
 	int term_rows;
 	long rows;

@@ -1,29 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * How a picture reaches its file: the SVG goes to a temporary file beside -o FILE and is
- * renamed over it, so that FILE is either the old file, whole, or the new picture. A PNG is
- * rendered from that SVG by headless Chromium (a screenshot of the page at the picture's size)
- * into another temporary file, checked, and renamed the same way.
+ * How a picture reaches its file, through outfile.c: the SVG goes to a temporary file in the
+ * directory of -o FILE and is renamed over it, so that FILE is either the old file, whole, or
+ * the new picture. A PNG is rendered from the SVG (in a memfd) by rsvg-convert, run by its
+ * absolute path as nobody, reading the SVG on stdin and writing the PNG on stdout, which is the
+ * temporary file itself: no file is opened by name. The PNG is checked through that descriptor
+ * and renamed the same way. "-", /dev/stdout or /dev/fd/N take the SVG as it is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <libgen.h>
-#include <limits.h>
+#include <grp.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "picture.h"
 
-#define CHROMIUM_TIMEOUT_S 120
+#define RENDER_TIMEOUT_S 120
+#define NOBODY 65534		/* the renderer's user and group */
 
 static bool has_suffix(const char *s, const char *suf)
 {
@@ -32,266 +37,203 @@ static bool has_suffix(const char *s, const char *suf)
 	return n > m && !strcasecmp(s + n - m, suf);
 }
 
-/* the directory part of path ("." when it has none) */
-static void dir_of(const char *path, char *dir, size_t len)
+int ms_picture_open(struct ms_picture_out *po, const char *path, char *why, size_t whylen)
 {
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	snprintf(dir, len, "%s", dirname(tmp));
-}
-
-int ms_picture_check_output(const char *path, bool *png, char *why, size_t whylen)
-{
-	char dir[PATH_MAX];
 	struct stat st;
 
+	po->png = false;
+	po->out = (struct ms_out)MS_OUT_INIT;
 	if (!path || !*path) {
 		snprintf(why, whylen, "-o FILE is needed: the picture's file (.svg or .png)");
 		return MS_EXIT_USAGE;
 	}
-	if (strlen(path) >= PATH_MAX - 32) {
-		snprintf(why, whylen, "output file name too long");
-		return MS_EXIT_USAGE;
-	}
-	if (!lstat(path, &st)) {
-		if (S_ISDIR(st.st_mode)) {
+	if (ms_out_fd_name(path) >= 0)	/* an SVG to a descriptor (a pipe, say) */
+		return ms_out_open(&po->out, path, MS_OUT_SVG, 0666, why, whylen);
+	if (has_suffix(path, ".png")) {
+		po->png = true;
+	} else if (!has_suffix(path, ".svg")) {
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
 			snprintf(why, whylen, "%s is a directory: -o needs a file name ending in "
 				 ".svg or .png", path);
-			return MS_EXIT_USAGE;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			snprintf(why, whylen, "%s is not a regular file (a link, a device, ...): "
-				 "refusing to replace it", path);
-			return MS_EXIT_USAGE;
-		}
-	}
-	if (has_suffix(path, ".svg")) {
-		*png = false;
-	} else if (has_suffix(path, ".png")) {
-		*png = true;
-	} else {
-		snprintf(why, whylen, "%s: the output file's name must end in .svg or .png", path);
+		else
+			snprintf(why, whylen, "%s: the output file's name must end in .svg or .png",
+				 path);
 		return MS_EXIT_USAGE;
 	}
-	dir_of(path, dir, sizeof(dir));
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(why, whylen, "%s: no directory %s", path, dir);
+	if (po->png && access(MS_RSVG_CONVERT, X_OK)) {
+		snprintf(why, whylen, "a PNG is rendered by %s, which is missing: install "
+			 "librsvg2-bin, or write an .svg", MS_RSVG_CONVERT);
 		return MS_EXIT_USAGE;
 	}
-	if (access(dir, W_OK)) {
-		snprintf(why, whylen, "%s: cannot write in %s: %s", path, dir, strerror(errno));
-		return MS_EXIT_USAGE;
-	}
-	return 0;
+	return ms_out_open(&po->out, path, po->png ? MS_OUT_PNG : MS_OUT_SVG, 0666, why, whylen);
 }
 
-const char *ms_chromium_path(void)
+void ms_picture_close(struct ms_picture_out *po)
 {
-	static const char *names[] = { "chromium", "chromium-browser", "google-chrome",
-				       "chrome" };
-	static char found[PATH_MAX];
-	const char *env = getenv("MEMSTAT_CHROMIUM"), *path = getenv("PATH");
+	ms_out_abort(&po->out);
+}
 
-	if (env && *env)
-		return access(env, X_OK) ? NULL : env;
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const char *p = path;
+/* draw(f, arg) to the descriptor fd (left open): 0 or -errno */
+static int draw_to(int fd, int (*draw)(FILE *f, void *arg), void *arg)
+{
+	int dup_fd = dup(fd), err;
+	FILE *f = dup_fd >= 0 ? fdopen(dup_fd, "w") : NULL;
 
-		while (*p) {
-			size_t n = strcspn(p, ":");
+	if (!f) {
+		err = -errno;
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return err;
+	}
+	err = draw(f, arg);
+	if ((fflush(f) || ferror(f)) && !err)
+		err = -(errno ? errno : EIO);
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
 
-			if (n && snprintf(found, sizeof(found), "%.*s/%s", (int)n, p, names[i]) <
-				 (int)sizeof(found) && !access(found, X_OK))
-				return found;
-			p += n + (p[n] == ':');
+/* the renderer's first line on stderr (its reason), without the newline */
+static void first_line(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* in the child: stdin svg, stdout png, stderr err; root's privileges dropped; never returns */
+static void exec_renderer(int svg, int png, int err, const char *w, const char *h)
+{
+	char *const argv[] = { "rsvg-convert", "--format", "png", "--width", (char *)w,
+			       "--height", (char *)h, "--background-color", "white", NULL };
+	char *const envp[] = { "PATH=/usr/bin:/bin", "HOME=/nonexistent", "LC_ALL=C.UTF-8", NULL };
+	uid_t r, e, s;
+
+	setpgid(0, 0);	/* one group, ended together on a timeout */
+	if (dup2(svg, 0) < 0 || dup2(png, 1) < 0 || dup2(err, 2) < 0)
+		_exit(126);
+#ifdef SYS_close_range
+	syscall(SYS_close_range, 3, ~0U, 0);	/* nothing else of memstat's reaches it */
+#endif
+	if (getresuid(&r, &e, &s) || !r || !e || !s) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) || setuid(0) != -1 ||
+		    getuid() != NOBODY || geteuid() != NOBODY) {
+			dprintf(2, "cannot drop root's privileges to run %s: %s\n", MS_RSVG_CONVERT,
+				strerror(errno));
+			_exit(126);
 		}
 	}
-	return NULL;
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if (chdir("/")) {
+		/* nothing it needs is relative */
+	}
+	execve(MS_RSVG_CONVERT, argv, envp);
+	dprintf(2, "cannot run %s: %s\n", MS_RSVG_CONVERT, strerror(errno));
+	_exit(127);
 }
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+/* rsvg-convert of the SVG in svg (a descriptor) into png (a descriptor): MS_EXIT_* with why */
+static int render_png(int svg, int png, double w, double h, char *why, size_t whylen)
 {
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(p);
-	return 0;
-}
-
-/* chromium --headless ... --screenshot=png file://svg; 0 or an errno-style failure with why */
-static int render_png(const char *svg, const char *png, double w, double h, char *why,
-		      size_t whylen)
-{
-	const char *chromium = ms_chromium_path();
-	char profile[] = "/tmp/memstat-chromium-XXXXXX", url[PATH_MAX + 16], abs[PATH_MAX];
-	char shot[PATH_MAX + 16], size[64], udd[64];
+	char ws[32], hs[32], msg[300];
 	struct timespec t0, now;
-	int status = 0, ret = 0;
+	int status = 0, errfd, ret = MS_EXIT_OK;
 	pid_t pid, r;
 
-	if (!chromium) {
-		snprintf(why, whylen, "a PNG needs headless Chromium (the chromium package, or "
-			 "MEMSTAT_CHROMIUM=PATH), and none was found: write an .svg instead");
-		return -ENOENT;
+	errfd = memfd_create("memstat-rsvg-stderr", MFD_CLOEXEC);
+	if (errfd < 0 || lseek(svg, 0, SEEK_SET) || ftruncate(png, 0) || lseek(png, 0, SEEK_SET)) {
+		snprintf(why, whylen, "cannot prepare the PNG: %s", strerror(errno));
+		if (errfd >= 0)
+			close(errfd);
+		return MS_EXIT_FAIL;
 	}
-	if (!realpath(svg, abs)) {
-		snprintf(why, whylen, "%s: %s", svg, strerror(errno));
-		return -errno;
-	}
-	if (!mkdtemp(profile)) {
-		snprintf(why, whylen, "cannot make a temporary directory for Chromium: %s",
-			 strerror(errno));
-		return -errno;
-	}
-	snprintf(url, sizeof(url), "file://%s", abs);
-	snprintf(shot, sizeof(shot), "--screenshot=%s", png);
-	snprintf(size, sizeof(size), "--window-size=%.0f,%.0f", w, h);
-	snprintf(udd, sizeof(udd), "--user-data-dir=%s", profile);
+	snprintf(ws, sizeof(ws), "%.0f", w);
+	snprintf(hs, sizeof(hs), "%.0f", h);
 	pid = fork();
 	if (pid < 0) {
-		snprintf(why, whylen, "cannot start Chromium: %s", strerror(errno));
-		ret = -errno;
-		goto out;
+		snprintf(why, whylen, "cannot start %s: %s", MS_RSVG_CONVERT, strerror(errno));
+		close(errfd);
+		return MS_EXIT_FAIL;
 	}
-	if (!pid) {
-		int null = open("/dev/null", O_RDWR);
-
-		setpgid(0, 0);	/* its helpers in one group, to be ended together on a timeout */
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		/* --no-sandbox: Chromium's sandbox refuses root, and the page is our own SVG */
-		execl(chromium, chromium, "--headless", "--no-sandbox", "--disable-gpu",
-		      "--hide-scrollbars", "--no-first-run", "--disable-extensions",
-		      "--default-background-color=ffffffff", udd, size, shot, url, (char *)NULL);
-		_exit(127);
-	}
+	if (!pid)
+		exec_renderer(svg, png, errfd, ws, hs);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		r = waitpid(pid, &status, WNOHANG);
 		if (r == pid || (r < 0 && errno != EINTR))
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec > CHROMIUM_TIMEOUT_S) {
+		if (now.tv_sec - t0.tv_sec > RENDER_TIMEOUT_S) {
 			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
-			snprintf(why, whylen, "Chromium did not render the PNG within %d s",
-				 CHROMIUM_TIMEOUT_S);
-			ret = -ETIMEDOUT;
-			goto out;
+			snprintf(why, whylen, "%s did not render the PNG within %d s",
+				 MS_RSVG_CONVERT, RENDER_TIMEOUT_S);
+			close(errfd);
+			return MS_EXIT_FAIL;
 		}
-		usleep(50 * 1000);
+		usleep(20 * 1000);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(why, whylen, "%s failed to render the PNG (%s %d)", chromium,
+		first_line(errfd, msg, sizeof(msg));
+		snprintf(why, whylen, "%s failed to render the PNG (%s %d)%s%s", MS_RSVG_CONVERT,
 			 WIFEXITED(status) ? "exit status" : "signal",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-		ret = -EIO;
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+			 msg[0] ? ": " : "", msg);
+		ret = MS_EXIT_FAIL;
 	}
-out:
-	nftw(profile, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	close(errfd);
 	return ret;
 }
 
-/* a PNG file that begins with the signature and an IHDR of the size asked for */
-static bool png_ok(const char *path, double w, double h)
+/* the PNG in fd begins with the signature and an IHDR of w x h pixels */
+static bool png_ok(int fd, double w, double h)
 {
 	unsigned char b[24];
-	FILE *f = fopen(path, "rb");
-	bool ok;
+	unsigned long pw, ph;
 
-	if (!f)
+	if (pread(fd, b, sizeof(b), 0) != (ssize_t)sizeof(b) ||
+	    memcmp(b, "\x89PNG\r\n\x1a\n", 8) || memcmp(b + 12, "IHDR", 4))
 		return false;
-	ok = fread(b, 1, sizeof(b), f) == sizeof(b) && !memcmp(b, "\x89PNG\r\n\x1a\n", 8) &&
-	     !memcmp(b + 12, "IHDR", 4);
-	fclose(f);
-	if (ok) {
-		unsigned long pw = (unsigned long)b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
-		unsigned long ph = (unsigned long)b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
-
-		/* a screenshot at the window size (a high-DPI screen could double it) */
-		ok = pw >= (unsigned long)w && ph >= (unsigned long)h;
-	}
-	return ok;
+	pw = (unsigned long)b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+	ph = (unsigned long)b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+	return pw == (unsigned long)lround(w) && ph == (unsigned long)lround(h);
 }
 
-int ms_picture_write(const char *path, bool png, int (*draw)(FILE *f, void *arg), void *arg,
+int ms_picture_write(struct ms_picture_out *po, int (*draw)(FILE *f, void *arg), void *arg,
 		     double w, double h, char *why, size_t whylen)
 {
-	char dir[PATH_MAX], svg_tmp[PATH_MAX + 64], png_tmp[PATH_MAX + 64];
-	mode_t mask = umask(0);
-	int fd, ret = MS_EXIT_FAIL, err;
-	FILE *f;
+	const char *path = po->out.path;
+	int svg = -1, err, ret = MS_EXIT_FAIL;
 
-	umask(mask);
-	dir_of(path, dir, sizeof(dir));
-	snprintf(svg_tmp, sizeof(svg_tmp), "%s/.memstat-picture-XXXXXX.svg", dir);
-	png_tmp[0] = 0;
-	fd = mkostemps(svg_tmp, 4, O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, whylen, "%s: cannot create a temporary file in %s: %s", path, dir,
-			 strerror(errno));
-		return MS_EXIT_USAGE;
-	}
-	fchmod(fd, 0666 & ~mask);
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		snprintf(why, whylen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	err = draw(f, arg);
-	if (fflush(f) || ferror(f) || fsync(fileno(f)))
-		err = err ? err : -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (err) {
-		snprintf(why, whylen, "failed to write %s: %s", path, strerror(err < 0 ? -err : EIO));
-		goto out;
-	}
-	if (!png) {
-		if (rename(svg_tmp, path)) {
-			snprintf(why, whylen, "failed to write %s: %s", path, strerror(errno));
+	if (!po->png) {
+		err = draw_to(po->out.fd, draw, arg);
+		if (err) {
+			snprintf(why, whylen, "failed to write %s: %s", path, strerror(-err));
 			goto out;
 		}
-		svg_tmp[0] = 0;
-		ret = MS_EXIT_OK;
-		goto out;
+		return ms_out_commit(&po->out, why, whylen);
 	}
-	snprintf(png_tmp, sizeof(png_tmp), "%s/.memstat-picture-XXXXXX.png", dir);
-	fd = mkostemps(png_tmp, 4, O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, whylen, "%s: cannot create a temporary file in %s: %s", path, dir,
-			 strerror(errno));
-		png_tmp[0] = 0;
-		goto out;
-	}
-	fchmod(fd, 0666 & ~mask);
-	close(fd);
-	err = render_png(svg_tmp, png_tmp, w, h, why, whylen);
+	svg = memfd_create("memstat-svg", MFD_CLOEXEC);
+	err = svg < 0 ? -errno : draw_to(svg, draw, arg);
 	if (err) {
-		ret = err == -ENOENT ? MS_EXIT_USAGE : MS_EXIT_FAIL;
+		snprintf(why, whylen, "failed to write the SVG for %s: %s", path, strerror(-err));
 		goto out;
 	}
-	if (!png_ok(png_tmp, w, h)) {
-		snprintf(why, whylen, "Chromium wrote no PNG of %.0fx%.0f pixels for %s", w, h, path);
+	ret = render_png(svg, po->out.fd, w, h, why, whylen);
+	if (ret)
+		goto out;
+	if (!png_ok(po->out.fd, w, h)) {
+		snprintf(why, whylen, "%s wrote no PNG of %.0fx%.0f pixels for %s", MS_RSVG_CONVERT,
+			 w, h, path);
+		ret = MS_EXIT_FAIL;
 		goto out;
 	}
-	if (rename(png_tmp, path)) {
-		snprintf(why, whylen, "failed to write %s: %s", path, strerror(errno));
-		goto out;
-	}
-	png_tmp[0] = 0;
-	ret = MS_EXIT_OK;
+	ret = ms_out_commit(&po->out, why, whylen);
 out:
-	if (svg_tmp[0])
-		unlink(svg_tmp);
-	if (png_tmp[0])
-		unlink(png_tmp);
+	if (svg >= 0)
+		close(svg);
+	ms_out_abort(&po->out);
 	return ret;
 }

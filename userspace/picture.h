@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * memstat's pictures: memstat map (map.c), memstat plot (plot.c), and how a picture reaches
- * its file (picture.c): an SVG, or a PNG rendered from it by headless Chromium.
+ * its file (picture.c): an SVG, or a PNG rendered from it by rsvg-convert.
  */
 #ifndef MEMSTAT_PICTURE_H
 #define MEMSTAT_PICTURE_H
@@ -9,24 +9,33 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "memstat_int.h"
+#include "outfile.h"
 
 /* ---- output (picture.c) ---- */
 
+/* the PNG renderer, run by this path only (the librsvg2-bin package) */
+#define MS_RSVG_CONVERT "/usr/bin/rsvg-convert"
+
+struct ms_picture_out {
+	struct ms_out out;	/* the destination (outfile.c) */
+	bool png;
+};
 /*
- * -o FILE of a picture: FILE must end in .svg or .png (*png says which), must not be a
- * directory, and its directory must exist. Returns 0, or MS_EXIT_USAGE with why.
+ * -o FILE of a picture: FILE ends in .svg or .png (a PNG needs MS_RSVG_CONVERT), or names a
+ * descriptor ("-", /dev/stdout, /dev/fd/N: the SVG). Checks the destination as outfile.c does
+ * and makes the temporary file. Returns 0, or an MS_EXIT_* code with why (nothing was made).
  */
-int ms_picture_check_output(const char *path, bool *png, char *why, size_t whylen);
+int ms_picture_open(struct ms_picture_out *po, const char *path, char *why, size_t whylen);
 /*
- * Write the picture: draw(f, arg) writes the SVG of w x h pixels to a temporary file beside
- * path, which is then renamed over path (an SVG) or rendered to a PNG by headless Chromium and
- * that renamed over path. An existing file is replaced whole or left as it was. Returns an
- * MS_EXIT_* code with why.
+ * Write the picture: draw(f, arg) writes the SVG of w x h pixels, which goes to the temporary
+ * file or is rendered to a PNG there by rsvg-convert (as nobody); then it replaces FILE. An
+ * existing file is replaced whole or left as it was. Closes po. Returns an MS_EXIT_* code with
+ * why.
  */
-int ms_picture_write(const char *path, bool png, int (*draw)(FILE *f, void *arg), void *arg,
+int ms_picture_write(struct ms_picture_out *po, int (*draw)(FILE *f, void *arg), void *arg,
 		     double w, double h, char *why, size_t whylen);
-/* the headless Chromium memstat runs for a PNG (MEMSTAT_CHROMIUM or chromium... in PATH), or NULL */
-const char *ms_chromium_path(void);
+/* give up an opened picture (its temporary file goes); after ms_picture_write() a no-op */
+void ms_picture_close(struct ms_picture_out *po);
 
 /* ---- memstat map (map.c) ---- */
 

@@ -48,8 +48,9 @@ static const char usage_text[] =
 	"classes in MB over time. Several logs (a rotated log's files, oldest first) make one\n"
 	"picture; the areas break where time goes back or samples stop for a while (a reboot).\n"
 	"\n"
-	"  -o, --output FILE      the picture: FILE.svg, or FILE.png (rendered by headless\n"
-	"                         Chromium); replaced whole, or left as it was on a failure\n"
+	"  -o, --output FILE      the picture: FILE.svg, or FILE.png (rendered by\n"
+	"                         rsvg-convert); replaced whole, or left as it was on a\n"
+	"                         failure; - (or /dev/stdout, /dev/fd/N): the SVG there\n"
 	"  -h, --help             print this help\n";
 
 static int add_sample(struct ms_plot *p, const struct ms_plot_sample *s)
@@ -646,7 +647,7 @@ int ms_plot_main(int argc, char **argv)
 	struct ms_plot p = {};
 	const char *out = NULL;
 	char why[1024] = "", files[200] = "";
-	bool png = false;
+	struct ms_picture_out pic;
 	int c, ret = 0;
 
 	optind = 1;
@@ -670,15 +671,10 @@ int ms_plot_main(int argc, char **argv)
 					"JSON lines)");
 	if (!out)
 		return plot_usage_error("%s", "-o FILE is needed: the picture's file (.svg or .png)");
-	ret = ms_picture_check_output(out, &png, why, sizeof(why));
+	ret = ms_picture_open(&pic, out, why, sizeof(why));
 	if (ret) {
 		ms_err("plot: %s", why);
 		return ret;
-	}
-	if (png && !ms_chromium_path()) {
-		ms_err("plot: a PNG needs headless Chromium (the chromium package, or "
-		       "MEMSTAT_CHROMIUM=PATH): write an .svg instead");
-		return MS_EXIT_USAGE;
 	}
 	for (int i = optind; i < argc; i++) {
 		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
@@ -698,10 +694,11 @@ int ms_plot_main(int argc, char **argv)
 		       p.skipped, p.skipped_at);
 	p.title_files = files;
 	ms_plot_breaks(&p);
-	ret = ms_picture_write(out, png, ms_plot_draw, &p, W, H, why, sizeof(why));
+	ret = ms_picture_write(&pic, ms_plot_draw, &p, W, H, why, sizeof(why));
 	if (ret)
 		ms_err("plot: %s", why);
 out:
+	ms_picture_close(&pic);
 	ms_plot_free(&p);
 	return ret;
 }

@@ -42,6 +42,7 @@
 #include <sys/wait.h>
 
 #include "memstat_int.h"
+#include "outfile.h"
 #include "testhooks.h"
 #include "svg.h"
 
@@ -84,7 +85,8 @@ static const char rmss_usage[] =
 	"  -d, --delta MB         the step between sizes (default 8)\n"
 	"  -n, --iterations N     measured runs per size, after one warm-up run (default: enough\n"
 	"                         runs to accumulate 10 seconds, timed once at the start)\n"
-	"  -o, --output FILE      write the report to FILE as well as stdout (default rmss.out)\n"
+	"  -o, --output FILE      write the report to FILE as well as stdout (default rmss.out),\n"
+	"                         replaced at the end; - (or /dev/stdout): stdout only\n"
 	"      --cgroup           limit only the command: a fresh memory cgroup per run of rmss,\n"
 	"                         limited to each size (the machine keeps its memory)\n"
 	"      --zram MB          swap on a zram device of MB for the run, removed afterwards\n"
@@ -389,7 +391,7 @@ static int take_lock(int *fdp)
 	int fd;
 
 	run_path(path, sizeof(path), "lock");
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		rerr("cannot open the lock file %s: %s", path, strerror(errno));
 		return MS_EXIT_FAIL;
@@ -448,29 +450,32 @@ static int state_read(struct state *s)
 	return 0;
 }
 
+/* the state file, replaced whole through outfile.c; 0 or -errno (the reason said on stderr) */
 static int state_write(const struct state *s)
 {
-	char path[512], tmp[520];
-	FILE *f;
+	char path[512], why[600], buf[256];
+	struct ms_out o;
+	int n, ret;
 
 	run_path(path, sizeof(path), "state");
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "pid %d\nstarttime %llu\nreal_mb %.4f\nsimulated_mb %.4f\nstolen_mb %.4f\n"
-		"zram %d\n", s->pid, s->starttime, s->real_mb, s->simulated_mb, s->stolen_mb,
-		s->zram);
-	if (fflush(f) || fsync(fileno(f))) {
-		int err = -errno;
-
-		fclose(f);
-		unlink(tmp);
-		return err;
+	n = snprintf(buf, sizeof(buf), "pid %d\nstarttime %llu\nreal_mb %.4f\nsimulated_mb %.4f\n"
+		     "stolen_mb %.4f\nzram %d\n", s->pid, s->starttime, s->real_mb,
+		     s->simulated_mb, s->stolen_mb, s->zram);
+	ret = ms_out_open(&o, path, MS_OUT_RMSS_STATE, 0644, why, sizeof(why));
+	if (!ret) {
+		if (write(o.fd, buf, (size_t)n) != n) {
+			snprintf(why, sizeof(why), "failed to write %s: %s", path,
+				 strerror(errno ? errno : EIO));
+			ms_out_abort(&o);
+			ret = MS_EXIT_FAIL;
+		} else {
+			ret = ms_out_commit(&o, why, sizeof(why));
+		}
 	}
-	fclose(f);
-	if (rename(tmp, path))
-		return -errno;
+	if (ret) {
+		rerr("%s", why);
+		return ret == MS_EXIT_USAGE ? -EPERM : -EIO;
+	}
 	return 0;
 }
 
@@ -1038,7 +1043,10 @@ struct driver {
 	struct state pool;	/* machine mode: the pool now */
 	bool have_pool;
 	int zram_id;
-	FILE *out;		/* -o FILE */
+	struct ms_out report;	/* -o FILE (outfile.c): replaced at the end */
+	struct ms_out plot;	/* --plot FILE.svg */
+	FILE *out;		/* the report's stream: -o FILE's temporary file, or NULL for -o - */
+	bool reporting;		/* the report has begun: it is finished whatever happens */
 	bool to_stdout;
 	struct size_row *rows;
 	int nrows;
@@ -1425,7 +1433,8 @@ static void print_json(struct driver *d, double knee_mb, bool interrupted)
 /*
  * --plot FILE.svg: response time (left axis) and page-in rate (right axis) against memory
  * size (bottom axis), one point per size measured without OOM kills, like the VMS study's plots.
- * Written to FILE.tmp and renamed, so that an existing FILE is replaced only by a whole plot.
+ * Written to the temporary file d->plot (outfile.c) and renamed, so that an existing FILE is
+ * replaced only by a whole plot.
  */
 static int write_plot(struct driver *d)
 {
@@ -1433,10 +1442,10 @@ static int write_plot(struct driver *d)
 	double pw = W - L - R, ph = H - T - B, xlo = INFINITY, xhi = -INFINITY, tmax = 0, rmax = 0;
 	double *tx, *rx, kmb, base, noise;
 	size_t n = 0;
-	char tmp[4200], title[300];
+	char title[300], why[600];
 	struct ms_svg s;
 	FILE *f;
-	int err;
+	int err, fd;
 
 	for (int i = 0; i < d->nrows; i++) {
 		const struct size_row *r = &d->rows[i];
@@ -1461,10 +1470,12 @@ static int write_plot(struct driver *d)
 	rmax = rmax > 0 ? rmax * 1.1 : 1;
 	tx = calloc(2 * n, sizeof(double));
 	rx = calloc(2 * n, sizeof(double));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->o->plot);
-	f = fopen(tmp, "we");
+	fd = dup(d->plot.fd);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!tx || !rx || !f) {
-		rerr("--plot: cannot write %s: %s", tmp, strerror(errno));
+		rerr("--plot: cannot write %s: %s", d->o->plot, strerror(errno));
+		if (fd >= 0 && !f)
+			close(fd);
 		free(tx);
 		free(rx);
 		if (f)
@@ -1536,9 +1547,14 @@ static int write_plot(struct driver *d)
 								 * small sizes run high */
 	}
 	err = ms_svg_end(&s);
-	if (fclose(f) || err || rename(tmp, d->o->plot)) {
+	if (fclose(f) || err) {
 		rerr("--plot: cannot write %s: %s", d->o->plot, strerror(errno ? errno : EIO));
-		unlink(tmp);
+		free(tx);
+		free(rx);
+		return -1;
+	}
+	if (ms_out_commit(&d->plot, why, sizeof(why))) {
+		rerr("--plot: %s", why);
 		free(tx);
 		free(rx);
 		return -1;
@@ -1600,9 +1616,69 @@ static int measure_size(struct driver *d, struct size_row *row)
 	return 0;
 }
 
+/*
+ * -o FILE and --plot FILE.svg, checked and their temporary files made (outfile.c) before
+ * anything is measured or changed: a destination memstat may not replace is refused at once.
+ * "-o -" (or /dev/stdout) is the report on stdout, once.
+ */
+static int open_outputs(struct driver *d)
+{
+	char why[600];
+	int ret, fd;
+
+	ret = ms_out_open(&d->report, d->o->output, MS_OUT_RMSS, 0666, why, sizeof(why));
+	if (!ret && d->o->plot)
+		ret = ms_out_open(&d->plot, d->o->plot, MS_OUT_SVG, 0666, why, sizeof(why));
+	if (ret) {
+		rerr("%s", why);
+		return ret;
+	}
+	if (d->report.direct && d->report.fd == STDOUT_FILENO) {
+		if (d->o->json) {
+			rerr("-o %s with --json: the report and the JSON would both go to stdout",
+			     d->o->output);
+			return MS_EXIT_USAGE;
+		}
+		return 0;
+	}
+	fd = dup(d->report.fd);
+	d->out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!d->out) {
+		rerr("cannot write the report to %s: %s", d->o->output, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return MS_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Finish the report: flushed, and renamed over -o FILE unless nothing was written. MS_EXIT_* */
+static int close_outputs(struct driver *d, bool commit)
+{
+	char why[600];
+	struct stat st;
+	int ret = MS_EXIT_OK;
+
+	if (d->out && fclose(d->out) && commit) {
+		rerr("cannot write the report to %s: %s", d->o->output, strerror(errno));
+		ret = MS_EXIT_FAIL;
+		commit = false;
+	}
+	d->out = NULL;
+	if (commit && !d->report.direct && !fstat(d->report.fd, &st) && st.st_size > 0 &&
+	    ms_out_commit(&d->report, why, sizeof(why))) {
+		rerr("cannot write the report: %s", why);
+		ret = MS_EXIT_FAIL;
+	}
+	ms_out_abort(&d->report);
+	ms_out_abort(&d->plot);
+	return ret;
+}
+
 static int driver_main(struct rmss_opts *o)
 {
-	struct driver d = { .o = o, .zram_id = -1, .cg = { .peak_fd = -1 } };
+	struct driver d = { .o = o, .zram_id = -1, .cg = { .peak_fd = -1 },
+			    .report = MS_OUT_INIT, .plot = MS_OUT_INIT };
 	struct ms_result res;
 	struct sigaction sa = {};
 	double start, final, delta, base = 0, noise = 0, k;
@@ -1611,13 +1687,21 @@ static int driver_main(struct rmss_opts *o)
 	char zdev[64];
 	struct state old;
 
+	ret = open_outputs(&d);
+	if (ret) {
+		close_outputs(&d, false);
+		return ret;
+	}
 	if (read_machine(&d.m)) {
 		rerr("cannot read /proc/meminfo");
+		close_outputs(&d, false);
 		return MS_EXIT_FAIL;
 	}
 	ret = take_lock(&lock_fd);
-	if (ret)
+	if (ret) {
+		close_outputs(&d, false);
 		return ret;
+	}
 	/* a pool left by -c is replaced by the driver's, and ended at its end */
 	if (!state_read(&old) && pool_alive(&old)) {
 		d.pool = old;
@@ -1680,12 +1764,7 @@ static int driver_main(struct rmss_opts *o)
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout: the report still goes to FILE */
 
-	d.out = fopen(o->output, "we");
-	if (!d.out) {
-		rerr("cannot write the report to %s: %s", o->output, strerror(errno));
-		ret = MS_EXIT_USAGE;
-		goto out;
-	}
+	d.reporting = true;
 	d.to_stdout = !o->json;
 	if (o->zram_mb > 0) {
 		ret = zram_setup(o->zram_mb, &d.zram_id, zdev, sizeof(zdev));
@@ -1747,7 +1826,7 @@ static int driver_main(struct rmss_opts *o)
 out:
 	if (restore(&d))
 		ret = ret ? ret : MS_EXIT_FAIL;
-	if (d.out) {
+	if (d.reporting) {
 		if (d.iterations)
 			print_pages_table(&d);
 		k = d.nrows ? knee(&d, &base, &noise) : -1;
@@ -1775,10 +1854,11 @@ out:
 			ret = ret ? ret : MS_EXIT_FAIL;
 		if (o->json)
 			print_json(&d, k, stop_sig != 0);
-		if (fclose(d.out)) {
-			rerr("cannot write the report to %s: %s", o->output, strerror(errno));
-			ret = ret ? ret : MS_EXIT_FAIL;
-		}
+	}
+	{
+		int err = close_outputs(&d, d.reporting);
+
+		ret = ret ? ret : err;
 	}
 	walker_close(&d.w);
 	free(d.rows);
@@ -2006,7 +2086,7 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 	if (!o->ncmd)
 		return rmss_usage_error("no command to measure (memstat rmss [options] command "
 					"[args...]), or -c MB, -p or -r");
-	if (o->plot && !strstr(o->plot, ".svg"))
+	if (o->plot && ms_out_fd_name(o->plot) < 0 && !strstr(o->plot, ".svg"))
 		return rmss_usage_error("--plot '%s': the plot is an SVG file (FILE.svg)", o->plot);
 	return 0;
 }

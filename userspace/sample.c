@@ -5,7 +5,8 @@
  * Files are never truncated or written through a symlink. A sample reaches a file in one
  * write(2) of whole lines, so a crash loses at most the last line, never tears one. The
  * Prometheus file is written to a temporary file in the same directory and renamed over the
- * target, so a scraper never sees half a file. Samples keep a fixed cadence (deadlines are
+ * target (outfile.c), so a scraper never sees half a file. "-o -", /dev/stdout and /dev/fd/N
+ * write to that descriptor, so a log can be piped. Samples keep a fixed cadence (deadlines are
  * start + k * interval on CLOCK_MONOTONIC); a walk longer than the interval is reported and the
  * missed ticks are skipped, not stacked. SIGINT/SIGTERM finish the sample in progress and exit
  * 0; SIGHUP reopens the log (logrotate).
@@ -27,6 +28,7 @@
 
 #include "memstat_int.h"
 #include "attrs.h"
+#include "outfile.h"
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
 
@@ -134,32 +136,6 @@ static long jsonl_version(const char *line)
 	return v;
 }
 
-/* Does an existing non-empty file begin like the Prometheus file memstat writes? */
-#define PROM_FIRST_LINE "# HELP memstat_pages "
-
-/*
- * Exit code for a failed open(2) or mkstemp(3) of the output: a place that cannot be used (no
- * such directory, no permission, read-only, a symbolic link, a directory) is bad input, 2; a
- * failure of the system (full, out of quota, I/O error, out of memory or descriptors) is a
- * run-time failure, 1.
- */
-static int open_errno_exit(int err)
-{
-	switch (err) {
-	case ENOSPC:
-	case EDQUOT:
-	case EIO:
-	case ENOMEM:
-	case EMFILE:
-	case ENFILE:
-	case EINTR:
-	case EAGAIN:
-		return MS_EXIT_FAIL;
-	default:
-		return MS_EXIT_USAGE;
-	}
-}
-
 /*
  * --rotate-incompatible: rename the log at s->path, open as fd, to FILE.<UTC time> (FILE.<UTC
  * time>.N when that exists), never over an existing file (RENAME_NOREPLACE), and make sure the
@@ -196,7 +172,7 @@ static int rotate_aside(struct ms_sink *s, int fd, const char *what, char *why, 
 	if (n == 1000 || (err && err != EEXIST)) {
 		snprintf(why, whylen, "failed to rename %s aside: %s", s->path,
 			 n == 1000 ? "too many files of that name" : strerror(err));
-		return open_errno_exit(err);
+		return ms_out_errno_exit(err);
 	}
 	/* the path could have been replaced since it was opened: put back what is not ours */
 	if (lstat(name, &moved) || moved.st_dev != mine.st_dev || moved.st_ino != mine.st_ino) {
@@ -240,7 +216,7 @@ again:
 			snprintf(why, whylen, "refusing to write %s: it is a symbolic link", s->path);
 		else
 			snprintf(why, whylen, "failed to open %s: %s", s->path, strerror(err));
-		return open_errno_exit(err);
+		return ms_out_errno_exit(err);
 	}
 	if (fstat(fd, &st)) {
 		snprintf(why, whylen, "failed to stat %s: %s", s->path, strerror(errno));
@@ -346,72 +322,17 @@ fail:
 }
 
 /*
- * The file a Prometheus sample is renamed over: absent, or a regular file with one name, owned
- * by this user, empty or written by memstat before. Checked before every sample.
+ * The Prometheus textfile is replaced whole at each sample (outfile.c): absent, or a regular
+ * file with one name, owned by this user, empty or written by memstat before; checked at the
+ * start (here, by making the temporary file and dropping it) and before every sample.
  */
-static int prom_target_ok(const char *path, char *why, size_t whylen)
-{
-	char line[sizeof(PROM_FIRST_LINE)];
-	struct stat st;
-	int fd, err, ret;
-
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		err = errno;
-		if (err == ENOENT)
-			return MS_EXIT_OK;
-		if (err == ELOOP) {
-			snprintf(why, whylen, "refusing to replace %s: it is a symbolic link", path);
-			return MS_EXIT_USAGE;
-		}
-		snprintf(why, whylen, "failed to open %s: %s", path, strerror(err));
-		return open_errno_exit(err);
-	}
-	if (fstat(fd, &st)) {
-		snprintf(why, whylen, "failed to stat %s: %s", path, strerror(errno));
-		close(fd);
-		return MS_EXIT_FAIL;
-	}
-	ret = check_owned_file(&st, path, "replace", why, whylen);
-	if (!ret && st.st_size > 0) {
-		ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
-
-		if (n < 0) {
-			snprintf(why, whylen, "failed to read %s: %s", path, strerror(errno));
-			ret = MS_EXIT_FAIL;
-		} else if ((size_t)n != sizeof(line) - 1 || memcmp(line, PROM_FIRST_LINE, n)) {
-			snprintf(why, whylen, "refusing to replace %s: it is not a memstat "
-				 "Prometheus file", path);
-			ret = MS_EXIT_USAGE;
-		}
-	}
-	close(fd);
-	return ret;
-}
-
-/* Prometheus textfile: the target as prom_target_ok() wants it; its directory writable. */
 static int check_prom_target(struct ms_sink *s, char *why, size_t whylen)
 {
-	int ret = prom_target_ok(s->path, why, whylen), fd;
-	char tmpl[4096];
+	struct ms_out o;
+	int ret = ms_out_open(&o, s->path, MS_OUT_PROM, 0644, why, whylen);
 
-	if (ret)
-		return ret;
-	if (snprintf(tmpl, sizeof(tmpl), "%s.tmp.XXXXXX", s->path) >= (int)sizeof(tmpl)) {
-		snprintf(why, whylen, "output path too long");
-		return MS_EXIT_USAGE;
-	}
-	fd = mkstemp(tmpl);
-	if (fd < 0) {
-		int err = errno;
-
-		snprintf(why, whylen, "failed to create a file beside %s: %s", s->path,
-			 strerror(err));
-		return open_errno_exit(err);
-	}
-	close(fd);
-	unlink(tmpl);
-	return MS_EXIT_OK;
+	ms_out_abort(&o);
+	return ret;
 }
 
 /* Returns an MS_EXIT_* code (2: the output cannot be used; 1: writing it failed). */
@@ -419,14 +340,26 @@ int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
 {
 	struct winsize ws;
 
+	int ret;
+
 	s->fd = -1;
 	s->rows = 0;
+	s->direct = false;
 	s->tty = !s->path && isatty(STDOUT_FILENO);
 	s->term_rows = 24;
 	if (s->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 4)
 		s->term_rows = ws.ws_row;
-	if (!s->path) {
-		s->fd = STDOUT_FILENO;
+	if (s->path && ms_out_fd_name(s->path) >= 0) {
+		/* the descriptor itself, never closed (checked when the options were read) */
+		ret = ms_out_check_fd(s->path, why, whylen);
+		if (ret)
+			return ret;
+		s->fd = ms_out_fd_name(s->path);
+		s->direct = true;
+	}
+	if (!s->path || s->direct) {
+		if (!s->direct)
+			s->fd = STDOUT_FILENO;
 		if (s->fmt == MS_FMT_CSV) {
 			char *hdr = csv_header_string(s->approx, s->attrs);
 			int err = hdr ? write_all(s->fd, hdr, strlen(hdr)) : -ENOMEM;
@@ -444,28 +377,33 @@ int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
 	return open_append(s, why, whylen);
 }
 
+/* a failure write_prom() has said on stderr: the loop ends with exit 1 */
+#define PROM_FAILED (-ENOTRECOVERABLE)
+
 static int write_prom(struct ms_sink *s, const char *buf, size_t len)
 {
-	char tmpl[4096], why[600];
-	int fd, err = 0;
+	struct ms_out o;
+	char why[600];
+	int ret, err;
 
-	if (prom_target_ok(s->path, why, sizeof(why))) {
-		ms_err("%s", why);
-		return -ECANCELED;	/* refused, and said so */
+	ret = ms_out_open(&o, s->path, MS_OUT_PROM, 0644, why, sizeof(why));
+	if (!ret) {
+		/* readable by the scraper, whatever the umask */
+		err = fchmod(o.fd, 0644) ? -errno : write_all(o.fd, buf, len);
+		if (err) {
+			snprintf(why, sizeof(why), "failed to write %s: %s", s->path, strerror(-err));
+			ms_out_abort(&o);
+			ret = MS_EXIT_FAIL;
+		} else {
+			ret = ms_out_commit(&o, why, sizeof(why));
+		}
 	}
-	snprintf(tmpl, sizeof(tmpl), "%s.tmp.XXXXXX", s->path);
-	fd = mkstemp(tmpl);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0644) || write_all(fd, buf, len) || (s->fsync && fsync(fd)))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmpl, s->path))
-		err = -errno;
-	if (err)
-		unlink(tmpl);
-	return err;
+	if (ret) {
+		ms_err("%s", why);
+		/* ECANCELED: refused (the file became one memstat may not replace) */
+		return ret == MS_EXIT_USAGE ? -ECANCELED : PROM_FAILED;
+	}
+	return 0;
 }
 
 int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_result *r,
@@ -508,11 +446,11 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		free(buf);
 		return -ENOMEM;
 	}
-	if (s->fmt == MS_FMT_PROM && s->path)
-		err = write_prom(s, buf, len);
+	if (s->fmt == MS_FMT_PROM && s->path && !s->direct)
+		err = write_prom(s, buf, len);	/* fsynced before its rename */
 	else
 		err = write_all(s->fd, buf, len);
-	if (!err && s->fsync && s->path && s->fmt != MS_FMT_PROM && fsync(s->fd))
+	if (!err && s->fsync && s->path && !s->direct && s->fmt != MS_FMT_PROM && fsync(s->fd))
 		err = -errno;
 	free(buf);
 	return err;
@@ -520,7 +458,7 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 
 void ms_sink_close(struct ms_sink *s)
 {
-	if (s->path && s->fd >= 0)
+	if (s->path && !s->direct && s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
 }
@@ -592,7 +530,7 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 			break;
 		clock_gettime(CLOCK_REALTIME, &now);
 		o.elapsed_ms = (mono() - t0) * 1000;	/* this sample, exec scan and walk */
-		if (reopen_requested && sink->path && sink->fmt != MS_FMT_PROM) {
+		if (reopen_requested && sink->path && !sink->direct && sink->fmt != MS_FMT_PROM) {
 			reopen_requested = 0;
 			ms_sink_close(sink);
 			ret = ms_sink_open(sink, why, sizeof(why));
@@ -603,7 +541,8 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 		}
 		ret = ms_sink_write(sink, &now, &res, &o);
 		if (ret) {
-			if (ret != -EPIPE && ret != -ECANCELED)	/* EPIPE: the reader went away */
+			/* EPIPE: the reader went away; ECANCELED, PROM_FAILED: said already */
+			if (ret != -EPIPE && ret != -ECANCELED && ret != PROM_FAILED)
 				ms_err("failed to write %s: %s", sink->path ? sink->path : "output",
 				       strerror(-ret));
 			/* ECANCELED: the Prometheus file became one memstat may not replace */
