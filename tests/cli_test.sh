@@ -477,8 +477,9 @@ one_line_err "plot a log with other columns" "other.csv: line 1: not a memstat l
 awk -F, -v OFS=, 'NR > 1 { $2 = "1e34" } 1' "$tmp/pic/log.csv" >"$tmp/pic/far.csv"
 # a FIFO is refused at once, not waited on for a writer (the old open blocked for ever)
 mkfifo "$tmp/pic/fifo.csv"
-run "plot a FIFO" 2 timeout 20 "$memstat" plot "$tmp/pic/fifo.csv" -o "$tmp/pic/keep.svg"
+run "plot a FIFO" 2 timeout 20 "$memstat" plot "$tmp/pic/fifo.csv" -o "$tmp/pic/fifo.svg"
 one_line_err "plot a FIFO" "fifo.csv: cannot read the log: not a regular file"
+[ ! -e "$tmp/pic/fifo.svg" ] && ok "plot a FIFO: no picture written" || bad "plot a FIFO wrote fifo.svg"
 run "plot a log whose times are past the year 9999" 2 "$memstat" plot "$tmp/pic/far.csv" \
 	-o "$tmp/pic/p.svg"
 one_line_err "plot a log whose times are past the year 9999" "far.csv: no samples in this file"
@@ -582,6 +583,15 @@ run "rmss -o - --json" 2 rmss "${fast[@]}" -o - --json true
 one_line_err "rmss -o - --json" "would both go to stdout"
 ls -A "$tmp/rmss" | grep -q '^\.memstat-' && bad "rmss: a temporary file left" ||
 	ok "rmss: no temporary file left"
+
+# ---- a kernel whose page-to-memcg link memstat cannot tell (test hook MEMSTAT_TEST_MEMCG_UNKNOWN):
+# --by cgroup and allpages --cgroup refuse with one line and exit 5, instead of putting every
+# page in "(none)" without a word ----
+MEMSTAT_TEST_MEMCG_UNKNOWN=1 run "--by cgroup, memcg link unknown" 5 "$memstat" --by cgroup
+one_line_err "--by cgroup, memcg link unknown" "cannot tell which memory cgroup a page is charged to"
+[ ! -s "$tmp/out" ] && ok "--by cgroup, memcg link unknown: no table" || bad "a table was printed" "$(head -3 "$tmp/out")"
+MEMSTAT_TEST_MEMCG_UNKNOWN=1 run "allpages --cgroup, memcg link unknown" 5 "$memstat" allpages --cgroup /
+one_line_err "allpages --cgroup, memcg link unknown" "cannot tell which memory cgroup"
 
 # ---- the installed memstat has no test hooks: nothing in root's environment redirects what it
 # reads (MEMSTAT_MEMINFO), where it keeps rmss's state and whom it kills (MEMSTAT_RMSS_RUNDIR), or

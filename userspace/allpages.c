@@ -449,6 +449,10 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 	d->pf.feat = be.bpf ? ms_bpf_features(be.bpf) : ms_kmod_features(be.kmod);
+	if (d->by_cgroup && (ret = ms_cgroups_knowable(d->pf.feat, why, sizeof(why)))) {
+		ms_err("--cgroup: %s", why);
+		goto out;
+	}
 	d->pin_known = !ms_attr_facts_load(&d->facts) && d->facts.pincount_page == 1;
 	/*
 	 * the module blanks the pointer words of its records unless --raw-pointers asks for them

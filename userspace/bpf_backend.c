@@ -124,6 +124,9 @@ static int find_vmemmap(struct ms_bpf *b, char *why, size_t whylen)
 		if (pfn2 != pfn || (base & ((1ULL << 30) - 1)) || base < 0xff00000000000000ULL)
 			continue;
 		s->bss->feat.vmemmap_base = base;
+		/* test builds: a kernel whose page-to-memcg link memstat cannot tell (cli test) */
+		if (ms_test_env("MEMSTAT_TEST_MEMCG_UNKNOWN"))
+			s->bss->feat.memcg_kind = MS_MEMCG_UNKNOWN;
 		ret = MS_EXIT_OK;
 		goto out;
 	}

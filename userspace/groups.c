@@ -894,3 +894,13 @@ void ms_groups_free(struct ms_groups *g)
 	free(g->cgroups);
 	free(g);
 }
+
+int ms_cgroups_knowable(const struct ms_features *f, char *why, size_t whylen)
+{
+	if (!f || f->memcg_kind != MS_MEMCG_UNKNOWN)
+		return MS_EXIT_OK;
+	snprintf(why, whylen, "cannot tell which memory cgroup a page is charged to on this "
+		 "kernel (memory cgroups disabled, or a page-to-memcg link memstat does not know): "
+		 "see memstat --features");
+	return MS_EXIT_UNSUPPORTED;
+}

@@ -709,6 +709,12 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		walker.groups->tree = o.tree;
+		if (o.by == MS_BY_CGROUP && (ret = ms_cgroups_knowable(bpf ? ms_bpf_features(bpf) :
+				walker.be.kmod ? ms_kmod_features(walker.be.kmod) : NULL, why,
+				sizeof(why)))) {
+			ms_err("--by cgroup: %s", why);
+			goto out;
+		}
 		ro.groups = walker.groups;
 		ms_files_backend(&walker.be);	/* file, exec: the path program's backend */
 	}

@@ -401,6 +401,13 @@ void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long p
 void ms_reconcile_between(const struct ms_result *r, const struct ms_meminfo *b,
 			  const struct ms_meminfo *a, long page_kb, struct ms_recon *out);
 
+/*
+ * --by cgroup and allpages --cgroup need to know what a user folio's memcg_data points to;
+ * when the probe could not tell (memcg disabled, or a layout memstat does not know), every page
+ * would land in "(none)": refuse instead. MS_EXIT_OK, or MS_EXIT_UNSUPPORTED with why.
+ */
+int ms_cgroups_knowable(const struct ms_features *f, char *why, size_t whylen);
+
 /* Output. */
 struct ms_attrs;
 struct ms_report_opts {
