@@ -899,3 +899,47 @@ def test_own_memory_stays_under_64_mib_with_any_jobs():
     assert 1 <= d["jobs"] <= 48 * 1024 * 1024 // (2 * 1024 * 1024), d["jobs"]
     # its own workers' maps are user-mapped kernel pages: the cap bounds them too
     assert d["detail"]["kernel_user_mapped"] * d["page_size"] <= 64 * 1024 * 1024
+
+
+# ---- attributes a kernel cannot give are unknown, never 0 (issue 18, item 6) ----
+
+def test_attributes_of_unnamed_page_flags_are_unknown_not_zero(tmp_path):
+    """A kernel whose BTF names no page flag (the module without BTF; here the test hook
+    MEMSTAT_TEST_NO_PAGEFLAGS of the test build): dirty, mlocked, the LRU lists ... are unknown
+    (null in JSON with the reason, 'unknown' in the table, empty csv fields, no Prometheus
+    series, no reconcile row), while what needs no flag (THP, KSM, pinned) is still counted."""
+    env = dict(os.environ, MEMSTAT_TEST_NO_PAGEFLAGS="1")
+    flagged = ["dirty", "writeback", "mlocked", "unevictable", "active_anon", "inactive_anon",
+               "active_file", "inactive_file", "referenced"]
+    r = run("-a", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    a = json.loads(r.stdout)["attributes"]
+    for k in flagged:
+        assert a[k] is None and a["by_class"]["anon"][k] is None, k
+        assert "not in the kernel's BTF" in a["unknown"][k], a["unknown"]
+    for k in ["dma_pinned", "anon_thp", "file_thp", "ksm"]:
+        assert isinstance(a[k], int) and k not in a["unknown"], k
+    r = run("-a", env=env)
+    assert r.returncode == 0, r.stderr
+    dirty = [l for l in r.stdout.splitlines() if l.startswith("dirty ")]
+    assert dirty and "unknown" in dirty[0] and not re.search(r"\b0\b", dirty[0]), dirty
+    r = run("-a", "--reconcile", "--json", env=env)
+    rows = {row["meminfo_field"] for row in json.loads(r.stdout)["reconcile"]["rows"]}
+    assert not rows & {"Dirty", "Writeback", "Mlocked", "Unevictable", "Active(anon)"}, rows
+    assert {"AnonHugePages", "MemTotal"} <= rows
+    r = run("-a", "--reconcile", env=env)
+    assert re.search(r"^  dirty +- +unknown: PG_dirty is not in the kernel's BTF$", r.stdout, re.M)
+    log = tmp_path / "a.csv"
+    r = run("-a", "-o", str(log), "0.1", "1", env=env)
+    assert r.returncode == 0, r.stderr
+    row = next(csv.DictReader(log.open()))
+    assert row["attr_dirty"] == "" and row["attr_anon_mlocked"] == "" and row["attr_ksm"] != ""
+    prom = tmp_path / "a.prom"
+    r = run("-a", "-f", "prom", "-o", str(prom), env=env)
+    assert r.returncode == 0, r.stderr
+    attrs = {s.labels["attribute"] for f in text_string_to_metric_families(prom.read_text())
+             if f.name == "memstat_attribute_pages" for s in f.samples}
+    assert "ksm" in attrs and not attrs & set(flagged), attrs
+    # the same build without the hook counts them
+    a = json.loads(run("-a", "--json").stdout)["attributes"]
+    assert all(isinstance(a[k], int) for k in flagged) and "unknown" not in a

@@ -42,6 +42,7 @@
 
 #include "memstat_int.h"
 #include "attrs.h"
+#include "testhooks.h"
 
 const struct ms_attr_info ms_attr_names[MS_NR_ATTRS] = {
 	[MS_A_DIRTY] = { "dirty", "Dirty" },
@@ -194,7 +195,9 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return -errno;
-	flag_bits(btf, f);
+	/* test builds: a kernel whose BTF names no page flag (the module without BTF) */
+	if (!ms_test_env("MEMSTAT_TEST_NO_PAGEFLAGS"))
+		flag_bits(btf, f);
 	bits = struct_member_bits(btf, "page", "_refcount");
 	if (bits >= 0 && bits % 32 == 0 && bits < 512) {
 		f->refcount_word = (int)(bits / 64);
@@ -210,6 +213,44 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 		err = -ENOENT;
 	btf__free(btf);
 	return err;
+}
+
+const char *ms_attr_unknown(const struct ms_attr_facts *f, enum ms_attr k)
+{
+	const char *why = NULL;
+
+#define NEED(bit, name) \
+	do { if (!why && f->bit == MS_NO_BIT) why = name " is not in the kernel's BTF"; } while (0)
+	switch (k) {
+	case MS_A_DIRTY:
+		NEED(pg_dirty, "PG_dirty");
+		break;
+	case MS_A_WRITEBACK:
+		NEED(pg_writeback, "PG_writeback");
+		break;
+	case MS_A_MLOCKED:
+		NEED(pg_mlocked, "PG_mlocked");
+		break;
+	case MS_A_REFERENCED:
+		NEED(pg_referenced, "PG_referenced");
+		break;
+	case MS_A_ACTIVE_ANON:
+	case MS_A_INACTIVE_ANON:
+	case MS_A_ACTIVE_FILE:
+	case MS_A_INACTIVE_FILE:
+		NEED(pg_active, "PG_active");
+		NEED(pg_swapbacked, "PG_swapbacked");
+		/* an LRU list needs PG_lru and PG_unevictable too */
+		__attribute__((fallthrough));
+	case MS_A_UNEVICTABLE:
+		NEED(pg_lru, "PG_lru");
+		NEED(pg_unevictable, "PG_unevictable");
+		break;
+	default:	/* pinned, THP, KSM: from the refcount, orders and sub-classes */
+		break;
+	}
+#undef NEED
+	return why;
 }
 
 /* ---- counting ---- */
@@ -411,6 +452,12 @@ void ms_attrs_print(FILE *out, const struct ms_attrs *a)
 		__u64 t = ms_attrs_total(a, (enum ms_attr)k);
 
 		fprintf(out, "%-16s", ms_attr_names[k].key);
+		if (ms_attr_unknown(&a->f, (enum ms_attr)k)) {
+			for (i = 0; i < NT; i++)
+				fprintf(out, " %11s", "unknown");
+			fprintf(out, " %12s %10s\n", "unknown", "-");
+			continue;
+		}
 		for (i = 0; i < NT; i++)
 			fprintf(out, " %11llu", (unsigned long long)a->cls[table_cls[i]][k]);
 		fprintf(out, " %12llu %10.0f\n", (unsigned long long)t,
@@ -419,6 +466,12 @@ void ms_attrs_print(FILE *out, const struct ms_attrs *a)
 	fputs("(pages; a page can have several attributes. LRU lists: only pages on one "
 	      "(PG_lru) are\n active, inactive or unevictable; THP: folios of PMD order, "
 	      "as meminfo's *HugePages)\n", out);
+	for (k = 0, i = 0; k < MS_NR_ATTRS; k++)
+		if (ms_attr_unknown(&a->f, (enum ms_attr)k))
+			fprintf(out, "%s%s", i++ ? ", " : "(unknown, for the kernel's BTF does not "
+				"name a page flag they need: ", ms_attr_names[k].key);
+	if (i)
+		fputs(")\n", out);
 	if (a->f.mglru)
 		fputs("(MGLRU is enabled: its folios keep a generation, not PG_active, so active_* "
 		      "counts only\n pages off its lists; active + inactive is the pages on the LRU "
@@ -430,13 +483,16 @@ void ms_attrs_print(FILE *out, const struct ms_attrs *a)
 	fputs("  (pages of allocated folios, hugetlb pool included)\n", out);
 }
 
-static void json_attrs(FILE *out, const __u64 *v)
+static void json_attrs(FILE *out, const struct ms_attr_facts *f, const __u64 *v)
 {
 	int k;
 
 	for (k = 0; k < MS_NR_ATTRS; k++)
-		fprintf(out, "%s\"%s\":%llu", k ? "," : "", ms_attr_names[k].key,
-			(unsigned long long)v[k]);
+		if (ms_attr_unknown(f, (enum ms_attr)k))
+			fprintf(out, "%s\"%s\":null", k ? "," : "", ms_attr_names[k].key);
+		else
+			fprintf(out, "%s\"%s\":%llu", k ? "," : "", ms_attr_names[k].key,
+				(unsigned long long)v[k]);
 }
 
 void ms_attrs_json(FILE *out, const struct ms_attrs *a)
@@ -447,12 +503,12 @@ void ms_attrs_json(FILE *out, const struct ms_attrs *a)
 	for (k = 0; k < MS_NR_ATTRS; k++)
 		tot[k] = ms_attrs_total(a, (enum ms_attr)k);
 	fputs(",\"attributes\":{", out);
-	json_attrs(out, tot);
+	json_attrs(out, &a->f, tot);
 	fprintf(out, ",\"mglru\":%s,\"thp_order\":%u,\"by_class\":{", a->f.mglru ? "true" : "false",
 		a->f.pmd_order);
 	for (c = 0; c < MS_NR_CLASSES; c++) {
 		fprintf(out, "%s\"%s\":{", c ? "," : "", ms_classes[c].key);
-		json_attrs(out, a->cls[c]);
+		json_attrs(out, &a->f, a->cls[c]);
 		fputc('}', out);
 	}
 	fputs("},\"folio_orders\":{", out);
@@ -460,7 +516,17 @@ void ms_attrs_json(FILE *out, const struct ms_attrs *a)
 		if (a->orders[k])
 			fprintf(out, "%s\"%d\":%llu", c++ ? "," : "", k,
 				(unsigned long long)a->orders[k]);
-	fputs("}}", out);
+	fputc('}', out);
+	/* the attributes that are null, and why: only where some are */
+	for (k = 0, c = 0; k < MS_NR_ATTRS; k++) {
+		const char *why = ms_attr_unknown(&a->f, (enum ms_attr)k);
+
+		if (!why)
+			continue;
+		fprintf(out, "%s\"%s\":", c++ ? "," : ",\"unknown\":{", ms_attr_names[k].key);
+		ms_json_string(out, why);
+	}
+	fputs(c ? "}}" : "}", out);
 }
 
 /* ---- reconciliation ---- */
@@ -477,15 +543,23 @@ void ms_attrs_reconcile(const struct ms_attrs *a, const struct ms_meminfo *b,
 	const double tol = MS_RECON_ATTR_TOLERANCE_PCT;
 
 #define T(k) ms_attrs_total(a, k)
-	ms_recon_add(rc, "Dirty page cache", "Dirty", a->acct_dirty, b->dirty, m->dirty, "Dirty",
+/* a row whose attribute cannot be told is left out (ms_attrs_print_unreconciled() says why) */
+#define KNOWN(k) (!ms_attr_unknown(&a->f, k))
+	if (KNOWN(MS_A_DIRTY))
+		ms_recon_add(rc, "Dirty page cache", "Dirty", a->acct_dirty, b->dirty, m->dirty, "Dirty",
 		     page_kb, tot, tol);
-	ms_recon_add(rc, "Writeback", "Writeback", T(MS_A_WRITEBACK), b->writeback, m->writeback,
+	if (KNOWN(MS_A_WRITEBACK))
+		ms_recon_add(rc, "Writeback", "Writeback", T(MS_A_WRITEBACK), b->writeback, m->writeback,
 		     "Writeback", page_kb, tot, tol);
-	ms_recon_add(rc, "Mlocked", "Mlocked", T(MS_A_MLOCKED), b->mlocked, m->mlocked, "Mlocked",
+	if (KNOWN(MS_A_MLOCKED))
+		ms_recon_add(rc, "Mlocked", "Mlocked", T(MS_A_MLOCKED), b->mlocked, m->mlocked, "Mlocked",
 		     page_kb, tot, tol);
-	ms_recon_add(rc, "Unevictable LRU", "Unevictable", T(MS_A_UNEVICTABLE), b->unevictable,
+	if (KNOWN(MS_A_UNEVICTABLE))
+		ms_recon_add(rc, "Unevictable LRU", "Unevictable", T(MS_A_UNEVICTABLE), b->unevictable,
 		     m->unevictable, "Unevictable", page_kb, tot, tol);
-	if (a->f.mglru) {
+	if (!KNOWN(MS_A_ACTIVE_ANON)) {
+		/* no LRU rows: ms_attrs_print_unreconciled() says why */
+	} else if (a->f.mglru) {
 		/* the generations are not PG_active: only each list's sum can be compared */
 		ms_recon_add(rc, "Anon LRU (active + inactive)", "Active(anon)+Inactive(anon)",
 			     T(MS_A_ACTIVE_ANON) + T(MS_A_INACTIVE_ANON),
@@ -515,6 +589,7 @@ void ms_attrs_reconcile(const struct ms_attrs *a, const struct ms_meminfo *b,
 		     m->shmem_huge, "ShmemHugePages", page_kb, tot, tol);
 	ms_recon_add(rc, "File THP", "FileHugePages", T(MS_A_FILE_THP), b->file_huge,
 		     m->file_huge, "FileHugePages", page_kb, tot, tol);
+#undef KNOWN
 #undef T
 }
 
@@ -525,6 +600,10 @@ void ms_attrs_print_unreconciled(FILE *out, const struct ms_attrs *a)
 			"Dirty ... FileHugePages", "-");
 		return;
 	}
+	for (int k = 0; k < MS_NR_ATTRS; k++)
+		if (ms_attr_unknown(&a->f, (enum ms_attr)k))
+			fprintf(out, "  %-36s %10s  unknown: %s\n", ms_attr_names[k].key, "-",
+				ms_attr_unknown(&a->f, (enum ms_attr)k));
 	if (a->f.mglru)
 		fprintf(out, "  %-36s %10s  MGLRU: meminfo's active are its two youngest "
 			"generations, which no page flag shows\n", "Active/Inactive apart", "-");
@@ -549,11 +628,18 @@ void ms_attrs_csv_row(FILE *out, const struct ms_attrs *a)
 {
 	int c, k;
 
+	/* an attribute that cannot be told is an empty field */
 	for (k = 0; k < MS_NR_ATTRS; k++)
-		fprintf(out, ",%llu", (unsigned long long)ms_attrs_total(a, (enum ms_attr)k));
+		if (ms_attr_unknown(&a->f, (enum ms_attr)k))
+			fputc(',', out);
+		else
+			fprintf(out, ",%llu", (unsigned long long)ms_attrs_total(a, (enum ms_attr)k));
 	for (c = 0; c < MS_NR_CLASSES; c++)
 		for (k = 0; k < MS_NR_ATTRS; k++)
-			fprintf(out, ",%llu", (unsigned long long)a->cls[c][k]);
+			if (ms_attr_unknown(&a->f, (enum ms_attr)k))
+				fputc(',', out);
+			else
+				fprintf(out, ",%llu", (unsigned long long)a->cls[c][k]);
 }
 
 void ms_attrs_prom(FILE *out, const struct ms_attrs *a)
@@ -564,7 +650,8 @@ void ms_attrs_prom(FILE *out, const struct ms_attrs *a)
 	      "# TYPE memstat_attribute_pages gauge\n", out);
 	for (c = 0; c < MS_NR_CLASSES; c++)
 		for (k = 0; k < MS_NR_ATTRS; k++)
-			fprintf(out, "memstat_attribute_pages{class=\"%s\",attribute=\"%s\"} %llu\n",
+			if (!ms_attr_unknown(&a->f, (enum ms_attr)k))	/* unknown: no series */
+				fprintf(out, "memstat_attribute_pages{class=\"%s\",attribute=\"%s\"} %llu\n",
 				ms_classes[c].key, ms_attr_names[k].key,
 				(unsigned long long)a->cls[c][k]);
 }

@@ -97,6 +97,12 @@ bool ms_attrs_small_pinned(const struct ms_attr_facts *f, const struct ms_page_r
 bool ms_attrs_large_pinned(const struct ms_attr_facts *f, const struct ms_page_rec *r);
 
 __u64 ms_attrs_total(const struct ms_attrs *a, enum ms_attr k);
+/*
+ * Why attribute k cannot be told on this kernel (a page flag its BTF does not name), or NULL
+ * when it can. An unknown attribute is shown as unknown (the table), null (JSON), an empty field
+ * (csv), no series (Prometheus), and its reconcile row is left out with the reason: never 0.
+ */
+const char *ms_attr_unknown(const struct ms_attr_facts *f, enum ms_attr k);
 void ms_attrs_print(FILE *out, const struct ms_attrs *a);
 /* ,"attributes":{...} */
 void ms_attrs_json(FILE *out, const struct ms_attrs *a);

@@ -726,7 +726,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (ms_attr_facts_load(&attrs->f))
-			ms_err("kernel BTF has no enum pageflags: the attributes cannot be told");
+			ms_err("kernel BTF has no enum pageflags: the attributes of page flags are "
+			       "unknown");
 		walker.attrs = attrs;
 		ro.attrs = attrs;
 		if (walker.groups && o.attributes) {	/* --by -a: a Pinned column */
