@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The escaping of names that users choose (userspace/escape.c): terminal, JSON, CSV and
 // Prometheus; one reversible mapping (ms_unesc) of invalid UTF-8 and the backslash; printable
-// UTF-8 unchanged.
+// UTF-8 unchanged. And where names are printed: a --by fs table, JSON and Prometheus series
+// of hostile mount points, and allpages --cgroup given a path as --by cgroup prints it.
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <map>
 #include <random>
 #include <string>
 
@@ -14,6 +19,7 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "cgroup.h"
 #include "escape.h"
 }
 
@@ -229,6 +235,9 @@ TEST(Escape, JsonIsValidAndWritesControlsAsUnicodeEscapes)
 	EXPECT_EQ(esc("\x7f\xc2\x9b\xe2\x80\xae", MS_ESC_JSON), "\\u007f\\u009b\\u202e")
 		<< "no raw DEL, C1 or bidi in the text";
 	EXPECT_EQ(json_value("\x7f\xc2\x9b\xe2\x80\xae"), "\x7f\xc2\x9b\xe2\x80\xae");
+	// ms_json_string: the quotes, and NULL as ""
+	EXPECT_EQ(mstest::capture([](FILE *f) { ms_json_string(f, "bad\xff"); }), "\"bad\\\\xff\"");
+	EXPECT_EQ(mstest::capture([](FILE *f) { ms_json_string(f, nullptr); }), "\"\"");
 }
 
 TEST(Escape, CsvQuotesPerRfc4180AndDisarmsFormulas)
@@ -319,4 +328,99 @@ TEST(Escape, EveryFormatRoundTripsRandomNames)
 		ASSERT_TRUE(valid_utf8(p)) << p;
 		ASSERT_EQ(unesc(prom_value(p)), s) << p;
 	}
+}
+
+// --by fs of mount points and a FUSE type that a user chose: one table row each, nothing raw
+// reaches the terminal, the JSON is valid UTF-8 and reads back the name, the Prometheus
+// series stay one line each.
+TEST(Escape, ByFsTableJsonAndPrometheusOfHostileMounts)
+{
+	char path[] = "/tmp/memstat-escape-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	// mountinfo escapes the newline and spaces (\012, \040); ESC and the 0xff byte come raw
+	fputs("22 1 0:90 / /mnt/x\x1b[2J\x1b[31mOWNED\\012\\040\\040\\040\\040\\0409999\\040\\040"
+	      "fake\\040row\\040\\040/etc/shadow rw - "
+	      "fuse.\x1b[31mred user rw\n"
+	      "23 1 0:91 / /mnt/bad\xffname rw - tmpfs tmpfs rw\n", f);
+	fclose(f);
+	ms_groups *g = ms_groups_new(MS_BY_FS, 0);
+	ASSERT_NE(g, nullptr);
+	g->mountinfo_path = path;
+	uint64_t pfn = 0;
+	for (uint32_t dev : { 90u, 91u, 91u }) {
+		ms_page_rec r = {};
+		r.valid = 1;
+		r.sub = MS_FILE;
+		r.dev = dev;
+		r.ino = 12;
+		ASSERT_EQ(ms_groups_page(g, pfn++, &r), 0);
+	}
+	ms_result res = {};
+	res.backend = "bpf";
+	res.total = 3;
+	ASSERT_EQ(ms_groups_finish(g, &res), MS_EXIT_OK);
+	unlink(path);
+
+	std::string table = mstest::capture([&](FILE *o) { ms_groups_print(o, g); });
+	EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+	EXPECT_EQ(table.find("\n     9999"), std::string::npos) << "a forged row:\n" << table;
+	EXPECT_NE(table.find("/mnt/x\\x1b[2J\\x1b[31mOWNED\\x0a     9999  fake row  /etc/shadow\n"),
+		  std::string::npos) << table;
+	EXPECT_NE(table.find("fuse.\\x1b[31mred"), std::string::npos) << table;
+	EXPECT_NE(table.find("/mnt/bad\\xffname\n"), std::string::npos) << table;
+	EXPECT_TRUE(valid_utf8(table));
+
+	std::string js = mstest::capture([&](FILE *o) { ms_groups_json(o, g, &res); });
+	ASSERT_TRUE(valid_utf8(js));
+	json j = json::parse(js);
+	std::map<std::string, json> by_dev;
+	for (auto &x : j["groups"])
+		by_dev[x["dev"].get<std::string>()] = x;
+	EXPECT_EQ(by_dev["0:90"]["name"], "/mnt/x\x1b[2J\x1b[31mOWNED\n     9999  fake row  /etc/shadow");
+	EXPECT_EQ(by_dev["0:90"]["fstype"], "fuse.\x1b[31mred");
+	EXPECT_EQ(by_dev["0:91"]["name"], "/mnt/bad\\xffname");
+	EXPECT_EQ(by_dev["0:91"]["mount"], "/mnt/bad\\xffname");
+
+	std::string prom = mstest::capture([&](FILE *o) { ms_groups_prom(o, g); });
+	EXPECT_TRUE(valid_utf8(prom));
+	size_t series = 0;
+	for (size_t p = 0, nl; (nl = prom.find('\n', p)) != std::string::npos; p = nl + 1) {
+		std::string line = prom.substr(p, nl - p);
+		if (line[0] == '#')
+			continue;
+		series++;
+		EXPECT_EQ(line.rfind("memstat_group_pages{by=\"fs\",group=\"", 0), 0u) << line;
+	}
+	EXPECT_EQ(series, (g->nshown + 1) * 8) << "8 series for each group and (other), one line "
+						  "each:\n" << prom;
+	EXPECT_NE(prom.find("group=\"/mnt/bad\\\\xffname\""), std::string::npos) << prom;
+	EXPECT_NE(prom.find("OWNED\\n     9999"), std::string::npos) << prom;
+	ms_groups_free(g);
+}
+
+// allpages --cgroup PATH takes a path as --by cgroup prints it (escaped) as well as the
+// directory's own name
+TEST(Escape, CgroupResolveTakesThePrintedPath)
+{
+	char dir[] = "/tmp/memstat-escape-cg-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	std::string sub = std::string(dir) + "/sys-fsck\\x2dx.slice";
+	ASSERT_EQ(mkdir(sub.c_str(), 0755), 0);
+	ms_cgroups cg = {};
+	ASSERT_EQ(ms_cgroups_scan(&cg, dir, "/"), 0);
+	struct stat st;
+	ASSERT_EQ(stat(sub.c_str(), &st), 0);
+	__u64 id = 0;
+	EXPECT_EQ(ms_cgroup_resolve(&cg, "/sys-fsck\\x2dx.slice", &id), 0) << "the directory's name";
+	EXPECT_EQ(id, (__u64)st.st_ino);
+	id = 0;
+	EXPECT_EQ(ms_cgroup_resolve(&cg, esc("/sys-fsck\\x2dx.slice", MS_ESC_TERM).c_str(), &id), 0)
+		<< "as printed";
+	EXPECT_EQ(id, (__u64)st.st_ino);
+	EXPECT_EQ(ms_cgroup_resolve(&cg, "/sys-fsck\\x00.slice", &id), -ENOENT);
+	ms_cgroups_free(&cg);
+	rmdir(sub.c_str());
+	rmdir(dir);
 }
