@@ -18,7 +18,8 @@
  *   - CSV: a field that starts with = + - @ (a formula) or ' gets a ' in front (OWASP's
  *     convention; a reader drops one leading '), then RFC 4180 quotes when it holds a comma or
  *     a double quote (a line break cannot remain);
- *   - Prometheus label values: \\, \" and \n, the exposition format's escapes.
+ *   - Prometheus label values: \\, \" and \n, the exposition format's escapes (and a NUL byte,
+ *     which no name from the kernel holds, as the mapping's \x00).
  * Printable UTF-8 without a backslash comes out unchanged in every format.
  */
 #include <stdbool.h>
@@ -156,6 +157,10 @@ static void cp_out(struct sink *k, enum ms_esc_fmt how, uint32_t cp, const char 
 		}
 		if (cp == '\n') {
 			puts_(k, "\\n");
+			return;
+		}
+		if (!cp) {	/* no name from the kernel holds one; no text line either */
+			byte_esc(k, how, 0);
 			return;
 		}
 		break;

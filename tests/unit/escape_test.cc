@@ -264,6 +264,7 @@ TEST(Escape, PrometheusLabelValueEscapes)
 	EXPECT_EQ(esc("a\"b\nc\\d", MS_ESC_PROM), "a\\\"b\\nc\\\\\\\\d");
 	EXPECT_EQ(prom_value(esc("a\"b\nc\\d", MS_ESC_PROM)), "a\"b\nc\\\\d");
 	EXPECT_EQ(prom_value(esc(kHostile, MS_ESC_PROM)), kHostile);
+	EXPECT_EQ(esc(std::string("a\0b", 3), MS_ESC_PROM), "a\\\\x00b") << "no NUL in a text line";
 	EXPECT_EQ(unesc(prom_value(esc("a\"b\nc\\d\xff", MS_ESC_PROM))), "a\"b\nc\\d\xff");
 }
 
