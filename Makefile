@@ -206,7 +206,7 @@ test: $(BUILD)/memstat $(BUILD)/memstat-test $(BUILD)/memstat.8 $(BUILD)/nobpf $
 
 # ---- fuzzing (tests/fuzz: libFuzzer, clang) and the sanitizer build ----
 # one fuzzer per parser of outside input; `make fuzz` runs each FUZZ_SECONDS, `make test` briefly
-FUZZ_TARGETS := iomem zoneinfo meminfo csv_header cmdline allpages_cmdline plot_log mountinfo
+FUZZ_TARGETS := iomem zoneinfo meminfo csv_header cmdline allpages_cmdline plot_log mountinfo escape
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "cgroup.h"
+#include "escape.h"
 #include "mountinfo.h"
 
 /* Is word one of the comma-separated words of list? */
@@ -238,6 +239,17 @@ void ms_cgroups_free(struct ms_cgroups *cg)
 	memset(cg, 0, sizeof(*cg));
 }
 
+/* the id of the cgroup at path (as --by cgroup names it) */
+static bool path_id(const struct ms_cgroups *cg, const char *path, __u64 *id)
+{
+	for (size_t i = 0; i < cg->n; i++)
+		if (!strcmp(cg->c[i].path, path)) {
+			*id = cg->c[i].id;
+			return true;
+		}
+	return false;
+}
+
 int ms_cgroup_resolve(const struct ms_cgroups *cg, const char *arg, __u64 *id)
 {
 	char want[PATH_MAX];
@@ -258,12 +270,17 @@ int ms_cgroup_resolve(const struct ms_cgroups *cg, const char *arg, __u64 *id)
 	while (len > 1 && arg[len - 1] == '/')
 		len--;
 	if (snprintf(want, sizeof(want), "%s%.*s", *arg == '/' ? "" : "/", (int)len, arg) <
-	    (int)sizeof(want))
-		for (size_t i = 0; i < cg->n; i++)
-			if (!strcmp(cg->c[i].path, want)) {
-				*id = cg->c[i].id;
+	    (int)sizeof(want)) {
+		if (path_id(cg, want, id))
+			return 0;
+		/* as printed with a name's escapes (escape.h): "\\x2d" for a directory "\x2d" */
+		if (strchr(want, '\\')) {
+			size_t n = ms_unesc(want);
+
+			if (n == strlen(want) && path_id(cg, want, id))
 				return 0;
-			}
+		}
+	}
 	/* the cgroup's directory, on the memory hierarchy's mount */
 	if (cg->n && !stat(arg, &st) && S_ISDIR(st.st_mode) && (__u64)st.st_dev == cg->dev) {
 		*id = st.st_ino;

@@ -42,6 +42,7 @@
 #include "memstat_int.h"
 #include "attrs.h"
 #include "cgroup.h"
+#include "escape.h"
 #include "files.h"
 
 #define NONE_KEY (~0ULL)	/* k1 of the "(none)" group */
@@ -230,11 +231,13 @@ static void cols_head_fs(FILE *out)
 static void cols_fs(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
 {
 	const struct ms_mountinfo_entry *m = grp->k1 == NONE_KEY ? NULL : mount_of(g, grp->k1);
-	char dev[24] = "-";
+	char dev[24] = "-", *type = ms_esc_str(m ? m->fstype : "-", MS_ESC_TERM);
 
 	if (grp->k1 != NONE_KEY && grp->name && strcmp(grp->name, "(other)"))
 		snprintf(dev, sizeof(dev), "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
-	fprintf(out, "  %-9s %-10s", dev, m ? m->fstype : "-");
+	/* a FUSE file system's type names its subtype, which its user chose */
+	fprintf(out, "  %-9s %-10s", dev, type ? type : "?");
+	free(type);
 }
 
 /*
@@ -689,7 +692,9 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 		fprintf(out, " %8.0f", mb(x->pinned));
 	if (g->key->cols)
 		g->key->cols(out, g, x);
-	fprintf(out, "  %*s%s\n", indent, "", x->name ? x->name : "");
+	fprintf(out, "  %*s", indent, "");
+	ms_esc_fputs(out, x->name, MS_ESC_TERM);
+	fputc('\n', out);
 }
 
 void ms_groups_print(FILE *out, const struct ms_groups *g)
@@ -787,20 +792,6 @@ void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result
 	fputs("}\n", out);
 }
 
-/* Prometheus label values: backslash, double quote and newline escaped */
-static void prom_label(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', out);
-		if (*s == '\n') {
-			fputs("\\n", out);
-			continue;
-		}
-		fputc(*s, out);
-	}
-}
-
 /*
  * The group's key as text, unique among the groups (names need not be: two file systems may
  * both be "(not mounted)"): node "0", zone "0/Normal", fs "8:1", cgroup the id, file and exec
@@ -840,7 +831,7 @@ static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
 		x = &g->other;
 	for (c = 0; c <= NSHOWN; c++) {
 		fprintf(out, "memstat_group_pages{by=\"%s\",group=\"", g->key->key_name);
-		prom_label(out, name);
+		ms_esc_fputs(out, name, MS_ESC_PROM);
 		fprintf(out, "\",key=\"%s\",class=\"%s\"} %llu\n", key,
 			c < NSHOWN ? ms_classes[shown_classes[c]].key : "total",
 			(unsigned long long)(c < NSHOWN ? class_of(x, shown_classes[c]) : x->total));
@@ -857,7 +848,7 @@ static void prom_pinned(FILE *out, const struct ms_groups *g, const char *name,
 	if (!x)
 		x = &g->other;
 	fprintf(out, "memstat_group_dma_pinned_pages{by=\"%s\",group=\"", g->key->key_name);
-	prom_label(out, name);
+	ms_esc_fputs(out, name, MS_ESC_PROM);
 	fprintf(out, "\",key=\"%s\"} %llu\n", key, (unsigned long long)x->pinned);
 }
 

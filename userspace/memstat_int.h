@@ -474,6 +474,7 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 		   void *walk_arg, const struct ms_report_opts *ro);
 bool ms_stop_requested(void);
 void ms_sample_signals(void);
+/* s (NULL: "") as a JSON string, quoted, escaped as escape.h says for names */
 void ms_json_string(FILE *out, const char *s);
 
 /* memstat allpages (allpages.c): argv[0] is "allpages". */

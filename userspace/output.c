@@ -14,6 +14,7 @@
 #include "memstat_int.h"
 #include "testhooks.h"
 #include "attrs.h"
+#include "escape.h"
 
 static const enum ms_class row_classes[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
 					     MS_C_PAGE_CACHE, MS_C_FREE };
@@ -30,20 +31,10 @@ void ms_iso8601(const struct timespec *ts, char *buf, size_t len)
 		 ts->tv_nsec / 1000000);
 }
 
-/* RFC 4180: quote a field that holds a comma, a quote or a line break. */
+/* a text field: RFC 4180 quotes when needed, names escaped (escape.h: no formula either) */
 static void csv_field(FILE *out, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	ms_esc_fputs(out, s, MS_ESC_CSV);
 }
 
 /*

@@ -7,6 +7,7 @@
 
 #include "memstat_int.h"
 #include "attrs.h"
+#include "escape.h"
 
 static double mb(__u64 pages)
 {
@@ -166,19 +167,11 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 	ms_attrs_print_unreconciled(out, rc->attrs);
 }
 
+/* a JSON string, names escaped as escape.c says (s NULL: "") */
 void ms_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
+	ms_esc_fputs(out, s, MS_ESC_JSON);
 	fputc('"', out);
 }
 

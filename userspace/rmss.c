@@ -42,6 +42,7 @@
 #include <sys/wait.h>
 
 #include "memstat_int.h"
+#include "escape.h"
 #include "outfile.h"
 #include "testhooks.h"
 #include "svg.h"
@@ -1263,8 +1264,12 @@ static void print_header(struct driver *d, double start_mb)
 	emit(d, "Real memory size:  %8.2f Mb\n", d->m.real_mb);
 	emit(d, "Time of day:  %s\n", tbuf);
 	emit(d, "Command: ");
-	for (int i = 0; i < d->o->ncmd; i++)
-		emit(d, " %s", d->o->cmd[i]);
+	for (int i = 0; i < d->o->ncmd; i++) {
+		char *arg = ms_esc_str(d->o->cmd[i], MS_ESC_TERM);	/* a name, like a file's */
+
+		emit(d, " %s", arg ? arg : "?");
+		free(arg);
+	}
 	emit(d, "\n");
 	if (d->m.swap_mb <= 0)
 		emit(d, "Swap: none\n");

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <sstream>
 
 #include "helpers.h"
 
@@ -278,6 +279,85 @@ TEST(Files, MemfdIsNamedMemfdName)
 	EXPECT_EQ(g["deleted"], false) << "a pseudo file is not marked deleted";
 	EXPECT_EQ(g["pages"]["shmem"].get<long long>(), n);
 	EXPECT_EQ(g["pages"]["total"].get<long long>(), n);
+}
+
+// Names are a user's choice (issue 18): a memfd whose name holds escape sequences and a newline
+// (it cleared root's screen and forged a row of the table) and one whose name is not UTF-8 (it
+// made the JSON invalid). The table shows both escaped, one row each, with no ESC byte; the JSON
+// is strict UTF-8 (nlohmann, and python3's json.loads where installed) and gives the hostile name
+// as it is and the other with \xff as text; the Prometheus series stay one line each.
+TEST(Files, MemfdNamesAreEscapedInTableJsonAndPrometheus)
+{
+	const std::string hostile = "x\x1b[2J\x1b[31mOWNED\n     9999  fake row  /etc/shadow";
+	const std::string shown = "memfd:x\\x1b[2J\\x1b[31mOWNED\\x0a     9999  fake row  /etc/shadow";
+	const size_t len = 8 * kMiB;
+	int fds[2] = { memfd_create(hostile.c_str(), MFD_CLOEXEC),
+		       memfd_create("bad\xffname", MFD_CLOEXEC) };
+	ASSERT_GE(fds[0], 0);
+	ASSERT_GE(fds[1], 0);
+	struct stat st[2];
+	std::vector<char> chunk(kMiB, 'm');
+	for (int i = 0; i < 2; i++) {
+		for (size_t done = 0; done < len; done += chunk.size())
+			ASSERT_EQ(write(fds[i], chunk.data(), chunk.size()), (ssize_t)chunk.size());
+		ASSERT_EQ(fstat(fds[i], &st[i]), 0);
+	}
+	if (resident(fds[0]) <= 0 || resident(fds[1]) <= 0)
+		GTEST_SKIP() << "the memfds' pages left memory (swapped out)";
+
+	RunResult t = run_memstat({ "--by", "file", "--top", std::to_string(kTop) });
+	EXPECT_EQ(t.status, 0);
+	EXPECT_EQ(t.out.find('\x1b'), std::string::npos) << "an ESC byte reached the terminal";
+	EXPECT_EQ(t.out.find("\n     9999"), std::string::npos) << "a forged row";
+	EXPECT_NE(t.out.find("  " + shown + "\n"), std::string::npos) << t.out.substr(0, 4000);
+	EXPECT_NE(t.out.find("  memfd:bad\\xffname\n"), std::string::npos);
+
+	RunResult r = run_memstat({ "--by", "file", "--top", std::to_string(kTop), "--json" });
+	EXPECT_EQ(r.status, 0);
+	json j;
+	try {
+		j = json::parse(r.out);	// nlohmann refuses invalid UTF-8
+	} catch (const std::exception &e) {
+		FAIL() << "memstat --by file --json printed invalid JSON: " << e.what();
+	}
+	EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "JSON writes controls as \\u escapes";
+	json a = find_group(j, st[0].st_dev, st[0].st_ino), b = find_group(j, st[1].st_dev, st[1].st_ino);
+	ASSERT_FALSE(a.is_null() || b.is_null()) << "the memfds are not among the --by file groups";
+	EXPECT_EQ(a["name"], "memfd:" + hostile);
+	EXPECT_EQ(a["path"], "memfd:" + hostile);
+	EXPECT_EQ(b["name"], "memfd:bad\\xffname");
+	if (system("command -v python3 >/dev/null 2>&1") == 0) {
+		TempFile out("/tmp");
+		ASSERT_GE(out.fd(), 0);
+		ASSERT_EQ(write(out.fd(), r.out.data(), r.out.size()), (ssize_t)r.out.size());
+		std::string cmd = "python3 -c 'import json, sys; json.loads(open(sys.argv[1], \"rb\")"
+				  ".read().decode(\"utf-8\", \"strict\"))' " + out.path();
+		EXPECT_EQ(system(cmd.c_str()), 0) << "python3 json.loads refused the output";
+	} else {
+		printf("python3 not installed: the JSON was checked by nlohmann's parser only\n");
+	}
+
+	TempFile prom("/tmp");	/* memstat renames its file over it; removed on return */
+	ASSERT_GE(prom.fd(), 0);
+	RunResult p = run_memstat({ "--by", "file", "--top", std::to_string(kTop), "-f", "prom",
+				    "-o", prom.path() });
+	EXPECT_EQ(p.status, 0);
+	std::string text = read_file(prom.path());
+	EXPECT_EQ(text.find('\xff'), std::string::npos) << "an invalid byte in the Prometheus file";
+	size_t with_a = 0, with_b = 0;
+	std::istringstream in(text);
+	for (std::string line; std::getline(in, line);) {
+		if (line.empty() || line[0] == '#')
+			continue;
+		EXPECT_EQ(line.rfind("memstat_", 0), 0u) << "a line that is no series: " << line;
+		with_a += line.find("group=\"memfd:x\x1b[2J\x1b[31mOWNED\\n     9999  fake row  /etc/shadow\"") !=
+			  std::string::npos;
+		with_b += line.find("group=\"memfd:bad\\\\xffname\"") != std::string::npos;
+	}
+	EXPECT_EQ(with_a, 8u) << "7 classes and the total, one line each";
+	EXPECT_EQ(with_b, 8u);
+	close(fds[0]);
+	close(fds[1]);
 }
 
 // SysV shared memory: named as the kernel names its file, SYSV and the key in hex.
