@@ -8,7 +8,10 @@
  * One mapping for every output, reversible by ms_unesc():
  *   - a byte that starts no valid UTF-8 sequence (a stray continuation byte, an overlong form, a
  *     surrogate, a code point past U+10FFFF, a cut sequence): \xNN, NN its value in lower-case
- *     hex; a literal backslash: \\ (doubled);
+ *     hex; a literal backslash is doubled only where what follows it could read as an escape
+ *     (a backslash, x and two hex digits of a byte the mapping escapes, u{, or anything the
+ *     mapping escapes), so that "system-systemd\x2dfsck.slice" (0x2d is never escaped) is
+ *     unchanged, and ms_unesc() reads \xNN only for such a byte;
  *   - terminal and CSV only: C0 controls (U+0000-U+001F, newline and tab too) and DEL as \xNN;
  *     C1 controls (U+0080-U+009F; U+009B is a CSI) and the bidi embeddings, overrides and
  *     isolates (U+202A-U+202E, U+2066-U+2069) as \u{XXXX};
@@ -20,7 +23,7 @@
  *     a double quote (a line break cannot remain);
  *   - Prometheus label values: \\, \" and \n, the exposition format's escapes (and a NUL byte,
  *     which no name from the kernel holds, as the mapping's \x00).
- * Printable UTF-8 without a backslash comes out unchanged in every format.
+ * Printable UTF-8 comes out unchanged in every format, but for a backslash that must be doubled.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,6 +55,17 @@ static void puts_(struct sink *k, const char *s)
 }
 
 static const char hex[] = "0123456789abcdef";
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
 
 /* the length of the valid UTF-8 sequence at s (n bytes left), its code point in *cp; 0: none */
 static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
@@ -121,11 +135,6 @@ static void cp_out(struct sink *k, enum ms_esc_fmt how, uint32_t cp, const char 
 	char e[16];
 	size_t i;
 
-	if (cp == '\\') {
-		backslash(k, how);
-		backslash(k, how);
-		return;
-	}
 	switch (how) {
 	case MS_ESC_TERM:
 	case MS_ESC_CSV:
@@ -169,6 +178,37 @@ static void cp_out(struct sink *k, enum ms_esc_fmt how, uint32_t cp, const char 
 		put(k, s[i]);
 }
 
+/* a byte the mapping writes as \xNN in some output: a C0 control, DEL, or a non-ASCII byte */
+static bool byte_escapable(int b)
+{
+	return b < 0x20 || b >= 0x7f;
+}
+
+/*
+ * Must the literal backslash at u[i] be doubled? Only where the text written after it could
+ * read as an escape: an escape of the mapping itself (an invalid byte; terminal and CSV: a
+ * control, C1 or bidi character; Prometheus: NUL), another backslash, "x" and the two hex digits
+ * of an escapable byte, or "u{".
+ */
+static bool double_backslash(const unsigned char *u, size_t n, size_t i, enum ms_esc_fmt how)
+{
+	uint32_t cp;
+	size_t len;
+
+	if (i + 1 >= n)
+		return false;
+	len = utf8_seq(u + i + 1, n - i - 1, &cp);
+	if (!len || cp == '\\')
+		return true;
+	if ((how == MS_ESC_TERM || how == MS_ESC_CSV) && unsafe(cp))
+		return true;
+	if (how == MS_ESC_PROM && cp == 0)
+		return true;
+	if (cp == 'x' && i + 3 < n && hexval((char)u[i + 2]) >= 0 && hexval((char)u[i + 3]) >= 0)
+		return byte_escapable(hexval((char)u[i + 2]) << 4 | hexval((char)u[i + 3]));
+	return cp == 'u' && i + 2 < n && u[i + 2] == '{';
+}
+
 static void esc(struct sink *k, const char *s, size_t n, enum ms_esc_fmt how)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -191,6 +231,10 @@ static void esc(struct sink *k, const char *s, size_t n, enum ms_esc_fmt how)
 			len = 1;
 		} else if (quote && cp == '"') {
 			puts_(k, "\"\"");
+		} else if (cp == '\\') {
+			backslash(k, how);
+			if (double_backslash(u, n, i, how))
+				backslash(k, how);
 		} else {
 			cp_out(k, how, cp, s + i, len);
 		}
@@ -232,16 +276,6 @@ void ms_esc_fputs(FILE *out, const char *s, enum ms_esc_fmt how)
 		esc(&k, s, strlen(s), how);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* the UTF-8 bytes of cp (at most 0x10ffff) at d; returns their number */
 static size_t utf8_put(char *d, uint32_t cp)
@@ -276,7 +310,8 @@ size_t ms_unesc(char *s)
 		if (p[0] == '\\' && p[1] == '\\') {
 			*d++ = '\\';
 			p += 2;
-		} else if (p[0] == '\\' && p[1] == 'x' && hexval(p[2]) >= 0 && hexval(p[3]) >= 0) {
+		} else if (p[0] == '\\' && p[1] == 'x' && hexval(p[2]) >= 0 && hexval(p[3]) >= 0 &&
+			   byte_escapable(hexval(p[2]) << 4 | hexval(p[3]))) {
 			*d++ = (char)(hexval(p[2]) << 4 | hexval(p[3]));
 			p += 4;
 		} else if (p[0] == '\\' && p[1] == 'u' && p[2] == '{') {

@@ -214,16 +214,26 @@ TEST(Escape, InvalidUtf8IsOneHexByteEachInEveryFormat)
 		EXPECT_EQ(esc(c.in, MS_ESC_TERM), c.out) << c.out;
 }
 
-TEST(Escape, ALiteralBackslashIsDoubled)
+// A literal backslash is doubled only where what follows could read as an escape: names with a
+// backslash before anything else, systemd's unit names above all, stay as they are.
+TEST(Escape, ALiteralBackslashIsDoubledOnlyBeforeWhatReadsAsAnEscape)
 {
-	EXPECT_EQ(esc("a\\b", MS_ESC_TERM), "a\\\\b");
-	EXPECT_EQ(esc("a\\b", MS_ESC_CSV), "a\\\\b");
-	EXPECT_EQ(json_value("a\\b"), "a\\\\b");
-	EXPECT_EQ(prom_value(esc("a\\b", MS_ESC_PROM)), "a\\\\b");
+	EXPECT_EQ(esc("a\\b", MS_ESC_TERM), "a\\b");
+	EXPECT_EQ(esc("a\\b", MS_ESC_CSV), "a\\b");
+	EXPECT_EQ(json_value("a\\b"), "a\\b");
+	EXPECT_EQ(prom_value(esc("a\\b", MS_ESC_PROM)), "a\\b");
+	EXPECT_EQ(esc("system-systemd\\x2dfsck.slice", MS_ESC_TERM), "system-systemd\\x2dfsck.slice");
+	EXPECT_EQ(json_value("system-systemd\\x2dfsck.slice"), "system-systemd\\x2dfsck.slice");
 	// a name that reads like an escape stays apart from the byte it would stand for
 	EXPECT_NE(esc("\\xff", MS_ESC_TERM), esc("\xff", MS_ESC_TERM));
-	EXPECT_EQ(esc("system-systemd\\x2dfsck.slice", MS_ESC_TERM),
-		  "system-systemd\\\\x2dfsck.slice");
+	EXPECT_EQ(esc("\\xff", MS_ESC_TERM), "\\\\xff");
+	EXPECT_EQ(esc("\\x1b", MS_ESC_TERM), "\\\\x1b");
+	EXPECT_EQ(esc("\\u{41}", MS_ESC_TERM), "\\\\u{41}");
+	EXPECT_EQ(esc("a\\\\b", MS_ESC_TERM), "a\\\\\\b");	// two: the first doubled
+	EXPECT_EQ(esc("a\\\xff", MS_ESC_TERM), "a\\\\\\xff");	// before an escaped byte
+	EXPECT_EQ(esc("a\\\x1b", MS_ESC_TERM), "a\\\\\\x1b");	// before a control
+	EXPECT_EQ(esc("a\\\x1b", MS_ESC_JSON), "a\\\\\\u001b");	// JSON's own escape
+	EXPECT_EQ(esc("end\\", MS_ESC_TERM), "end\\");
 }
 
 TEST(Escape, JsonIsValidAndWritesControlsAsUnicodeEscapes)
@@ -261,8 +271,8 @@ TEST(Escape, CsvQuotesPerRfc4180AndDisarmsFormulas)
 
 TEST(Escape, PrometheusLabelValueEscapes)
 {
-	EXPECT_EQ(esc("a\"b\nc\\d", MS_ESC_PROM), "a\\\"b\\nc\\\\\\\\d");
-	EXPECT_EQ(prom_value(esc("a\"b\nc\\d", MS_ESC_PROM)), "a\"b\nc\\\\d");
+	EXPECT_EQ(esc("a\"b\nc\\d", MS_ESC_PROM), "a\\\"b\\nc\\\\d");
+	EXPECT_EQ(prom_value(esc("a\"b\nc\\d", MS_ESC_PROM)), "a\"b\nc\\d");
 	EXPECT_EQ(prom_value(esc(kHostile, MS_ESC_PROM)), kHostile);
 	EXPECT_EQ(esc(std::string("a\0b", 3), MS_ESC_PROM), "a\\\\x00b") << "no NUL in a text line";
 	EXPECT_EQ(unesc(prom_value(esc("a\"b\nc\\d\xff", MS_ESC_PROM))), "a\"b\nc\\d\xff");
@@ -294,7 +304,8 @@ TEST(Escape, UnescapeLeavesWhatIsNoEscape)
 	EXPECT_EQ(unesc("\\u{110000}"), "\\u{110000}");
 	EXPECT_EQ(unesc("\\u{1234567}"), "\\u{1234567}");
 	EXPECT_EQ(unesc("end\\"), "end\\");
-	EXPECT_EQ(unesc("\\u{1f600}\\x41\\\\"), "😀A\\");
+	EXPECT_EQ(unesc("\\u{1f600}\\x1b\\\\"), "😀\x1b\\");
+	EXPECT_EQ(unesc("\\x41\\x2d"), "\\x41\\x2d") << "a byte the mapping never escapes";
 }
 
 // Every format decodes back to the name, for names of random bytes: the mapping is one-to-one
