@@ -114,6 +114,19 @@ static int raw_pointer_words(const struct ms_page_rec *r)
 	return c;
 }
 
+/* the fields of a record that look like kernel addresses (top byte 0xff): none without raw
+ * pointers, whatever the page type (a slab's freelist, a page table's pt_mm, tail pointers) */
+static int kaddr_fields(const struct ms_page_rec *r)
+{
+	const uint64_t f[] = { r->w[0], r->w[1], r->w[2], r->w[3], r->w[4], r->w[5], r->w[6],
+			       r->w[7], r->ino, r->offset, r->cgroup, r->head_pfn, r->head_flags };
+	int c = 0;
+
+	for (unsigned i = 0; r->valid && i < sizeof(f) / sizeof(f[0]); i++)
+		c += (f[i] >> 56) == 0xff;
+	return c;
+}
+
 /* the largest top-level "System RAM" range of /proc/iomem, in pfns */
 static int ram_range(uint64_t *start, uint64_t *end)
 {
@@ -478,13 +491,18 @@ int main(int argc, char **argv)
 	/* ---- records carry kernel addresses only with MS_KMOD_RAW_POINTERS ---- */
 	{
 		struct ms_page_rec *r = calloc(n, sizeof(*r));
-		uint64_t ptrs = 0;
+		uint64_t ptrs = 0, kaddr = 0;
 
 		e = walk(fd, &w, start, start + n, r, MS_KMOD_NEW_RANGE, 1);
-		for (uint64_t i = 0; i < n; i++)
+		for (uint64_t i = 0; i < n; i++) {
 			ptrs += raw_pointer_words(&r[i]);
+			kaddr += kaddr_fields(&r[i]);
+		}
 		check(!e && ptrs == 0, "recs-no-pointers", "allpages without RAW_POINTERS: %s, %llu pointer words set",
 		      e ? strerror(e) : "ok", (unsigned long long)ptrs);
+		check(!e && kaddr == 0, "recs-no-kernel-address", "allpages without RAW_POINTERS: %s, "
+		      "%llu fields look like kernel addresses", e ? strerror(e) : "ok",
+		      (unsigned long long)kaddr);
 		e = walk(fd, &w, start, start + n, r, MS_KMOD_NEW_RANGE | MS_KMOD_RAW_POINTERS, 1);
 		ptrs = 0;
 		for (uint64_t i = 0; !e && i < n; i++)
