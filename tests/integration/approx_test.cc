@@ -94,10 +94,11 @@ uint64_t detection_limit(const ms_approx_plan &p)
 	return n ? (uint64_t)std::ceil(std::log(1 / 0.003) * pages / n - 1e-6) : 0;
 }
 
+// the stated error: 3 standard errors and the detection limit in quadrature (approx.c)
 uint64_t bound(double var, uint64_t lim)
 {
-	uint64_t b = (uint64_t)std::ceil(3 * std::sqrt(var) - 1e-6);
-	return std::max(b, lim);
+	double se = 3 * std::sqrt(var), d = (double)lim;
+	return (uint64_t)std::ceil(std::sqrt(se * se + d * d) - 1e-6);
 }
 
 } // namespace
