@@ -173,10 +173,10 @@ for g in groups[:-1]:
         assert g["depth"] == 0 and g is groups[0], g["name"]
 PY
 run "--approx summary" 0 "$memstat" --approx=0.05 --seed 3 -v
-grep -Eq '^Page Summary +Pages +MB +%Tot +\+- Pages$' "$tmp/out" &&
+grep -Eq '^Page Summary +Pages +MB +%Tot +Error \(99%\)$' "$tmp/out" &&
 	grep -q '^(approximate: estimated from .* seed 3;$' "$tmp/out" &&
-	grep -q '3 standard errors, and at least the sample.s detection limit' "$tmp/out" &&
-	ok "--approx summary says it is approximate, with a bound column" ||
+	grep -q 'is the error at a 99% confidence level, in pages: 3 standard errors and the sample.s detection limit, [0-9]* pages, in quadrature)$' "$tmp/out" &&
+	ok "--approx summary says it is approximate, with an error column at 99% confidence" ||
 	bad "--approx summary" "$(cat "$tmp/out")"
 run "--approx --runs" 0 "$memstat" --approx=0.01 --seed 9 --runs
 # the runs of the sample only: at 0.01, strata of 4 sections (512 clusters) with 6 sampled:

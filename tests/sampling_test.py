@@ -768,6 +768,7 @@ def test_approx_jsonl_and_prom_carry_the_bound(tmp_path):
     for o in objs:
         a = o["approx"]
         assert a["fraction"] == 0.05 and set(a["error_pages"]) == set(CLASSES) | {"total"}
+        assert a["confidence"] == 0.99
         assert set(a["error_detail"]) == set(o["detail"])
         assert o["pages"]["total"] + o["holes"] == present_pages()
     prom = tmp_path / "m.prom"
@@ -795,6 +796,7 @@ def test_approx_rows_say_they_are_approximate():
     r = run("--approx", "0.05", "2")
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("(approximate: each sample estimates from ")
+    assert "each class's error at a 99% confidence level)" in r.stdout.splitlines()[0]
 
 
 # ---- --by KEY in periodic sampling (groups.c) ----

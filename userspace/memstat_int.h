@@ -68,12 +68,15 @@ struct ms_approx_info {
 	__u64 seed;			/* the seed of this sample's choice of clusters */
 	__u32 cluster_pages;		/* pages per cluster (MS_APPROX_CLUSTER_PAGES) */
 	__u64 strata, clusters, clusters_sampled, pages_sampled;
-	/* the bound: MS_APPROX_BOUND_SE standard errors, in pages, rounded up */
+	/*
+	 * the error at MS_APPROX_CONFIDENCE, in pages, rounded up (ms_approx_error():
+	 * MS_APPROX_BOUND_SE standard errors and the detection limit in quadrature)
+	 */
 	__u64 err_sub[MS_NR_SUBS];
 	__u64 err_class[MS_NR_CLASSES];
 	__u64 err_holes, err_total;
 	__u64 err_freelist;		/* the summary's Free (freelist): buddy, per-cpu, unaccepted */
-	__u64 floor_pages;		/* the detection limit, the least bound (ms_approx_floor()) */
+	__u64 floor_pages;		/* the detection limit, the least error (ms_approx_floor()) */
 };
 
 /* The result of one walk. */
@@ -190,11 +193,12 @@ void ms_bpf_free(struct ms_bpf *b);
  */
 #define MS_APPROX_CLUSTER_PAGES		256	/* pages per cluster, aligned */
 #define MS_APPROX_MIN_PER_STRATUM	4	/* sampled clusters a whole stratum gets at least */
-#define MS_APPROX_BOUND_SE		3	/* the stated error: this many standard errors */
+#define MS_APPROX_BOUND_SE		3	/* the stated error: this many standard errors, */
+#define MS_APPROX_CONFIDENCE		0.99	/* and the detection limit, hold this often */
 #define MS_APPROX_DEFAULT_FRACTION	0.015625	/* --approx without =FRACTION: 1/64 */
 #define MS_APPROX_MIN_FRACTION		0.001
 #define MS_APPROX_NCAT			(MS_NR_SUBS + 1)	/* per cluster: the subs, then holes */
-#define MS_APPROX_MISS_P		0.003	/* the chance a bound may be exceeded (3 SE) */
+#define MS_APPROX_MISS_P		0.003	/* the detection limit: the chance a class is missed */
 struct ms_approx_cluster {
 	__u64 start, end;	/* pfns [start, end), within one present range */
 	__u32 stratum;		/* index into strata */
@@ -225,8 +229,10 @@ void ms_approx_estimate(const struct ms_approx_plan *p, const __u64 *y, struct m
 /* one category's estimate and variance from y[k * stride], k over the sampled clusters */
 void ms_approx_category(const struct ms_approx_plan *p, const __u64 *y, size_t stride,
 			double *est, double *var);
-/* the least bound of any class: the detection limit of the sample (approx.c) */
+/* the least error of any class: the detection limit of the sample (approx.c) */
 __u64 ms_approx_floor(const struct ms_approx_plan *p);
+/* the stated error of a category of variance var, at MS_APPROX_CONFIDENCE (approx.c) */
+__u64 ms_approx_error(double var, __u64 floor_pages);
 /* the FRACTION of --approx[=FRACTION] (NULL: the default); -EINVAL when it is not one */
 int ms_approx_parse_fraction(const char *arg, double *out);
 /*

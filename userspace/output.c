@@ -40,8 +40,8 @@ static void csv_field(FILE *out, const char *s)
 /*
  * The header of a log; with approx (--approx), the columns of the estimate's error appended:
  * approx_fraction, approx_seed, approx_pages_sampled, err_<class> ..., err_total,
- * err_<sub-class> ... (the bound of each, in pages). A log of one kind refuses samples of the
- * other (sample.c): its header differs.
+ * err_<sub-class> ... (the error of each at a 99% confidence level, in pages). A log of one
+ * kind refuses samples of the other (sample.c): its header differs.
  */
 /* The columns of the classes, total and sub-classes, each name after prefix. */
 static void csv_class_columns(FILE *out, const char *prefix)
@@ -185,7 +185,7 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
 	prom_reconcile(out, r);
 	if (!r->approx.on)
 		return;
-	/* --approx: the sampled fraction and the bound of each estimate */
+	/* --approx: the sampled fraction and the error of each estimate (at 99% confidence) */
 	fprintf(out, "# HELP memstat_approx_fraction Fraction of clusters of pages asked for "
 		"(--approx); the pages are estimates.\n"
 		"# TYPE memstat_approx_fraction gauge\n"
@@ -193,9 +193,9 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
 	fprintf(out, "# HELP memstat_approx_sampled_pages Pages read for the estimate.\n"
 		"# TYPE memstat_approx_sampled_pages gauge\n"
 		"memstat_approx_sampled_pages %llu\n", (unsigned long long)r->approx.pages_sampled);
-	fprintf(out, "# HELP memstat_error_pages Bound of the estimate of memstat_pages "
-		"(%d standard errors, at least the detection limit).\n"
-		"# TYPE memstat_error_pages gauge\n", MS_APPROX_BOUND_SE);
+	fprintf(out, "# HELP memstat_error_pages Error of the estimate of memstat_pages at a %.0f%% "
+		"confidence level (%d standard errors and the detection limit in quadrature).\n"
+		"# TYPE memstat_error_pages gauge\n", 100 * MS_APPROX_CONFIDENCE, MS_APPROX_BOUND_SE);
 	for (c = 0; c < MS_NR_CLASSES; c++) {
 		if (c == MS_C_EXEC && !r->exec_known)
 			continue;
@@ -204,9 +204,11 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
 	}
 	fprintf(out, "memstat_error_pages{class=\"total\"} %llu\n",
 		(unsigned long long)r->approx.err_total);
-	fprintf(out, "# HELP memstat_subclass_error_pages Bound of the estimate of "
-		"memstat_subclass_pages (%d standard errors, at least the detection limit).\n"
-		"# TYPE memstat_subclass_error_pages gauge\n", MS_APPROX_BOUND_SE);
+	fprintf(out, "# HELP memstat_subclass_error_pages Error of the estimate of "
+		"memstat_subclass_pages at a %.0f%% confidence level (%d standard errors and the "
+		"detection limit in quadrature).\n"
+		"# TYPE memstat_subclass_error_pages gauge\n", 100 * MS_APPROX_CONFIDENCE,
+		MS_APPROX_BOUND_SE);
 	for (i = 0; i < MS_NR_SUBS; i++)
 		if (i != MS_EXEC || r->exec_known)
 			fprintf(out, "memstat_subclass_error_pages{class=\"%s\",subclass=\"%s\"} %llu\n",

@@ -14,7 +14,7 @@ static double mb(__u64 pages)
 	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
 }
 
-/* err: the --approx bound of the row, or -1 (an exact walk: no column) */
+/* err: the --approx error of the row, or -1 (an exact walk: no column) */
 static void line(FILE *out, const char *label, __u64 pages, __u64 total, bool pct, long long err)
 {
 	fprintf(out, "%-24s %16llu  %16.0f", label, (unsigned long long)pages, mb(pages));
@@ -23,11 +23,11 @@ static void line(FILE *out, const char *label, __u64 pages, __u64 total, bool pc
 	else if (err >= 0)
 		fputs("      ", out);
 	if (err >= 0)
-		fprintf(out, "  %10lld", err);
+		fprintf(out, "  %11lld", err);
 	fputc('\n', out);
 }
 
-/* the --approx bound of a class or sub-class, -1 for an exact walk */
+/* the --approx error of a class or sub-class, -1 for an exact walk */
 #define ERR(r, field) ((r)->approx.on ? (long long)(r)->approx.field : -1LL)
 
 static void subrows(FILE *out, const struct ms_result *r, enum ms_class c, __u64 total,
@@ -60,11 +60,14 @@ void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_repo
 	__u64 t = r->total, uninit = r->sub[MS_FREE_UNINIT];
 	int c;
 
-	if (r->approx.on) {	/* approximate: a column for each row's bound */
-		fprintf(out, "%-24s %16s  %16s  %4s  %10s\n", "Page Summary", "Pages", "MB", "%Tot",
-			"+- Pages");
-		fprintf(out, "%-24s %16s  %16s  %4s  %10s\n", "------------", "----------------",
-			"----------------", "----", "----------");
+	if (r->approx.on) {	/* approximate: a column for each row's error */
+		char head[16];
+
+		snprintf(head, sizeof(head), "Error (%.0f%%)", 100 * MS_APPROX_CONFIDENCE);
+		fprintf(out, "%-24s %16s  %16s  %4s  %11s\n", "Page Summary", "Pages", "MB", "%Tot",
+			head);
+		fprintf(out, "%-24s %16s  %16s  %4s  %11s\n", "------------", "----------------",
+			"----------------", "----", "-----------");
 	} else {
 		fprintf(out, "%-24s %16s  %16s  %4s\n", "Page Summary", "Pages", "MB", "%Tot");
 		fprintf(out, "%-24s %16s  %16s  %4s\n", "------------", "----------------",
@@ -104,14 +107,16 @@ void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_repo
 			(unsigned long long)r->holes);
 	if (r->approx.on)
 		fprintf(out, "(approximate: estimated from %llu of %llu runs of up to %u pages, %.2f%% "
-			"of the pages, in %llu strata, seed %llu;\n +- Pages is %d standard errors, and "
-			"at least the sample's detection limit, %llu pages)\n",
+			"of the pages, in %llu strata, seed %llu;\n Error (%.0f%%) is the error at a %.0f%% "
+			"confidence level, in pages: %d standard errors and the sample's detection limit, "
+			"%llu pages, in quadrature)\n",
 			(unsigned long long)r->approx.clusters_sampled,
 			(unsigned long long)r->approx.clusters, r->approx.cluster_pages,
 			t + r->holes ? 100.0 * (double)r->approx.pages_sampled /
 				       (double)(t + r->holes) : 0.0,
 			(unsigned long long)r->approx.strata, (unsigned long long)r->approx.seed,
-			MS_APPROX_BOUND_SE, (unsigned long long)r->approx.floor_pages);
+			100 * MS_APPROX_CONFIDENCE, 100 * MS_APPROX_CONFIDENCE, MS_APPROX_BOUND_SE,
+			(unsigned long long)r->approx.floor_pages);
 	if (!r->exec_known)
 		fprintf(out, "(backend %s: exec and libs are counted in Page cache; "
 			"pages with no flags are Unidentified)\n", r->backend);
@@ -175,7 +180,10 @@ void ms_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* ,"approx":{...}: how the sample was taken, and the bound of every class and sub-class */
+/*
+ * ,"approx":{...}: how the sample was taken, and the error of every class and sub-class at the
+ * confidence level of "confidence" ("bound" says how; the key keeps its name)
+ */
 static void ms_json_approx(FILE *out, const struct ms_result *r)
 {
 	const struct ms_approx_info *a = &r->approx;
@@ -183,12 +191,14 @@ static void ms_json_approx(FILE *out, const struct ms_result *r)
 
 	fprintf(out, ",\"approx\":{\"fraction\":%.6g,\"seed\":%llu,\"cluster_pages\":%u,"
 		"\"strata\":%llu,\"clusters\":%llu,\"clusters_sampled\":%llu,"
-		"\"pages_sampled\":%llu,\"bound\":\"%d standard errors, at least the detection "
-		"limit\",\"detection_limit_pages\":%llu,\"error_pages\":{",
+		"\"pages_sampled\":%llu,\"bound\":\"the error at a %.0f%% confidence level: %d "
+		"standard errors and the detection limit in quadrature\",\"confidence\":%.2f,"
+		"\"detection_limit_pages\":%llu,\"error_pages\":{",
 		a->fraction, (unsigned long long)a->seed, a->cluster_pages,
 		(unsigned long long)a->strata, (unsigned long long)a->clusters,
 		(unsigned long long)a->clusters_sampled, (unsigned long long)a->pages_sampled,
-		MS_APPROX_BOUND_SE, (unsigned long long)a->floor_pages);
+		100 * MS_APPROX_CONFIDENCE, MS_APPROX_BOUND_SE, MS_APPROX_CONFIDENCE,
+		(unsigned long long)a->floor_pages);
 	for (c = 0; c < MS_NR_CLASSES; c++)
 		fprintf(out, "\"%s\":%llu,", ms_classes[c].key,
 			(unsigned long long)a->err_class[c]);

@@ -433,9 +433,10 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 	case MS_FMT_ROWS:
 		if (s->rows == 0 && r->approx.on)
 			fprintf(m, "(approximate: each sample estimates from %.2f%% of the pages; "
-				"--json or -o FILE give each class's error)\n",
+				"--json or -o FILE give each class's error at a %.0f%% confidence level)\n",
 				r->total + r->holes ? 100.0 * (double)r->approx.pages_sampled /
-						      (double)(r->total + r->holes) : 0.0);
+						      (double)(r->total + r->holes) : 0.0,
+				100 * MS_APPROX_CONFIDENCE);
 		if (s->rows == 0 || (s->tty && s->rows % (s->term_rows - 2) == 0))
 			ms_row_header(m);
 		ms_row(m, ts, r);

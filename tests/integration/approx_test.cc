@@ -94,10 +94,11 @@ uint64_t detection_limit(const ms_approx_plan &p)
 	return n ? (uint64_t)std::ceil(std::log(1 / 0.003) * pages / n - 1e-6) : 0;
 }
 
+// the stated error: 3 standard errors and the detection limit in quadrature (approx.c)
 uint64_t bound(double var, uint64_t lim)
 {
-	uint64_t b = (uint64_t)std::ceil(3 * std::sqrt(var) - 1e-6);
-	return std::max(b, lim);
+	double se = 3 * std::sqrt(var), d = (double)lim;
+	return (uint64_t)std::ceil(std::sqrt(se * se + d * d) - 1e-6);
 }
 
 } // namespace
@@ -209,8 +210,8 @@ TEST(Approx, CountingWalkCountsEachClusterExactly)
 }
 
 // The command: with every cluster sampled (--approx=1) the walk is exact and says so with
-// zero bounds; the default's JSON carries the sample and a bound for every class and
-// sub-class, never below the detection limit, and the seed it was given.
+// zero errors; the default's JSON carries the sample, its confidence level and an error for
+// every class and sub-class, never below the detection limit, and the seed it was given.
 TEST(Approx, CommandJson)
 {
 	Present pr;
@@ -231,7 +232,9 @@ TEST(Approx, CommandJson)
 	EXPECT_EQ(ap["fraction"], MS_APPROX_DEFAULT_FRACTION);
 	EXPECT_EQ(ap["seed"], 77);
 	EXPECT_EQ(ap["cluster_pages"], MS_APPROX_CLUSTER_PAGES);
-	EXPECT_EQ(ap["bound"], "3 standard errors, at least the detection limit");
+	EXPECT_EQ(ap["bound"], "the error at a 99% confidence level: 3 standard errors and the "
+			       "detection limit in quadrature");
+	EXPECT_EQ(ap["confidence"], MS_APPROX_CONFIDENCE);
 	struct ms_approx_plan plan;
 	ASSERT_EQ(ms_approx_choose(&pr.r, MS_APPROX_DEFAULT_FRACTION, 77, &plan), 0);
 	EXPECT_EQ(ap["pages_sampled"].get<uint64_t>(), plan.pages_sampled);
