@@ -978,7 +978,6 @@ static int run_once(struct driver *d, struct run *r)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
 		/* the command ends with the driver, whatever ends it (its cgroup is killed too) */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != driver)
@@ -1646,7 +1645,13 @@ static int driver_main(struct rmss_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);	/* an ssh hang-up: restored as for SIGINT */
+	/* a hang-up (ssh without nohup) restores as SIGINT does; nohup's SIG_IGN stays */
+	{
+		struct sigaction old;
+
+		if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(SIGHUP, &sa, NULL);
+	}
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout: the report still goes to FILE */
