@@ -113,8 +113,77 @@ def alive(pid):
 
 
 def our_cgroups(pid):
-    return glob.glob(f"/sys/fs/cgroup/memory/memstat-rmss-{pid}") + \
-        glob.glob(f"/sys/fs/cgroup/memstat-rmss-{pid}")
+    """The cgroups of the driver pid, wherever they are made (memory, freezer, v2)."""
+    found = []
+    for top, dirs, _ in os.walk("/sys/fs/cgroup"):
+        found += [os.path.join(top, d) for d in dirs if d == f"memstat-rmss-{pid}"]
+    return found
+
+
+def state(rundir):
+    """The state file as a dict of its lines ("key value"), {} when there is none."""
+    try:
+        with open(rundir / "memstat-rmss.state") as f:
+            return dict(line.rstrip("\n").split(" ", 1) for line in f if " " in line)
+    except FileNotFoundError:
+        return {}
+
+
+def comm_pids(name):
+    """Live processes named name (comm)."""
+    pids = []
+    for p in glob.glob("/proc/[0-9]*/comm"):
+        try:
+            with open(p) as f:
+                pid = int(p.split("/")[2])
+                if f.read().strip() == name and alive(pid):
+                    pids.append(pid)
+        except OSError:
+            pass
+    return pids
+
+
+def guardians():
+    return comm_pids("memstat-rmss-gd")
+
+
+def cmdline_pids(text):
+    """Live processes whose command line is text (arguments joined by spaces)."""
+    pids = []
+    for p in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            with open(p, "rb") as f:
+                pid = int(p.split("/")[2])
+                if f.read().rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace") == \
+                        text and alive(pid):
+                    pids.append(pid)
+        except OSError:
+            pass
+    return pids
+
+
+def subtree_controls():
+    """Every cgroup v2 subtree_control on the machine, with its content."""
+    out = {}
+    for top, _, files in os.walk("/sys/fs/cgroup"):
+        if "cgroup.subtree_control" in files:
+            try:
+                with open(os.path.join(top, "cgroup.subtree_control")) as f:
+                    out[top] = f.read()
+            except OSError:
+                pass
+    return out
+
+
+def self_cgroup(controller):
+    """This process's cgroup in the v1 hierarchy of controller, or v2's (None)."""
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            num, ctrls, path = line.rstrip("\n").split(":", 2)
+            if (controller is None and num == "0" and not ctrls) or \
+                    controller in ctrls.split(","):
+                return path.rstrip("/")
+    return None
 
 
 def zram_devices():
@@ -384,7 +453,8 @@ def test_two_at_once_are_refused(rundir, tmp_path):
     one_line(rmss(rundir, "--cgroup", "-s", "64", "-f", "64", "-n", "1", "-o", str(out2),
                   "true"), 6, "another memstat rmss is running")
     one_line(rmss(rundir, "-c", str(real - 512)), 6, "another memstat rmss is running")
-    assert not out2.exists() and not (rundir / "memstat-rmss.state").exists()
+    # the state records the first one's cgroup, and nothing of the refused ones
+    assert not out2.exists() and state(rundir).get("pid", "0") == "0"
     assert p.wait(timeout=60) == 0
     assert rmss(rundir, "-p").returncode == 0
 
@@ -400,3 +470,195 @@ def test_a_command_that_cannot_run(rundir, tmp_path):
     assert not our_cgroups(p.pid), "the cgroup was left behind"
     assert "Stopped by an error" in out.read_text() and not rows_of(out.read_text())
     assert not (rundir / "memstat-rmss.state").exists()
+
+
+# ---- nothing left behind, whatever happens to the driver ----
+
+@pytest.fixture
+def drivers(rundir):
+    """Drivers a test starts: killed if it failed half-way (then the guardian undoes, and the
+    rundir fixture's -r after it)."""
+    procs = []
+    yield procs
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    t = time.time()
+    while set(guardians()) and time.time() - t < 10:
+        time.sleep(0.1)
+
+
+class Before:
+    """What the machine had before a run: pools, guardians, Mlocked, swaps, zram devices."""
+
+    def __init__(self):
+        self.pools, self.guardians = set(pool_pids()), set(guardians())
+        self.mlocked, self.swaps, self.zram = meminfo()["Mlocked"], swaps(), zram_devices()
+        self.subtree = subtree_controls()
+        self.sleeps = set(cmdline_pids("sleep 3600"))
+
+
+def nothing_left(rundir, driver, before, commands=(), timeout=10):
+    """Within timeout seconds: no pool, no guardian, Mlocked back, no zram swap or device, no
+    cgroup of the driver's, the command's processes ended, no state file."""
+    t, left = time.time(), None
+    while time.time() - t < timeout:
+        left = {
+            "pools": set(pool_pids()) - before.pools,
+            "guardians": set(guardians()) - before.guardians,
+            "mlocked_mb": max(0, meminfo()["Mlocked"] - before.mlocked - 16),
+            "swaps": [s for s in swaps() if s not in before.swaps],
+            "zram": sorted(set(zram_devices()) - set(before.zram)),
+            "cgroups": our_cgroups(driver),
+            "commands": [pid for pid in commands if alive(pid)],
+            "state": state(rundir),
+        }
+        if not any(left.values()):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"left behind {timeout} s after: {left}")
+
+
+def wait_for(cond, what, timeout=60):
+    t = time.time()
+    while time.time() - t < timeout:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.02)
+    raise AssertionError(f"no {what} in {timeout} s")
+
+
+def hanging_command(flag):
+    """A command that returns at once until flag exists, and then hangs (it becomes sleep 3600):
+    the driver measures its sizes, then is caught in the middle of a run. In machine mode the
+    command ends with the driver; what it started in the background is not rmss's to end, as
+    after a normal run (in cgroup mode the cgroup's processes all end)."""
+    return ["sh", "-c", f"if [ -e {flag} ]; then exec sleep 3600; fi"]
+
+
+def cgroup_with_process(rundir, driver):
+    """The cgroup the state records (or, where it records none, the driver's found by its
+    name), once a process runs in it."""
+    path = state(rundir).get("cgroup") or (our_cgroups(driver) or [None])[0]
+    if not path:
+        return None
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as f:
+            return path if f.read().split() else None
+    except FileNotFoundError:
+        return None
+
+
+def start_machine_mode(rundir, tmp_path, drivers, before, *extra):
+    real = int(real_mb())
+    flag = tmp_path / "hang"
+    p = subprocess.Popen([MEMSTAT, "rmss", *extra, "-s", str(real - 512), "-f", str(real - 2048),
+                          "-d", "512", "-n", "1", "-o", str(tmp_path / "rmss.out"),
+                          *hanging_command(flag)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env(rundir))
+    drivers.append(p)
+    wait_rows(p, 1)
+    flag.touch()        # the next run hangs, with the pool of the second size taken
+    cmds = wait_for(lambda: set(cmdline_pids("sleep 3600")) - before.sleeps, "hanging command")
+    pid = wait_for(lambda: state_pid(rundir) and alive(state_pid(rundir)) and state_pid(rundir),
+                   "pool")
+    # recorded before it takes the memory: then mlocked
+    wait_for(lambda: vm_locked(pid) > 1000, "memory in the pool")
+    assert pid in pool_pids()
+    return p, cmds
+
+
+def test_kill9_of_the_driver_in_machine_mode(rundir, tmp_path, drivers):
+    before = Before()
+    p, cmds = start_machine_mode(rundir, tmp_path, drivers, before)
+    p.kill()
+    p.wait()
+    nothing_left(rundir, p.pid, before, cmds)
+
+
+def test_kill9_of_the_driver_with_zram(rundir, tmp_path, drivers):
+    if not os.path.exists("/sys/class/zram-control/hot_add"):
+        pytest.skip("no zram here (/sys/class/zram-control): --zram cannot be tested")
+    before = Before()
+    p, cmds = start_machine_mode(rundir, tmp_path, drivers, before, "--zram", "64")
+    assert len(swaps()) == len(before.swaps) + 1 and state(rundir)["zram"] != "-1"
+    p.kill()
+    p.wait()
+    nothing_left(rundir, p.pid, before, cmds)
+
+
+def start_cgroup_mode(rundir, tmp_path, drivers, before, *extra, **popen):
+    p = subprocess.Popen([MEMSTAT, "rmss", "--cgroup", *extra, "-s", "64", "-f", "64", "-n", "1",
+                          "-o", str(tmp_path / "rmss.out"), "sh", "-c", "sleep 3600 & wait"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env(rundir), **popen)
+    drivers.append(p)
+    path = wait_for(lambda: cgroup_with_process(rundir, p.pid), "command in its cgroup")
+    return p, path, wait_for(lambda: set(cmdline_pids("sleep 3600")) - before.sleeps,
+                             "command")
+
+
+def test_kill9_of_the_driver_in_cgroup_mode(rundir, tmp_path, drivers):
+    before = Before()
+    p, path, cmds = start_cgroup_mode(rundir, tmp_path, drivers, before)
+    # made where the caller may make one: under its own memory cgroup (v1), beside it (v2)
+    assert our_cgroups(p.pid) and path in our_cgroups(p.pid)
+    if path.startswith("/sys/fs/cgroup/memory/"):
+        assert os.path.dirname(path) == "/sys/fs/cgroup/memory" + self_cgroup("memory")
+    else:
+        mine = self_cgroup(None)
+        assert os.path.dirname(path) == "/sys/fs/cgroup" + os.path.dirname(mine or "/").rstrip("/")
+    p.kill()
+    p.wait()
+    nothing_left(rundir, p.pid, before, cmds)
+    assert subtree_controls() == before.subtree
+
+
+def test_reset_after_a_crash_removes_everything(rundir, tmp_path, drivers):
+    """The driver and its guardian both killed: the pool (here -c's, which the driver keeps
+    while it runs), the cgroup with a process in it and the zram device stay, and -r removes
+    them all."""
+    zram = os.path.exists("/sys/class/zram-control/hot_add")
+    before = Before()
+    assert rmss(rundir, "-c", str(int(real_mb()) - 512)).returncode == 0
+    pool = state_pid(rundir)
+    p, path, cmds = start_cgroup_mode(rundir, tmp_path, drivers, before,
+                                      *(["--zram", "64"] if zram else []))
+    for g in set(guardians()) - before.guardians:
+        os.kill(g, signal.SIGKILL)
+    p.kill()
+    p.wait()
+    time.sleep(1)
+    assert os.path.isdir(path) and alive(pool), "nothing was left to remove"
+    assert [pid for pid in cmds if alive(pid)], "nothing was left running in the cgroup"
+    if zram:
+        assert len(swaps()) == len(before.swaps) + 1
+    r = rmss(rundir, "-r")
+    assert r.returncode == 0, r.stderr
+    nothing_left(rundir, p.pid, before, cmds, timeout=1)
+    # and again: nothing to do
+    r = rmss(rundir, "-r")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_hangup_of_the_driver(rundir, tmp_path, drivers):
+    """An ssh hang-up without nohup: SIGHUP to the driver's process group."""
+    zram = os.path.exists("/sys/class/zram-control/hot_add")
+    before = Before()
+    p, path, cmds = start_cgroup_mode(rundir, tmp_path, drivers, before,
+                                      *(["--zram", "64"] if zram else []),
+                                      start_new_session=True)
+    os.killpg(p.pid, signal.SIGHUP)
+    p.wait(timeout=30)
+    nothing_left(rundir, p.pid, before, cmds)
+
+
+def test_subtree_control_unchanged_after_a_cgroup_run(rundir, tmp_path):
+    before = subtree_controls()
+    r = rmss(rundir, "--cgroup", "-s", "64", "-f", "64", "-n", "1", "-o",
+             str(tmp_path / "rmss.out"), "true")
+    assert r.returncode == 0, r.stderr
+    assert subtree_controls() == before

@@ -5,15 +5,20 @@
  * page-in rate (AIX's report), and where the memory went (memstat's walk).
  *
  * Machine mode (the default, -c/-p/-r and the driver): free frames are stolen into a pool that
- * nothing else can use: a small daemon, forked from memstat and detached (setsid), that maps the
- * stolen amount and mlocks it. mlock populates every page, so the kernel reclaims page cache and
- * swaps exactly as a machine with that much less memory would. The daemon is the pool: when it
+ * nothing else can use: a small daemon, a fresh memstat (exec'd: it maps nothing of the
+ * driver's) detached (setsid), that maps the stolen amount and mlocks it. mlock populates every
+ * page, so the kernel reclaims page cache and swaps exactly as a machine with that much less
+ * memory would. The daemon is the pool: when it
  * ends, for whatever reason (-r, the driver's end, SIGINT, SIGTERM, a crash, the OOM killer,
  * whose first choice it is: oom_score_adj 1000), the memory is back. A state file
  * (RUNDIR/memstat-rmss.state) names its pid and start time, so that -r ends it, and only it (a
  * reused pid has another start time), after memstat itself crashed.
  *
  * Cgroup mode (--cgroup): only the command runs, in a fresh memory cgroup limited to each size.
+ *
+ * Whatever happens to the driver, nothing is left behind: everything it changes is recorded in
+ * the state file before it exists, and a guardian process undoes it if the driver ends without
+ * doing so itself (rmss_guard.c).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -44,12 +49,15 @@
 #include "memstat_int.h"
 #include "escape.h"
 #include "outfile.h"
+#include "rmss.h"
+
+#define rerr ms_rmss_err
 #include "testhooks.h"
 #include "svg.h"
 
 /* exit codes of memstat rmss beyond memstat's (README.md "memstat rmss") */
 #define RMSS_EXIT_BUSY 6	/* another memstat rmss holds the lock */
-#define RMSS_EXIT_INTR 130	/* the driver was interrupted (SIGINT or SIGTERM): report kept */
+#define RMSS_EXIT_INTR 130	/* interrupted (SIGINT, SIGTERM, SIGHUP): the report kept */
 
 #define RMSS_MAX_SIZES 100000
 #define RMSS_DEFAULT_DELTA 8.0
@@ -68,7 +76,6 @@
 #define RMSS_KNEE_REL 0.10
 #define RMSS_KNEE_ABS 10.0
 #define RMSS_KNEE_NOISE 0.01
-#define POOL_COMM "memstat-rmss"
 
 static const char rmss_usage[] =
 	"Usage: memstat rmss -c MB | -p | -r\n"
@@ -98,7 +105,8 @@ static const char rmss_usage[] =
 	"\n"
 	"Exit codes: 0 ok, 1 run-time failure, 2 bad input (usage, a size below the safe floor\n"
 	"or above the real size), 4 missing privilege, 6 another memstat rmss is running,\n"
-	"130 interrupted (SIGINT or SIGTERM; the report so far is kept, the memory restored).\n";
+	"130 interrupted (SIGINT, SIGTERM or SIGHUP; the report so far is kept, the memory\n"
+	"restored).\n";
 
 struct rmss_opts {
 	bool change, print, reset, cgroup, json;
@@ -125,8 +133,7 @@ static int rmss_usage_error(const char *fmt, ...)
 	return MS_EXIT_USAGE;
 }
 
-static void rerr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void rerr(const char *fmt, ...)
+void ms_rmss_err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -145,7 +152,7 @@ static const char *run_dir(void)
 	return d ? d : "/run";
 }
 
-static void run_path(char *buf, size_t len, const char *name)
+void ms_rmss_run_path(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, "%s/memstat-rmss.%s", run_dir(), name);
 }
@@ -163,7 +170,7 @@ static int parse_mb(const char *arg, double *out)
 	return 0;
 }
 
-static int write_str(const char *path, const char *s)
+int ms_rmss_write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	ssize_t n;
@@ -177,7 +184,7 @@ static int write_str(const char *path, const char *s)
 	return err;
 }
 
-static int read_file(const char *path, char *buf, size_t len)
+int ms_rmss_read_file(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n, got = 0;
@@ -211,7 +218,7 @@ static long long kv_file(const char *path, const char *key)
 {
 	static char buf[65536];
 
-	if (read_file(path, buf, sizeof(buf)))
+	if (ms_rmss_read_file(path, buf, sizeof(buf)))
 		return -1;
 	return kv_get(buf, key);
 }
@@ -224,7 +231,7 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void sleep_ms(long ms)
+void ms_rmss_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
@@ -232,14 +239,14 @@ static void sleep_ms(long ms)
 }
 
 /* field 22 of /proc/PID/stat (start time in clock ticks), 0 when no such process */
-static unsigned long long proc_starttime(pid_t pid, char *comm, size_t commlen)
+unsigned long long ms_rmss_proc_starttime(pid_t pid, char *comm, size_t commlen)
 {
 	char path[64], buf[1024], *p, *q;
 	unsigned long long st = 0;
 	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)))
+	if (ms_rmss_read_file(path, buf, sizeof(buf)))
 		return 0;
 	p = strchr(buf, '(');
 	q = strrchr(buf, ')');
@@ -280,7 +287,7 @@ static int read_machine(struct machine *m)
 	m->real_mb = mi.mem_total / 1024.0;
 	m->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	swap = 0;
-	if (!read_file("/proc/meminfo", buf, sizeof(buf))) {
+	if (!ms_rmss_read_file("/proc/meminfo", buf, sizeof(buf))) {
 		char *p = strstr(buf, "SwapTotal:");
 
 		if (p)
@@ -294,7 +301,7 @@ static long long meminfo_kb(const char *field)
 {
 	char buf[8192], key[64], *p;
 
-	if (read_file("/proc/meminfo", buf, sizeof(buf)))
+	if (ms_rmss_read_file("/proc/meminfo", buf, sizeof(buf)))
 		return -1;
 	snprintf(key, sizeof(key), "\n%s:", field);
 	p = strstr(buf, key);
@@ -391,7 +398,7 @@ static int take_lock(int *fdp)
 	char path[512], buf[64];
 	int fd;
 
-	run_path(path, sizeof(path), "lock");
+	ms_rmss_run_path(path, sizeof(path), "lock");
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		rerr("cannot open the lock file %s: %s", path, strerror(errno));
@@ -417,212 +424,13 @@ static int take_lock(int *fdp)
 	return 0;
 }
 
-struct state {
-	pid_t pid;
-	unsigned long long starttime;
-	double real_mb, simulated_mb, stolen_mb;
-	int zram;	/* -1: none */
-};
-
-static int state_read(struct state *s)
-{
-	char path[512], buf[1024];
-	const char *p;
-
-	memset(s, 0, sizeof(*s));
-	s->zram = -1;
-	run_path(path, sizeof(path), "state");
-	if (read_file(path, buf, sizeof(buf)))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (!strncmp(p, "pid ", 4))
-			s->pid = (pid_t)strtol(p + 4, NULL, 10);
-		else if (!strncmp(p, "starttime ", 10))
-			s->starttime = strtoull(p + 10, NULL, 10);
-		else if (!strncmp(p, "real_mb ", 8))
-			s->real_mb = strtod(p + 8, NULL);
-		else if (!strncmp(p, "simulated_mb ", 13))
-			s->simulated_mb = strtod(p + 13, NULL);
-		else if (!strncmp(p, "stolen_mb ", 10))
-			s->stolen_mb = strtod(p + 10, NULL);
-		else if (!strncmp(p, "zram ", 5))
-			s->zram = (int)strtol(p + 5, NULL, 10);
-	}
-	return 0;
-}
-
-/* the state file, replaced whole through outfile.c; 0 or -errno (the reason said on stderr) */
-static int state_write(const struct state *s)
-{
-	char path[512], why[600], buf[256];
-	struct ms_out o;
-	int n, ret;
-
-	run_path(path, sizeof(path), "state");
-	n = snprintf(buf, sizeof(buf), "pid %d\nstarttime %llu\nreal_mb %.4f\nsimulated_mb %.4f\n"
-		     "stolen_mb %.4f\nzram %d\n", s->pid, s->starttime, s->real_mb,
-		     s->simulated_mb, s->stolen_mb, s->zram);
-	ret = ms_out_open(&o, path, MS_OUT_RMSS_STATE, 0644, why, sizeof(why));
-	if (!ret) {
-		if (write(o.fd, buf, (size_t)n) != n) {
-			snprintf(why, sizeof(why), "failed to write %s: %s", path,
-				 strerror(errno ? errno : EIO));
-			ms_out_abort(&o);
-			ret = MS_EXIT_FAIL;
-		} else {
-			ret = ms_out_commit(&o, why, sizeof(why));
-		}
-	}
-	if (ret) {
-		rerr("%s", why);
-		return ret == MS_EXIT_USAGE ? -EPERM : -EIO;
-	}
-	return 0;
-}
-
-static void state_remove(void)
-{
-	char path[512];
-
-	run_path(path, sizeof(path), "state");
-	unlink(path);
-}
-
-/* the pool daemon of s, if it still runs (its pid with its start time and name) */
-static bool pool_alive(const struct state *s)
-{
-	char comm[64] = "";
-
-	if (s->pid <= 0)
-		return false;
-	return proc_starttime(s->pid, comm, sizeof(comm)) == s->starttime && s->starttime &&
-	       !strcmp(comm, POOL_COMM);
-}
-
-/* end the pool of s and wait until its memory is back; 0 or -errno */
-static int pool_stop(const struct state *s)
-{
-	int i;
-
-	if (!pool_alive(s))
-		return 0;
-	if (kill(s->pid, SIGKILL) && errno != ESRCH)
-		return -errno;
-	for (i = 0; i < 3000; i++) {	/* 30 s */
-		if (!pool_alive(s))
-			return 0;
-		sleep_ms(10);
-	}
-	return -ETIMEDOUT;
-}
-
-/*
- * Start a pool daemon holding stolen_mb mlocked: 0, with s->pid and s->starttime, or an
- * MS_EXIT_* code with the reason said.
- */
-static int pool_start(double stolen_mb, struct state *s)
-{
-	struct { pid_t pid; int err; } msg = { 0, 0 };
-	size_t len = (size_t)(stolen_mb * 1048576.0);
-	long pg = sysconf(_SC_PAGESIZE);
-	int p[2];
-	pid_t c;
-	ssize_t n;
-
-	len = (len + pg - 1) / pg * pg;
-	if (pipe2(p, O_CLOEXEC)) {
-		rerr("pipe: %s", strerror(errno));
-		return MS_EXIT_FAIL;
-	}
-	fflush(NULL);
-	c = fork();
-	if (c < 0) {
-		rerr("fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return MS_EXIT_FAIL;
-	}
-	if (c == 0) {
-		int fd, wfd = p[1];
-		void *mem;
-
-		setsid();
-		if (fork() != 0)
-			_exit(0);	/* the daemon is the grandchild: init reaps it */
-		/* hold nothing of memstat's: the lock, BPF objects, the report */
-		if (wfd != 3) {
-			dup2(wfd, 3);
-			wfd = 3;
-		}
-		syscall(SYS_close_range, 4U, ~0U, 0U);
-		fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-			if (fd > 3)
-				close(fd);
-		}
-		if (chdir("/")) {
-			/* nothing to do: the daemon opens no files */
-		}
-		signal(SIGINT, SIG_IGN);
-		signal(SIGHUP, SIG_IGN);
-		signal(SIGPIPE, SIG_IGN);
-		signal(SIGTERM, SIG_DFL);
-		prctl(PR_SET_NAME, POOL_COMM);
-		/* the OOM killer's first choice: the pool, not a real process */
-		write_str("/proc/self/oom_score_adj", "1000");
-		msg.pid = getpid();
-		mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem == MAP_FAILED)
-			msg.err = errno;
-		/* the system call itself: ASan's mlock() is a no-op that locks nothing */
-		else if (madvise(mem, len, MADV_NOHUGEPAGE), syscall(SYS_mlock, mem, len))
-			msg.err = errno;
-		/* the pool records itself: memstat killed from here on leaves a state for -r */
-		if (!msg.err) {
-			s->pid = msg.pid;
-			s->starttime = proc_starttime(msg.pid, NULL, 0);
-			s->stolen_mb = len / 1048576.0;
-			msg.err = -state_write(s);
-		}
-		if (write(wfd, &msg, sizeof(msg)) != sizeof(msg) || msg.err)
-			_exit(1);
-		close(wfd);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	waitpid(c, NULL, 0);
-	do
-		n = read(p[0], &msg, sizeof(msg));
-	while (n < 0 && errno == EINTR);
-	close(p[0]);
-	if (n != sizeof(msg)) {
-		rerr("the pool process ended while taking %.2f MB (killed by the OOM killer?): "
-		     "nothing is stolen", stolen_mb);
-		return MS_EXIT_FAIL;
-	}
-	if (msg.err < 0) {
-		rerr("the pool could not write the state file: %s: nothing is stolen",
-		     strerror(-msg.err));
-		return MS_EXIT_FAIL;
-	}
-	if (msg.err) {
-		rerr("the pool could not lock %.2f MB: %s: nothing is stolen", stolen_mb,
-		     strerror(msg.err));
-		return MS_EXIT_FAIL;
-	}
-	s->pid = msg.pid;
-	s->starttime = proc_starttime(msg.pid, NULL, 0);
-	s->stolen_mb = len / 1048576.0;
-	return 0;
-}
-
 /* ---- zram swap for the run ---- */
 
-static int zram_setup(double mb, int *idp, char *dev, size_t devlen)
+/*
+ * A zram device of mb, swapped on: recorded in s and the state file as soon as it has a number,
+ * before it is sized or swapped on. MS_EXIT_*
+ */
+static int zram_setup(double mb, struct ms_rmss_state *s, char *dev, size_t devlen)
 {
 	char buf[64], path[128];
 	struct stat st;
@@ -630,7 +438,6 @@ static int zram_setup(double mb, int *idp, char *dev, size_t devlen)
 	long pg = sysconf(_SC_PAGESIZE);
 	unsigned long long bytes = (unsigned long long)(mb * 1048576.0) / pg * pg;
 
-	*idp = -1;
 	if (access("/sys/class/zram-control/hot_add", F_OK)) {
 		rerr("--zram: no zram support here (/sys/class/zram-control is missing: the zram "
 		     "module is not loaded; 'modprobe zram' loads it where it exists)");
@@ -640,15 +447,18 @@ static int zram_setup(double mb, int *idp, char *dev, size_t devlen)
 		rerr("--zram %g: too small for a swap device", mb);
 		return MS_EXIT_USAGE;
 	}
-	if (read_file("/sys/class/zram-control/hot_add", buf, sizeof(buf)) || !isdigit((unsigned char)buf[0])) {
+	if (ms_rmss_read_file("/sys/class/zram-control/hot_add", buf, sizeof(buf)) ||
+	    !isdigit((unsigned char)buf[0])) {
 		rerr("--zram: cannot add a zram device (/sys/class/zram-control/hot_add)");
 		return MS_EXIT_FAIL;
 	}
 	id = atoi(buf);
-	*idp = id;
+	s->zram = id;
+	if (ms_rmss_state_write(s))
+		return MS_EXIT_FAIL;
 	snprintf(path, sizeof(path), "/sys/block/zram%d/disksize", id);
 	snprintf(buf, sizeof(buf), "%llu", bytes);
-	err = write_str(path, buf);
+	err = ms_rmss_write_str(path, buf);
 	if (err) {
 		rerr("--zram: cannot size zram%d: %s", id, strerror(-err));
 		return MS_EXIT_FAIL;
@@ -659,7 +469,8 @@ static int zram_setup(double mb, int *idp, char *dev, size_t devlen)
 		unsigned int maj, min;
 
 		snprintf(path, sizeof(path), "/sys/block/zram%d/dev", id);
-		if (read_file(path, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &maj, &min) != 2 ||
+		if (ms_rmss_read_file(path, buf, sizeof(buf)) ||
+		    sscanf(buf, "%u:%u", &maj, &min) != 2 ||
 		    (mknod(dev, S_IFBLK | 0600, makedev(maj, min)) && errno != EEXIST)) {
 			rerr("--zram: no device node %s", dev);
 			return MS_EXIT_FAIL;
@@ -697,67 +508,165 @@ static int zram_setup(double mb, int *idp, char *dev, size_t devlen)
 	return 0;
 }
 
-/* swapoff, reset and remove zram<id>; quiet when there is nothing to undo */
-static int zram_remove(int id)
-{
-	char dev[64], path[128], buf[32];
-	int err = 0;
-
-	if (id < 0)
-		return 0;
-	snprintf(dev, sizeof(dev), "/dev/zram%d", id);
-	if (swapoff(dev) && errno != EINVAL && errno != ENOENT) {
-		rerr("--zram: swapoff %s: %s", dev, strerror(errno));
-		err = -1;
-	}
-	snprintf(path, sizeof(path), "/sys/block/zram%d/reset", id);
-	write_str(path, "1");
-	snprintf(buf, sizeof(buf), "%d", id);
-	if (access(path, F_OK) == 0 && write_str("/sys/class/zram-control/hot_remove", buf)) {
-		rerr("--zram: cannot remove zram%d", id);
-		err = -1;
-	}
-	return err;
-}
-
 /* ---- the cgroup ---- */
 
 struct cg {
 	int v;			/* 1 or 2; 0: none */
-	char dir[256];
+	char dir[MS_RMSS_PATH_MAX];
+	char freezer[MS_RMSS_PATH_MAX];	/* v1: the twin in the freezer hierarchy, or "" */
 	int peak_fd;		/* v2 memory.peak opened per size (reset per fd, 6.12+), or -1 */
 };
 
-static int cg_create(struct cg *cg)
+/*
+ * This process's cgroup in a hierarchy, from /proc/self/cgroup: v1's that has controller ctrl,
+ * or v2's (ctrl NULL). "" for the hierarchy's root; 0 or -1.
+ */
+static int self_cgroup(const char *ctrl, char *buf, size_t len)
 {
+	static char text[8192];
+	char *line, *next;
+
+	if (ms_rmss_read_file("/proc/self/cgroup", text, sizeof(text)))
+		return -1;
+	for (line = text; line && *line; line = next) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		bool match = false;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		if (!ctrl) {
+			match = !strncmp(line, "0:", 2) && c2 == c1 + 1;
+		} else {
+			for (char *t = strtok(c1 + 1, ","); t; t = strtok(NULL, ","))
+				match |= !strcmp(t, ctrl);
+		}
+		if (!match)
+			continue;
+		if (!strcmp(c2 + 1, "/"))
+			c2[1] = '\0';
+		if ((size_t)snprintf(buf, len, "%s", c2 + 1) >= len)
+			return -1;
+		return 0;
+	}
+	return -1;
+}
+
+/* the memory cgroup v2 has enabled in dir's subtree_control */
+static bool v2_memory_enabled(const char *dir)
+{
+	char path[MS_RMSS_PATH_MAX + 32], ctl[256] = "";
+
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	return !ms_rmss_read_file(path, ctl, sizeof(ctl)) && strstr(ctl, "memory");
+}
+
+/* +memory in dir's subtree_control, recorded before, disabled again at the end; 0 or -1 */
+static int v2_enable_memory(const char *dir, struct ms_rmss_state *st)
+{
+	char path[MS_RMSS_PATH_MAX + 32];
+	int err;
+
+	snprintf(st->subtree, sizeof(st->subtree), "%s", dir);
+	if (ms_rmss_state_write(st)) {
+		st->subtree[0] = '\0';
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	err = ms_rmss_write_str(path, "+memory");
+	if (err) {
+		rerr("--cgroup: cannot enable the memory controller in %s: %s", path,
+			    strerror(-err));
+		st->subtree[0] = '\0';
+		ms_rmss_state_sync(st);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The command's cgroup, memstat-rmss-PID, made where the caller may make one (README.md
+ * "memstat rmss", "Where the cgroup is made"): on v1, under the caller's own memory cgroup
+ * (v1 has no rule against processes beside child cgroups), with a twin under the caller's
+ * freezer cgroup when the freezer is mounted (to end its processes frozen); on v2, beside the
+ * caller's cgroup (a cgroup with processes in it cannot enable controllers for its children),
+ * at the root only for a caller in the root. The memory controller is enabled in the parent's
+ * subtree_control only where it is not, recorded and disabled again at the end. Each is
+ * recorded in st and the state file before it is made.
+ */
+static int cg_create(struct cg *cg, struct ms_rmss_state *st)
+{
+	char self[MS_RMSS_PATH_MAX], parent[MS_RMSS_PATH_MAX];
+
 	cg->peak_fd = -1;
+	cg->freezer[0] = '\0';
 	if (access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0) {
 		cg->v = 1;
-		snprintf(cg->dir, sizeof(cg->dir), "/sys/fs/cgroup/memory/memstat-rmss-%d", getpid());
+		if (self_cgroup("memory", self, sizeof(self)) ||
+		    (size_t)snprintf(cg->dir, sizeof(cg->dir),
+				     "/sys/fs/cgroup/memory%s/memstat-rmss-%d", self,
+				     getpid()) >= sizeof(cg->dir)) {
+			rerr("--cgroup: cannot tell this process's memory cgroup");
+			cg->v = 0;
+			return MS_EXIT_FAIL;
+		}
+		if (access("/sys/fs/cgroup/freezer/cgroup.procs", F_OK) == 0 &&
+		    !self_cgroup("freezer", self, sizeof(self)) &&
+		    (size_t)snprintf(cg->freezer, sizeof(cg->freezer),
+				     "/sys/fs/cgroup/freezer%s/memstat-rmss-%d", self,
+				     getpid()) >= sizeof(cg->freezer))
+			cg->freezer[0] = '\0';
 	} else {
-		char ctl[256] = "";
+		char ctl[256] = "", *slash;
 
-		if (read_file("/sys/fs/cgroup/cgroup.controllers", ctl, sizeof(ctl)) ||
+		if (ms_rmss_read_file("/sys/fs/cgroup/cgroup.controllers", ctl, sizeof(ctl)) ||
 		    !strstr(ctl, "memory")) {
 			rerr("--cgroup: no memory cgroup controller (neither v1 "
-			     "/sys/fs/cgroup/memory nor v2 /sys/fs/cgroup with memory)");
+				    "/sys/fs/cgroup/memory nor v2 /sys/fs/cgroup with memory)");
 			return MS_EXIT_FAIL;
 		}
 		cg->v = 2;
-		read_file("/sys/fs/cgroup/cgroup.subtree_control", ctl, sizeof(ctl));
-		if (!strstr(ctl, "memory") &&
-		    write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory")) {
-			rerr("--cgroup: cannot enable the memory controller for child cgroups");
+		if (self_cgroup(NULL, self, sizeof(self))) {
+			rerr("--cgroup: cannot tell this process's cgroup");
+			cg->v = 0;
 			return MS_EXIT_FAIL;
 		}
-		snprintf(cg->dir, sizeof(cg->dir), "/sys/fs/cgroup/memstat-rmss-%d", getpid());
+		slash = strrchr(self, '/');
+		if (slash)
+			*slash = '\0';	/* its parent; "" (the root) for the root and its child */
+		if ((size_t)snprintf(parent, sizeof(parent), "/sys/fs/cgroup%s", self) >=
+		    sizeof(parent) ||
+		    (size_t)snprintf(cg->dir, sizeof(cg->dir), "%s/memstat-rmss-%d", parent,
+				     getpid()) >= sizeof(cg->dir)) {
+			rerr("--cgroup: the cgroup path is too long");
+			cg->v = 0;
+			return MS_EXIT_FAIL;
+		}
+		if (!v2_memory_enabled(parent) && v2_enable_memory(parent, st)) {
+			cg->v = 0;
+			return MS_EXIT_FAIL;
+		}
 	}
+	st->cg_v = cg->v;
+	snprintf(st->cgroup, sizeof(st->cgroup), "%s", cg->dir);
+	snprintf(st->freezer, sizeof(st->freezer), "%s", cg->freezer);
+	if (ms_rmss_state_write(st))
+		goto undo;
 	if (mkdir(cg->dir, 0755)) {
 		rerr("--cgroup: mkdir %s: %s", cg->dir, strerror(errno));
-		cg->v = 0;
-		return MS_EXIT_FAIL;
+		goto undo;
+	}
+	if (cg->freezer[0] && mkdir(cg->freezer, 0755)) {
+		rerr("--cgroup: mkdir %s: %s", cg->freezer, strerror(errno));
+		goto undo;
 	}
 	return 0;
+undo:
+	/* what was made is removed at the end (restore) */
+	return MS_EXIT_FAIL;
 }
 
 static int cg_file(const struct cg *cg, const char *name, char *path, size_t len)
@@ -771,50 +680,50 @@ static int cg_file(const struct cg *cg, const char *name, char *path, size_t len
  */
 static int cg_limit(struct cg *cg, double mb, double swap_mb)
 {
-	char path[300], val[64], swp[64];
+	char path[MS_RMSS_PATH_MAX + 32], val[64], swp[64];
 	unsigned long long b = (unsigned long long)(mb * 1048576.0);
 	unsigned long long s = (unsigned long long)(swap_mb * 1048576.0);
 	int err;
 
 	if (cg->v == 1) {
-		char memsw[300];
+		char memsw[MS_RMSS_PATH_MAX + 32];
 
 		cg_file(cg, "memory.limit_in_bytes", path, sizeof(path));
 		cg_file(cg, "memory.memsw.limit_in_bytes", memsw, sizeof(memsw));
 		snprintf(val, sizeof(val), "%llu", b);
 		snprintf(swp, sizeof(swp), "%llu", b + s);
 		if (access(memsw, F_OK)) {
-			err = write_str(path, val);
+			err = ms_rmss_write_str(path, val);
 		} else {
 			/* memsw >= memory at every moment: raise memsw first, lower it last */
-			err = write_str(memsw, swp);
+			err = ms_rmss_write_str(memsw, swp);
 			if (!err)
-				err = write_str(path, val);
+				err = ms_rmss_write_str(path, val);
 			if (!err)
-				err = write_str(memsw, swp);
+				err = ms_rmss_write_str(memsw, swp);
 			else
-				(void)write_str(path, val);
+				(void)ms_rmss_write_str(path, val);
 			if (err == -EINVAL) {
-				err = write_str(path, val);
+				err = ms_rmss_write_str(path, val);
 				if (!err)
-					err = write_str(memsw, swp);
+					err = ms_rmss_write_str(memsw, swp);
 			}
 		}
 		if (!err) {
 			cg_file(cg, "memory.max_usage_in_bytes", path, sizeof(path));
-			write_str(path, "0");
+			ms_rmss_write_str(path, "0");
 		}
 		return err;
 	}
 	cg_file(cg, "memory.max", path, sizeof(path));
 	snprintf(val, sizeof(val), "%llu", b);
-	err = write_str(path, val);
+	err = ms_rmss_write_str(path, val);
 	if (err)
 		return err;
 	cg_file(cg, "memory.swap.max", path, sizeof(path));
 	snprintf(swp, sizeof(swp), "%llu", s);
 	if (access(path, F_OK) == 0)
-		write_str(path, swp);
+		ms_rmss_write_str(path, swp);
 	if (cg->peak_fd >= 0)
 		close(cg->peak_fd);
 	cg_file(cg, "memory.peak", path, sizeof(path));
@@ -833,7 +742,7 @@ struct cg_count {
 
 static void cg_counts(const struct cg *cg, struct cg_count *c)
 {
-	char path[300];
+	char path[MS_RMSS_PATH_MAX + 32];
 	long long a, f;
 
 	cg_file(cg, "memory.stat", path, sizeof(path));
@@ -851,7 +760,7 @@ static void cg_counts(const struct cg *cg, struct cg_count *c)
 
 static double cg_peak_mb(const struct cg *cg)
 {
-	char path[300], buf[64];
+	char path[MS_RMSS_PATH_MAX + 32], buf[64];
 
 	if (cg->v == 1) {
 		cg_file(cg, "memory.max_usage_in_bytes", path, sizeof(path));
@@ -865,7 +774,7 @@ static double cg_peak_mb(const struct cg *cg)
 	} else {
 		cg_file(cg, "memory.peak", path, sizeof(path));
 	}
-	if (read_file(path, buf, sizeof(buf)) || !isdigit((unsigned char)buf[0]))
+	if (ms_rmss_read_file(path, buf, sizeof(buf)) || !isdigit((unsigned char)buf[0]))
 		return -1;
 	return strtoull(buf, NULL, 10) / 1048576.0;
 }
@@ -873,14 +782,14 @@ static double cg_peak_mb(const struct cg *cg)
 /* the cgroup's own pages from memory.stat, MB per class (kernel, anon, shmem, page cache) */
 static void cg_pages(const struct cg *cg, double *mb)
 {
-	char path[300];
+	char path[MS_RMSS_PATH_MAX + 32];
 	static char buf[65536];
 	long long v;
 
 	for (int i = 0; i < MS_NR_CLASSES; i++)
 		mb[i] = -1;
 	cg_file(cg, "memory.stat", path, sizeof(path));
-	if (read_file(path, buf, sizeof(buf)))
+	if (ms_rmss_read_file(path, buf, sizeof(buf)))
 		return;
 	if (cg->v == 1) {
 		long long cache = kv_get(buf, "cache"), shmem = kv_get(buf, "shmem");
@@ -894,7 +803,7 @@ static void cg_pages(const struct cg *cg, double *mb)
 		{
 			char k[64];
 
-			if (!read_file(path, k, sizeof(k)) && isdigit((unsigned char)k[0]))
+			if (!ms_rmss_read_file(path, k, sizeof(k)) && isdigit((unsigned char)k[0]))
 				mb[MS_C_KERNEL] = strtoull(k, NULL, 10) / 1048576.0;
 		}
 		return;
@@ -943,42 +852,6 @@ static int cg_walk_pages(struct walker *w, const struct cg *cg, double page_mb, 
 	return ret ? -1 : 0;
 }
 
-/* end what still runs in the cgroup and remove it; quiet when it is gone */
-static int cg_remove(struct cg *cg)
-{
-	char path[300], buf[4096];
-	int i;
-
-	if (!cg->v)
-		return 0;
-	if (cg->peak_fd >= 0) {
-		close(cg->peak_fd);
-		cg->peak_fd = -1;
-	}
-	for (i = 0; i < 500; i++) {	/* 5 s */
-		if (!rmdir(cg->dir) || errno == ENOENT) {
-			cg->v = 0;
-			return 0;
-		}
-		if (errno != EBUSY)
-			break;
-		cg_file(cg, "cgroup.procs", path, sizeof(path));
-		if (!read_file(path, buf, sizeof(buf))) {
-			for (char *p = buf; *p; ) {
-				pid_t pid = (pid_t)strtol(p, &p, 10);
-
-				if (pid > 0)
-					kill(pid, SIGKILL);
-				while (*p && !isdigit((unsigned char)*p))
-					p++;
-			}
-		}
-		sleep_ms(10);
-	}
-	rerr("--cgroup: cannot remove %s: %s", cg->dir, strerror(errno));
-	return -1;
-}
-
 /* ---- the driver ---- */
 
 static volatile sig_atomic_t stop_sig, alarm_fired;
@@ -1002,7 +875,7 @@ static void vm_counts(struct vm_count *v)
 	static char buf[16384];
 
 	memset(v, 0, sizeof(*v));
-	if (read_file("/proc/vmstat", buf, sizeof(buf)))
+	if (ms_rmss_read_file("/proc/vmstat", buf, sizeof(buf)))
 		return;
 	v->pgpgin_kb = kv_get(buf, "pgpgin");
 	v->zswpin = kv_get(buf, "zswpin");
@@ -1041,9 +914,10 @@ struct driver {
 	struct machine m;
 	struct walker w;
 	struct cg cg;
-	struct state pool;	/* machine mode: the pool now */
+	struct ms_rmss_state st;	/* what is changed now: pool, zram device, cgroup */
 	bool have_pool;
-	int zram_id;
+	struct ms_rmss_guard guard;
+	int pidfd;		/* this process's: its pools end with it */
 	struct ms_out report;	/* -o FILE (outfile.c): replaced at the end */
 	struct ms_out plot;	/* --plot FILE.svg */
 	FILE *out;		/* the report's stream: -o FILE's temporary file, or NULL for -o - */
@@ -1082,7 +956,7 @@ static int run_once(struct driver *d, struct run *r)
 	struct rusage ru;
 	double t0, t1;
 	int err_pipe[2], status = 0, cerr = 0;
-	pid_t pid, w;
+	pid_t pid, w, driver = getpid();
 	bool termed = false;
 
 	memset(r, 0, sizeof(*r));
@@ -1105,11 +979,21 @@ static int run_once(struct driver *d, struct run *r)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		/* the command ends with the driver, whatever ends it (its cgroup is killed too) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != driver)
+			_exit(127);
 		if (d->cg.v) {
-			char path[300];
+			char path[MS_RMSS_PATH_MAX + 32];
 
+			e = 0;
+			if (d->cg.freezer[0]) {
+				snprintf(path, sizeof(path), "%s/cgroup.procs", d->cg.freezer);
+				e = ms_rmss_write_str(path, "0");
+			}
 			cg_file(&d->cg, "cgroup.procs", path, sizeof(path));
-			e = write_str(path, "0");
+			if (!e)
+				e = ms_rmss_write_str(path, "0");
 			if (e) {
 				e = -e;
 				if (write(err_pipe[1], &e, sizeof(e)) < 0) {}
@@ -1179,66 +1063,48 @@ static int set_size(struct driver *d, double mb)
 	if (d->cg.v) {
 		err = cg_limit(&d->cg, mb, d->m.swap_mb);
 		if (err) {
-			rerr("--cgroup: cannot limit %s to %.2f MB: %s", d->cg.dir, mb, strerror(-err));
+			rerr("--cgroup: cannot limit %s to %.2f MB: %s", d->cg.dir, mb,
+				    strerror(-err));
 			return MS_EXIT_FAIL;
 		}
 		return 0;
 	}
 	if (d->have_pool) {
-		err = pool_stop(&d->pool);
+		err = ms_rmss_pool_stop(&d->st);
 		if (err) {
-			rerr("cannot end the pool process %d: %s", d->pool.pid, strerror(-err));
+			rerr("cannot end the pool process %d: %s", d->st.pid, strerror(-err));
 			return MS_EXIT_FAIL;
 		}
 		d->have_pool = false;
-		if (d->zram_id >= 0) {	/* -r still finds the zram device after a crash */
-			struct state s = { .zram = d->zram_id };
-
-			state_write(&s);
-		} else {
-			state_remove();
-		}
+		d->st.pid = 0;
+		d->st.starttime = 0;
+		d->st.stolen_mb = 0;
+		ms_rmss_state_sync(&d->st);	/* what else it records stays for -r */
 	}
 	if (mb >= d->m.real_mb)
 		return 0;
-	d->pool.real_mb = d->m.real_mb;
-	d->pool.simulated_mb = mb;
-	d->pool.zram = d->zram_id;
-	ret = pool_start(d->m.real_mb - mb, &d->pool);
+	d->st.real_mb = d->m.real_mb;
+	d->st.simulated_mb = mb;
+	ret = ms_rmss_pool_start(d->m.real_mb - mb, &d->st, d->pidfd);
 	if (ret)
 		return ret;
-	d->have_pool = true;	/* it wrote the state file */
+	d->have_pool = true;	/* recorded in the state file before it took the memory */
 	return 0;
 }
 
-/* undo everything: the pool, the state, the cgroup, the zram device */
+/* undo everything: the pool, the cgroup, the zram device, the state */
 static int restore(struct driver *d)
 {
-	int err = 0;
+	int err;
 
-	if (d->have_pool) {
-		if (pool_stop(&d->pool)) {
-			rerr("cannot end the pool process %d", d->pool.pid);
-			err = -1;
-		} else {
-			d->have_pool = false;
-		}
+	if (d->cg.peak_fd >= 0) {
+		close(d->cg.peak_fd);
+		d->cg.peak_fd = -1;
 	}
-	if (cg_remove(&d->cg))
-		err = -1;
-	if (d->zram_id >= 0) {
-		if (zram_remove(d->zram_id))
-			err = -1;
-		else
-			d->zram_id = -1;
-	}
-	if (!d->have_pool && d->zram_id < 0)
-		state_remove();
-	else if (d->zram_id >= 0 && !d->have_pool) {
-		struct state s = { .zram = d->zram_id };	/* for -r to remove it */
-
-		state_write(&s);
-	}
+	err = ms_rmss_undo(&d->st, false);
+	d->have_pool = d->st.pid > 0;
+	if (!d->st.cgroup[0])
+		d->cg.v = 0;
 	return err;
 }
 
@@ -1273,8 +1139,8 @@ static void print_header(struct driver *d, double start_mb)
 	emit(d, "\n");
 	if (d->m.swap_mb <= 0)
 		emit(d, "Swap: none\n");
-	else if (d->zram_id >= 0)
-		emit(d, "Swap:  %.2f Mb (zram%d for this run, %.2f Mb)\n", d->m.swap_mb, d->zram_id,
+	else if (d->st.zram >= 0)
+		emit(d, "Swap:  %.2f Mb (zram%d for this run, %.2f Mb)\n", d->m.swap_mb, d->st.zram,
 		     d->o->zram_mb);
 	else
 		emit(d, "Swap:  %.2f Mb\n", d->m.swap_mb);
@@ -1399,7 +1265,7 @@ static void print_json(struct driver *d, double knee_mb, bool interrupted)
 	fputs(",\"swap\":{\"total_mb\":", f);
 	fprintf(f, "%.3f", d->m.swap_mb);
 	fputs(",\"zram_mb\":", f);
-	fprintf(f, "%.3f", d->zram_id >= 0 || d->o->zram_mb > 0 ? d->o->zram_mb : 0.0);
+	fprintf(f, "%.3f", d->st.zram >= 0 || d->o->zram_mb > 0 ? d->o->zram_mb : 0.0);
 	fprintf(f, "},\"pageins_from\":\"%s\",\"pages_from\":\"%s\",\"sizes\":[",
 		d->o->cgroup ? "cgroup_refaults" : "vmstat_pgpgin_zswpin",
 		d->o->cgroup && !d->w.open ? "memory.stat" : d->o->cgroup ? "walk_cgroup" : "walk");
@@ -1616,7 +1482,7 @@ static int measure_size(struct driver *d, struct size_row *row)
 		if (!ms_class_pages(&res, MS_C_UNKNOWN))
 			row->pages_mb[MS_C_UNKNOWN] = -1;
 	}
-	row->stolen_mb = d->have_pool ? d->pool.stolen_mb : 0;
+	row->stolen_mb = d->have_pool ? d->st.stolen_mb : 0;
 	row->done = true;
 	return 0;
 }
@@ -1682,15 +1548,16 @@ static int close_outputs(struct driver *d, bool commit)
 
 static int driver_main(struct rmss_opts *o)
 {
-	struct driver d = { .o = o, .zram_id = -1, .cg = { .peak_fd = -1 },
-			    .report = MS_OUT_INIT, .plot = MS_OUT_INIT };
+	struct driver d = { .o = o, .cg = { .peak_fd = -1 }, .guard = { .pid = -1, .ctl = -1 },
+			    .pidfd = -1, .report = MS_OUT_INIT, .plot = MS_OUT_INIT };
 	struct ms_result res;
 	struct sigaction sa = {};
 	double start, final, delta, base = 0, noise = 0, k;
 	int lock_fd = -1, ret = 0, nsizes;
 	bool down;
 	char zdev[64];
-	struct state old;
+
+	ms_rmss_state_init(&d.st);
 
 	ret = open_outputs(&d);
 	if (ret) {
@@ -1707,16 +1574,34 @@ static int driver_main(struct rmss_opts *o)
 		close_outputs(&d, false);
 		return ret;
 	}
-	/* a pool left by -c is replaced by the driver's, and ended at its end */
-	if (!state_read(&old) && pool_alive(&old)) {
-		d.pool = old;
-		d.have_pool = true;
+	/* before anything is changed: what outlives this process and undoes it after a crash */
+	d.pidfd = ms_rmss_self_pidfd();
+	ret = ms_rmss_guard_start(&d.guard, lock_fd, d.pidfd);
+	if (ret) {
+		if (d.pidfd >= 0)
+			close(d.pidfd);
+		close(lock_fd);
+		close_outputs(&d, false);
+		return ret;
+	}
+	/*
+	 * A pool left by -c is replaced by the driver's, and ended at its end; whatever else the
+	 * state records was left by a crash whose guardian was killed too: undone first.
+	 */
+	if (!ms_rmss_state_read(&d.st)) {
+		if (!ms_rmss_pool_alive(&d.st))
+			d.st.pid = 0;
+		if (ms_rmss_undo(&d.st, true)) {
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+		d.have_pool = d.st.pid > 0;
 	}
 	if (!o->cgroup) {
 		ret = walker_open(&d.w, 0);
 		if (ret)
 			goto out;
-		ret = safe_floor(&d.w, &d.m, d.have_pool ? d.pool.stolen_mb : 0, &d.floor_mb, &res);
+		ret = safe_floor(&d.w, &d.m, d.have_pool ? d.st.stolen_mb : 0, &d.floor_mb, &res);
 		if (ret)
 			goto out;
 	} else {
@@ -1765,6 +1650,13 @@ static int driver_main(struct rmss_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a hang-up (ssh without nohup) restores as SIGINT does; nohup's SIG_IGN stays */
+	{
+		struct sigaction old;
+
+		if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(SIGHUP, &sa, NULL);
+	}
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout: the report still goes to FILE */
@@ -1772,19 +1664,13 @@ static int driver_main(struct rmss_opts *o)
 	d.reporting = true;
 	d.to_stdout = !o->json;
 	if (o->zram_mb > 0) {
-		ret = zram_setup(o->zram_mb, &d.zram_id, zdev, sizeof(zdev));
-		if (d.zram_id >= 0) {	/* for -r after a crash */
-			struct state s = d.have_pool ? d.pool : (struct state){ .zram = -1 };
-
-			s.zram = d.zram_id;
-			state_write(&s);
-		}
+		ret = zram_setup(o->zram_mb, &d.st, zdev, sizeof(zdev));
 		if (ret)
 			goto out;
 		read_machine(&d.m);
 	}
 	if (o->cgroup) {
-		ret = cg_create(&d.cg);
+		ret = cg_create(&d.cg, &d.st);
 		if (ret)
 			goto out;
 	}
@@ -1819,9 +1705,9 @@ static int driver_main(struct rmss_opts *o)
 			break;
 		if (d.rows[i].done)
 			print_row(&d, &d.rows[i]);
-		if (!o->cgroup && d.have_pool && !pool_alive(&d.pool)) {
+		if (!o->cgroup && d.have_pool && !ms_rmss_pool_alive(&d.st)) {
 			rerr("the pool process %d is gone (killed by the OOM killer?): the "
-			     "sizes from %.2f MB on are not simulated; stopping", d.pool.pid,
+			     "sizes from %.2f MB on are not simulated; stopping", d.st.pid,
 			     d.rows[i].mb);
 			d.have_pool = false;
 			ret = MS_EXIT_FAIL;
@@ -1831,6 +1717,10 @@ static int driver_main(struct rmss_opts *o)
 out:
 	if (restore(&d))
 		ret = ret ? ret : MS_EXIT_FAIL;
+	/* restored, or what could not be is left in the state file for -r */
+	ms_rmss_guard_stop(&d.guard);
+	if (d.pidfd >= 0)
+		close(d.pidfd);
 	if (d.reporting) {
 		if (d.iterations)
 			print_pages_table(&d);
@@ -1849,7 +1739,8 @@ out:
 		if (stop_sig)
 			emit(&d, "\nInterrupted by %s: the report is complete up to the last "
 			     "finished size; the memory size is restored.\n",
-			     stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+			     stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGHUP ? "SIGHUP" :
+			     "SIGTERM");
 		else if (ret && d.iterations)
 			emit(&d, "\nStopped by an error (on stderr): the report is complete up to the "
 			     "last finished size; the memory size is restored.\n");
@@ -1881,7 +1772,7 @@ static int change_main(struct rmss_opts *o)
 	struct machine m;
 	struct walker w;
 	struct ms_result res;
-	struct state s;
+	struct ms_rmss_state s;
 	double floor_mb, pool_mb = 0;
 	int lock_fd = -1, ret, err;
 
@@ -1892,20 +1783,14 @@ static int change_main(struct rmss_opts *o)
 	ret = take_lock(&lock_fd);
 	if (ret)
 		return ret;
-	if (!state_read(&s) && pool_alive(&s))
+	if (!ms_rmss_state_read(&s) && ms_rmss_pool_alive(&s))
 		pool_mb = s.stolen_mb;
 	if (o->reset) {
-		err = state_read(&s) ? 0 : pool_stop(&s);
-		if (err) {
-			rerr("cannot end the pool process %d: %s", s.pid, strerror(-err));
+		/* whatever the state records, as far as it still exists: idempotent */
+		if (!ms_rmss_state_read(&s) && ms_rmss_undo(&s, false)) {
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		if (s.zram >= 0 && zram_remove(s.zram)) {
-			ret = MS_EXIT_FAIL;
-			goto out;
-		}
-		state_remove();
 		printf("Simulated memory size changed to %6.2f Mb.\n", m.real_mb);
 		goto out;
 	}
@@ -1927,28 +1812,28 @@ static int change_main(struct rmss_opts *o)
 		ret = MS_EXIT_USAGE;
 		goto out;
 	}
-	if (!state_read(&s)) {	/* resizing: replace the pool */
-		err = pool_stop(&s);
+	if (!ms_rmss_state_read(&s)) {	/* resizing: replace the pool */
+		err = ms_rmss_pool_stop(&s);
 		if (err) {
 			rerr("cannot end the pool process %d: %s", s.pid, strerror(-err));
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
 	} else {
-		memset(&s, 0, sizeof(s));
-		s.zram = -1;
+		ms_rmss_state_init(&s);
 	}
 	s.pid = 0;
+	s.starttime = 0;
+	s.stolen_mb = 0;
 	if (o->change_mb < m.real_mb) {
 		s.real_mb = m.real_mb;
 		s.simulated_mb = o->change_mb;
-		ret = pool_start(m.real_mb - o->change_mb, &s);	/* it writes the state */
-		if (ret) {
-			state_remove();
+		/* recorded in the state before it takes memory; kept until -r */
+		ret = ms_rmss_pool_start(m.real_mb - o->change_mb, &s, -1);
+		if (ret)
 			goto out;
-		}
-	} else if (s.zram < 0) {
-		state_remove();
+	} else {
+		ms_rmss_state_sync(&s);
 	}
 	printf("Simulated memory size changed to %6.2f Mb.\n", o->change_mb);
 out:
@@ -1960,17 +1845,17 @@ out:
 static int print_main(void)
 {
 	struct machine m;
-	struct state s;
+	struct ms_rmss_state s;
 
 	if (read_machine(&m)) {
 		rerr("cannot read /proc/meminfo");
 		return MS_EXIT_FAIL;
 	}
-	if (!state_read(&s) && s.pid > 0 && !pool_alive(&s))
+	if (!ms_rmss_state_read(&s) && s.pid > 0 && !ms_rmss_pool_alive(&s))
 		fprintf(stderr, "memstat rmss: the pool process %d is gone: the memory is back "
 			"(memstat rmss -r removes the state)\n", s.pid);
 	printf("Simulated memory size is %6.2f Mb.\n",
-	       s.pid > 0 && pool_alive(&s) ? s.simulated_mb : m.real_mb);
+	       s.pid > 0 && ms_rmss_pool_alive(&s) ? s.simulated_mb : m.real_mb);
 	return 0;
 }
 
@@ -2100,8 +1985,11 @@ int ms_rmss_main(int argc, char **argv)
 {
 	struct rmss_opts o;
 	const char *cap;
-	int ret = parse(argc, argv, &o);
+	int ret;
 
+	if (argc > 1 && !strncmp(argv[1], "--internal-", 11))
+		return ms_rmss_internal_main(argc - 1, argv + 1);	/* rmss_guard.c */
+	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret;
 	if (o.print)

@@ -2,7 +2,8 @@
 // memstat rmss --cgroup against a known working set, with whichever memory cgroup the kernel
 // offers: v1 on a host that has it (tests/rmss_test.py tests the rest of rmss there), v2 in the
 // VMs of tools/vm/matrix.sh, which mount no cgroup file system: the test mounts cgroup2.
-#include <glob.h>
+#include <algorithm>
+#include <filesystem>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -58,17 +59,23 @@ int memory_cgroup(std::string &why)
 	return 2;
 }
 
+// rmss's cgroups wherever they are made (under or beside memstat's own cgroup, README.md)
 std::vector<std::string> rmss_cgroups()
 {
 	std::vector<std::string> out;
-	glob_t g;
+	std::error_code ec;
 
-	for (const char *pat : { "/sys/fs/cgroup/memory/memstat-rmss-*", "/sys/fs/cgroup/memstat-rmss-*" }) {
-		if (glob(pat, 0, nullptr, &g) == 0)
-			for (size_t i = 0; i < g.gl_pathc; i++)
-				out.push_back(g.gl_pathv[i]);
-		globfree(&g);
+	namespace fs = std::filesystem;
+
+	for (auto it = fs::recursive_directory_iterator("/sys/fs/cgroup",
+							fs::directory_options::skip_permission_denied, ec);
+	     !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+		std::string name = it->path().filename().string();
+
+		if (it->is_directory(ec) && name.rfind("memstat-rmss-", 0) == 0)
+			out.push_back(it->path().string());
 	}
+	std::sort(out.begin(), out.end());
 	return out;
 }
 
