@@ -64,9 +64,9 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
  * is compared with the nearest of them, and agrees when within the tolerance of it.
  * missing: the meminfo field that is absent when kb0 or kb1 < 0.
  */
-void ms_recon_add(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
-		  long long kb0, long long kb1, const char *missing, long page_kb,
-		  long long total_pages, double tol_pct)
+static void recon_add(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
+		      long long kb0, long long kb1, const char *missing, long page_kb,
+		      long long total_pages, double tol_pct, bool relative)
 {
 	struct ms_recon_row *r;
 	long long lo, hi;
@@ -96,12 +96,19 @@ void ms_recon_add(struct ms_recon *rc, const char *name, const char *field, __u6
 
 		if (rel_tol < MS_RECON_FLOOR_PAGES)
 			rel_tol = MS_RECON_FLOOR_PAGES;
-		r->tol_pages = abs_tol < rel_tol ? abs_tol : rel_tol;
+		r->tol_pages = abs_tol < rel_tol || !relative ? abs_tol : rel_tol;
 	}
 	/* a counter this kernel does not have cannot disagree: the row is n/a, not a mismatch */
 	r->ok = r->meminfo < 0 || (r->diff < 0 ? -r->diff : r->diff) <= r->tol_pages;
 	if (!r->ok)
 		rc->all_ok = false;
+}
+
+void ms_recon_add(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
+		  long long kb0, long long kb1, const char *missing, long page_kb,
+		  long long total_pages, double tol_pct)
+{
+	recon_add(rc, name, field, walk, kb0, kb1, missing, page_kb, total_pages, tol_pct, true);
 }
 
 static void row(struct ms_recon *rc, const char *name, const char *field, __u64 walk,
@@ -166,9 +173,15 @@ void ms_reconcile_between(const struct ms_result *r, const struct ms_meminfo *b,
 	row(rc, "Free (buddy, uninitialised, unaccepted)", "MemFree",
 	    s[MS_FREE_BUDDY] + s[MS_FREE_UNINIT] + s[MS_FREE_UNACCEPTED],
 	    b->mem_free, a->mem_free, "MemFree", page_kb, tot);
-	/* NR_ANON_MAPPED */
-	row(rc, "Anon", "AnonPages", s[MS_ANON] + s[MS_ANON_SWAPCACHE] + s[MS_ANON_KSM],
-	    b->anon_pages, a->anon_pages, "AnonPages", page_kb, tot);
+	/*
+	 * NR_ANON_MAPPED: mapped anon pages only. The walk counts an unmapped anon page still in
+	 * the swap cache, and a large folio partly mapped whole (docs/page-classes.md section 4),
+	 * which on a small machine is a large share of the counter (984 of 1945 pages in a 3 GiB
+	 * VM of 6.12 after the THP tests): held to MemTotal's share only, not to its own size.
+	 */
+	recon_add(rc, "Anon", "AnonPages", s[MS_ANON] + s[MS_ANON_SWAPCACHE] + s[MS_ANON_KSM],
+		  b->anon_pages, a->anon_pages, "AnonPages", page_kb, tot, MS_RECON_TOLERANCE_PCT,
+		  false);
 	row(rc, "Shmem", "Shmem", s[MS_SHMEM], b->shmem, a->shmem, "Shmem", page_kb, tot);
 	/* NR_FILE_PAGES = Cached + Buffers + SwapCached: all page cache and swap cache */
 	row(rc, "Page cache + Exec + Shmem + swap cache", "Cached+Buffers+SwapCached",

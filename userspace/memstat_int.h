@@ -375,8 +375,9 @@ struct ms_recon_row {
 	double diff_pct;	/* of MemTotal */
 	bool ok;		/* not a mismatch: |diff| <= tol_pages, or n/a */
 	double tol_pct;		/* MS_RECON_TOLERANCE_PCT, or the attribute rows' */
-	long long tol_pages;	/* the row's bound: tol_pct of MemTotal, and MS_RECON_REL_PCT
-				 * of its counter (at least MS_RECON_FLOOR_PAGES) */
+	long long tol_pages;	/* the row's bound: tol_pct of MemTotal, and (every row but
+				 * Anon) MS_RECON_REL_PCT of its counter, at least
+				 * MS_RECON_FLOOR_PAGES */
 };
 #define MS_RECON_MAX 32
 #define MS_RECON_TOLERANCE_PCT 0.5

@@ -146,7 +146,8 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 	fprintf(out, "\nMeminfo is read just before and just after the walk; Diff is from the "
 		"nearest value between the two\n(0 when the walk lies between them). Tolerance: "
 		"%.1f%% of MemTotal, %.1f%% for the rows marked (0.1%%), and %.0f%% of the row's "
-		"counter\n(at least %d pages). Not reconcilable, and why:\n", MS_RECON_TOLERANCE_PCT,
+		"counter\n(at least %d pages; not Anon's, which counts mapped pages only). Not "
+		"reconcilable, and why:\n", MS_RECON_TOLERANCE_PCT,
 		MS_RECON_ATTR_TOLERANCE_PCT, MS_RECON_REL_PCT, MS_RECON_FLOOR_PAGES);
 	fprintf(out, "  %-36s %10llu  no struct page marks them; VmallocUsed %lld kB + "
 		"Percpu %lld kB cover part\n", "Kernel other",
