@@ -18,7 +18,7 @@
 #                   paths (for building the kernel module against them) and exit
 # Environment:
 #   MEMSTAT_VM_CACHE        downloads, unpacked kernels, logs (default /var/cache/memstat-vm)
-#   MEMSTAT_VM_TIMEOUT      seconds one VM may take before it is killed (default 900; its integration tests get half)
+#   MEMSTAT_VM_TIMEOUT      seconds one VM may take before it is killed (default 1200; its integration tests get half)
 #   MEMSTAT_VM_MEM          guest memory (default 3G)
 #   MEMSTAT_VM_NUMA         the family booted with two NUMA nodes (qemu -numa, half the memory
 #                           and one CPU each), so that ByNode's tests see two (default 6.18;
@@ -42,7 +42,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 CACHE=${MEMSTAT_VM_CACHE:-/var/cache/memstat-vm}
-VM_TIMEOUT=${MEMSTAT_VM_TIMEOUT:-900}
+VM_TIMEOUT=${MEMSTAT_VM_TIMEOUT:-1200}
 VM_MEM=${MEMSTAT_VM_MEM:-3G}
 NUMA=${MEMSTAT_VM_NUMA:-6.18}
 BUILD=build
