@@ -245,8 +245,12 @@ def test_cgroup_mode_finds_the_working_set(rundir, workfile, tmp_path):
         assert s["oom_kills"] == 0 and s["runs"] == 1
         if mb >= 1.25 * WS_MB:      # well above the working set: (nearly) nothing paged in
             assert s["avg_pageins"] < 0.01 * file_pages, (mb, s)
-        if mb < WS_MB:              # below: each of the 3 passes reads much of the file again
-            assert s["avg_pageins"] > file_pages, (mb, s)
+        if mb < WS_MB:
+            # below: what does not fit is read again in passes 2 and 3, whatever the kernel
+            # keeps (its refault detection keeps part of the file resident, so not the whole
+            # file each pass): no cache of mb misses fewer than (WS_MB - mb) MiB a pass
+            must = 2 * (WS_MB - mb) * 1024 * 1024 // os.sysconf("SC_PAGE_SIZE")
+            assert s["avg_pageins"] >= must, (mb, s)
             assert s["avg_pagein_rate"] > 0
         # the cgroup's own pages: the file in its page cache, up to the limit
         assert s["pages"]["page_cache_mb"] <= mb + 1

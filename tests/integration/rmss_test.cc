@@ -129,13 +129,18 @@ TEST(Rmss, CgroupModeFindsTheWorkingSet)
 		double mb = s["mb"];
 		sizes.push_back(mb);
 		EXPECT_EQ(s["oom_kills"], 0) << "cgroup v" << v << " at " << mb << " MB";
-		// well above the working set nothing is paged in; below it, each pass reads again
+		// well above the working set nothing is paged in
 		if (mb >= 1.25 * kWorkingSetMb) {
 			EXPECT_LT(s["avg_pageins"].get<double>(), 0.01 * file_pages)
 				<< "cgroup v" << v << " at " << mb << " MB";
 		}
+		// below it, what does not fit is read again in passes 2 and 3, whatever the kernel
+		// keeps: no cache of mb can miss fewer than (working set - mb) pages a pass. Not a
+		// whole file a pass: the kernel's refault detection (MGLRU's tiers, or the active
+		// list) keeps part of the file resident, a 6.18 VM read 9341 pages at 48 MB
 		if (mb < kWorkingSetMb) {
-			EXPECT_GT(s["avg_pageins"].get<double>(), file_pages)
+			double must = 2.0 * ((kWorkingSetMb - mb) * (1 << 20)) / sysconf(_SC_PAGESIZE);
+			EXPECT_GE(s["avg_pageins"].get<double>(), must)
 				<< "cgroup v" << v << " at " << mb << " MB";
 		}
 	}
