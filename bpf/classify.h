@@ -379,7 +379,7 @@ MS_INLINE __u32 ms_classify_head(const struct ms_features *f, __u64 pfn, const _
 	 */
 	if ((__s32)ms_page_type_word(h) >= 0)
 		return MS_KERNEL_USER_MAPPED;
-	/* a compound allocation nobody typed: kmalloc_large() before 6.17 (PGTY_large_kmalloc),
+	/* a compound allocation nobody typed: kmalloc_large() before 6.15 (PGTY_large_kmalloc),
 	 * alloc_pages(__GFP_COMP) of drivers and the network stack */
 	if (large)
 		return MS_KERNEL_COMPOUND;

@@ -345,7 +345,8 @@ enum pageflags___c {
  *   6.1), PG_hugetlb 0x800 (d99e3140a4d3, v6.9 / 6.6.30), PG_slab 0x1000 (v6.10).
  * - 6.11: enum pagetype with inverted bits and PAGE_TYPE_BASE 0x80000000.
  * - >= 6.12: 4ffca5a96678 "mm: support only one page_type per page": enum pagetype of PGTY_*
- *   bytes in the top byte. PGTY_large_kmalloc appeared in 6.17/6.18.
+ *   bytes in the top byte. PGTY_large_kmalloc from a6687c8ff613 "slab: Mark large folios for
+ *   debugging purposes" (v6.15).
  */
 enum pagetype___s3 {
 	PGTY_buddy___s3, PGTY_offline___s3, PGTY_table___s3, PGTY_guard___s3, PGTY_hugetlb___s3,

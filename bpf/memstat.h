@@ -37,7 +37,7 @@ enum ms_sub {
 	MS_KERNEL_GUARD,	/* debug_pagealloc guard pages */
 	MS_KERNEL_PAGE_POOL,	/* network page_pool pages: pp_magic == PP_SIGNATURE */
 	MS_KERNEL_USER_MAPPED,	/* untyped, no mapping, mapped in user space: vm_insert_page() */
-	MS_KERNEL_COMPOUND,	/* untyped compound pages: large kmalloc < 6.17, __GFP_COMP */
+	MS_KERNEL_COMPOUND,	/* untyped compound pages: large kmalloc < 6.15, __GFP_COMP */
 	MS_KERNEL_OTHER,	/* untyped, unowned, referenced: vmalloc, stacks, percpu, drivers */
 	MS_KERNEL_UNSTABLE,	/* a tail whose head changed while it was read */
 	MS_ANON,		/* anonymous */

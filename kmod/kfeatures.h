@@ -116,9 +116,10 @@ static bool ms_t_zsmalloc(struct page *p) { return PageZsmalloc(p); }
 /* PageUnaccepted(): a page type from v6.12 (docs/page-classes.md section 3.3) */
 static bool ms_t_unaccepted(struct page *p) { return PageUnaccepted(p); }
 #endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
-/* PGTY_large_kmalloc (v6.18) */
-static bool ms_t_large_kmalloc(struct page *p) { return PageLargeKmalloc(p); }
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+/* PGTY_large_kmalloc: a6687c8ff613 "slab: Mark large folios for debugging purposes" (v6.15),
+ * FOLIO_TYPE_OPS(large_kmalloc) there; later kernels add PageLargeKmalloc() beside it */
+static bool ms_t_large_kmalloc(struct page *p) { return folio_test_large_kmalloc(page_folio(p)); }
 #endif
 
 /*
@@ -268,7 +269,7 @@ static int ms_kmod_features(struct ms_features *f, u32 *slab_flags_off)
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 	k.ptype[MS_T_UNACCEPTED] = ms_probe_typed(&s, &k, ms_t_unaccepted);
 #endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
 	k.ptype[MS_T_LARGE_KMALLOC] = ms_probe_typed(&s, &k, ms_t_large_kmalloc);
 #endif
 
