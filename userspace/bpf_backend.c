@@ -297,6 +297,69 @@ fail:
 	return ret;
 }
 
+/*
+ * memstat's own BPF maps mapped into it (the walk's state, each worker's copy, the page records,
+ * the path slots): vmalloc pages that the kernel puts in memstat's page tables, which a walk
+ * counts like any driver's buffer mapped into a process. Their pages, from /proc/self/maps
+ * ("anon_inode:bpf-map"), and where the walk counts them: a page in memstat's page tables
+ * (/proc/self/pagemap) has a mapcount and is user-mapped (classify.h), one that is not (7.3 maps
+ * a page when it is first touched) is other. One kpageflags read checks that a mapped page has
+ * its mapcount (KPF_MMAP); where that cannot be read (no PFNs without CAP_SYS_ADMIN) the split is
+ * unknown. A read of maps, one pread of pagemap per map, one of kpageflags.
+ */
+void ms_bpf_own_maps(struct ms_result *res)
+{
+	unsigned long long lo, hi, ent[512], pfn = 0, kpf = 0, mapped = 0;
+	long psz = sysconf(_SC_PAGESIZE);
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), kf;
+	bool known = pm >= 0;
+
+	res->own_maps_pages = 0;
+	res->own_maps_mapped = 0;
+	res->own_maps_known = false;
+	if (!f) {
+		if (pm >= 0)
+			close(pm);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "anon_inode:bpf-map") || sscanf(line, "%llx-%llx", &lo, &hi) != 2)
+			continue;
+		for (lo /= psz, hi /= psz; lo < hi && known;) {
+			size_t n = hi - lo < 512 ? hi - lo : 512, i;
+			ssize_t got = pread(pm, ent, n * sizeof(ent[0]), lo * sizeof(ent[0]));
+
+			if (got != (ssize_t)(n * sizeof(ent[0]))) {
+				known = false;
+				break;
+			}
+			for (i = 0; i < n; i++)
+				if (ent[i] >> 63) {	/* present: the PFN in bits 0-54 */
+					mapped++;
+					if (!pfn)
+						pfn = ent[i] & ((1ULL << 55) - 1);
+				}
+			res->own_maps_pages += n;
+			lo += n;
+		}
+		res->own_maps_pages += hi > lo ? hi - lo : 0;
+	}
+	fclose(f);
+	if (pm >= 0)
+		close(pm);
+	if (known && mapped) {	/* a mapped page's mapcount: KPF_MMAP (bit 11) */
+		kf = pfn ? open("/proc/kpageflags", O_RDONLY | O_CLOEXEC) : -1;
+		known = kf >= 0 && pread(kf, &kpf, sizeof(kpf), pfn * sizeof(kpf)) == sizeof(kpf) &&
+			(kpf >> 11 & 1);
+		if (kf >= 0)
+			close(kf);
+	}
+	res->own_maps_known = known;
+	res->own_maps_mapped = known ? mapped : 0;
+}
+
 const struct ms_features *ms_bpf_features(const struct ms_bpf *b)
 {
 	return &b->skel->bss->feat;

@@ -545,9 +545,8 @@ static int record_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	return ret || !w->groups ? ret : ms_groups_page(w->groups, pfn, r);
 }
 
-static int walk_once(void *arg, struct ms_result *res)
+static int walk_backend(struct walker *w, struct ms_result *res)
 {
-	struct walker *w = arg;
 	char why[512] = "";
 	int ret;
 
@@ -600,6 +599,16 @@ static int walk_once(void *arg, struct ms_result *res)
 			       sizeof(why));
 	if (ret)
 		ms_err("%s", why);
+	return ret;
+}
+
+static int walk_once(void *arg, struct ms_result *res)
+{
+	struct walker *w = arg;
+	int ret = walk_backend(w, res);
+
+	if (!ret && w->be.bpf)	/* while its maps are mapped, as the walk saw them */
+		ms_bpf_own_maps(res);
 	return ret;
 }
 

@@ -97,6 +97,10 @@ struct ms_result {
 	double walk_ms;			/* the page walk alone */
 	__u64 cached_pages;		/* counted from the previous walk: still uninitialised */
 	unsigned int jobs;		/* workers that walked (1: a serial walk) */
+	__u64 own_maps_pages;		/* memstat's own BPF maps mapped into it (ms_bpf_own_maps()) */
+	__u64 own_maps_mapped;		/* of which in its page tables: kernel_user_mapped; the rest
+					 * kernel_other */
+	bool own_maps_known;		/* own_maps_mapped could be read */
 	struct ms_approx_info approx;	/* --approx: the estimate's error (approx.on) */
 };
 
@@ -179,6 +183,8 @@ int ms_bpf_dump(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_resu
 int ms_bpf_walk(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,
 		ms_run_fn fn, void *arg);
 const struct ms_features *ms_bpf_features(const struct ms_bpf *b);
+/* memstat's own mapped BPF maps: res->own_maps_* */
+void ms_bpf_own_maps(struct ms_result *res);
 /* Workers of the following walks: 0 (the default) ms_jobs_auto(), 1 a serial walk. */
 void ms_bpf_set_jobs(struct ms_bpf *b, unsigned int jobs);
 /* Reuse the counts of still-uninitialised sections between walks (default on). */

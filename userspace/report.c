@@ -117,6 +117,15 @@ void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_repo
 			(unsigned long long)r->approx.strata, (unsigned long long)r->approx.seed,
 			100 * MS_APPROX_CONFIDENCE, 100 * MS_APPROX_CONFIDENCE, MS_APPROX_BOUND_SE,
 			(unsigned long long)r->approx.floor_pages);
+	if (o->verbose && r->own_maps_pages && r->own_maps_known)
+		fprintf(out, "(of these, memstat's own BPF maps: %llu pages, %llu in %s, %llu in %s)\n",
+			(unsigned long long)r->own_maps_pages,
+			(unsigned long long)r->own_maps_mapped, ms_subs[MS_KERNEL_USER_MAPPED].label,
+			(unsigned long long)(r->own_maps_pages - r->own_maps_mapped),
+			ms_subs[MS_KERNEL_OTHER].label);
+	else if (o->verbose && r->own_maps_pages)
+		fprintf(out, "(of these, memstat's own BPF maps: %llu pages, in user-mapped or "
+			"other)\n", (unsigned long long)r->own_maps_pages);
 	if (!r->exec_known)
 		fprintf(out, "(backend %s: exec and libs are counted in Page cache; "
 			"pages with no flags are Unidentified)\n", r->backend);
@@ -256,7 +265,14 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads,
 		(unsigned long long)r->cached_pages, r->walk_ms,
 		o->elapsed_ms);
-	fprintf(out, ",\"jobs\":%u", r->jobs ? r->jobs : 1);
+	fprintf(out, ",\"jobs\":%u,\"own_maps\":{\"pages\":%llu,", r->jobs ? r->jobs : 1,
+		(unsigned long long)r->own_maps_pages);
+	if (r->own_maps_known)
+		fprintf(out, "\"kernel_user_mapped\":%llu,\"kernel_other\":%llu}",
+			(unsigned long long)r->own_maps_mapped,
+			(unsigned long long)(r->own_maps_pages - r->own_maps_mapped));
+	else
+		fputs("\"kernel_user_mapped\":null,\"kernel_other\":null}", out);
 	if (o->timings)
 		fprintf(out, ",\"timings\":{\"ranges\":%.3f,\"bpf_open\":%.3f,\"bpf_load\":%.3f,"
 			"\"detect\":%.3f,\"kmod_open\":%.3f,\"exec_set\":%.3f,"

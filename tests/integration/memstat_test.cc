@@ -1760,3 +1760,36 @@ TEST(Classes, DriverBufferMappedInUserSpaceIsUserMapped)
 	close(fd);
 	EXPECT_EQ(still, 0u) << "pages still user-mapped after the munmap";
 }
+
+// memstat's own BPF maps (its state, each worker's copy) are such buffers: the walk counts them
+// with the machine's, and memstat says how many are its own and where they are counted (mapped
+// pages user-mapped, the rest other), so that nobody takes them for a driver's. A second worker
+// adds its copy; the kpageflags backend maps none.
+TEST(Classes, MemstatsOwnMapsAreReportedAsItsOwn)
+{
+	json one = walk({ "--jobs", "1" });
+	if (one.value("backend", "") != "bpf")
+		GTEST_SKIP() << "the default backend is " << one.value("backend", "?")
+			     << ": only the bpf backend maps BPF maps";
+	json two = walk({ "--jobs", "2" });
+	for (const json *j : { &one, &two }) {
+		ASSERT_TRUE(j->contains("own_maps")) << "no own_maps in " << j->dump();
+		const json &own = (*j)["own_maps"];
+		ASSERT_TRUE(own["kernel_user_mapped"].is_number()) << own.dump();
+		long long mapped = own["kernel_user_mapped"], rest = own["kernel_other"];
+		EXPECT_GT(own["pages"].get<long long>(), 0);
+		EXPECT_EQ(mapped + rest, own["pages"].get<long long>()) << own.dump();
+		EXPECT_GE(detail(*j, "kernel_user_mapped"), mapped) << own.dump();
+		EXPECT_GE(detail(*j, "kernel_other"), rest) << own.dump();
+	}
+	if (two["jobs"] == 2) {
+		EXPECT_GT(two["own_maps"]["pages"].get<long long>(),
+			  one["own_maps"]["pages"].get<long long>())
+			<< "a second worker's state is not counted";
+	}
+	json kpf = walk({ "--backend", "kpageflags" });
+	EXPECT_EQ(kpf["own_maps"]["pages"], 0);
+	RunResult v = run_memstat({ "-v" });
+	ASSERT_EQ(v.status, 0);
+	EXPECT_NE(v.out.find("(of these, memstat's own BPF maps: "), std::string::npos) << v.out;
+}
