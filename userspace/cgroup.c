@@ -7,17 +7,20 @@
  * "cgroup" mount with the memory option; v2: the "cgroup2" mount, when its cgroup.controllers
  * lists memory; a hybrid system has its memory controller on v1), and its directories are
  * walked once and stat()ed: the cgroup file system holds only the cgroups. An id found in no
- * directory is a removed cgroup (a memcg gone offline that still holds pages).
+ * directory is a cgroup outside the mount's view (a container's), or a removed cgroup (a memcg
+ * gone offline that still holds pages): ms_cgroup_where() asks the kernel which.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "escape.h"
@@ -289,6 +292,40 @@ int ms_cgroup_resolve(const struct ms_cgroups *cg, const char *arg, __u64 *id)
 	return -ENOENT;
 }
 
+/*
+ * An id in none of the mount's directories: the mount may show part of the hierarchy (a
+ * container's cgroup namespace, a bind-mounted subtree), or the cgroup was removed. The kernel
+ * opens a cgroup's directory by its id (a kernfs file handle, whose type name_to_handle_at() of
+ * the mount gives: 8 bytes, the id) while the cgroup exists and answers ESTALE once it is
+ * removed. Where it cannot be asked (no CAP_DAC_READ_SEARCH, no handles): removed, as before.
+ */
+enum ms_cgroup_where ms_cgroup_where(const struct ms_cgroups *cg, __u64 id)
+{
+	struct file_handle *h;
+	int mfd, fd = -1, mnt_id;
+
+	if (ms_cgroups_find(cg, id))
+		return MS_CG_HERE;
+	if (!cg->mount)
+		return MS_CG_REMOVED;
+	h = malloc(sizeof(*h) + MAX_HANDLE_SZ);
+	mfd = h ? open(cg->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (mfd >= 0) {
+		h->handle_bytes = MAX_HANDLE_SZ;
+		if (!name_to_handle_at(mfd, "", h, &mnt_id, AT_EMPTY_PATH) &&
+		    h->handle_bytes == sizeof(id)) {
+			memcpy(h->f_handle, &id, sizeof(id));
+			fd = open_by_handle_at(mfd, h, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
+		close(mfd);
+	}
+	free(h);
+	if (fd < 0)
+		return MS_CG_REMOVED;
+	close(fd);
+	return MS_CG_ELSEWHERE;
+}
+
 char *ms_cgroup_name(const struct ms_cgroups *cg, __u64 id)
 {
 	const struct ms_cgroup *c = ms_cgroups_find(cg, id);
@@ -296,7 +333,8 @@ char *ms_cgroup_name(const struct ms_cgroups *cg, __u64 id)
 
 	if (c)
 		return strdup(c->path);
-	if (asprintf(&s, "(removed) id %llu", (unsigned long long)id) < 0)
+	if (asprintf(&s, "%s id %llu", ms_cgroup_where(cg, id) == MS_CG_ELSEWHERE ?
+		     "(outside this view)" : "(removed)", (unsigned long long)id) < 0)
 		return NULL;
 	return s;
 }

@@ -46,7 +46,11 @@ void ms_cgroups_free(struct ms_cgroups *cg);
  * 0, or -ENOENT (no such cgroup).
  */
 int ms_cgroup_resolve(const struct ms_cgroups *cg, const char *arg, __u64 *id);
-/* The name of a group: the path, "(removed) id N" for an id not in the hierarchy (malloc'd). */
+/* Where a cgroup id is: in the mount's directories, in a part of the hierarchy the mount does
+ * not show (a container's cgroup namespace, a bind-mounted subtree), or removed. */
+enum ms_cgroup_where { MS_CG_HERE, MS_CG_ELSEWHERE, MS_CG_REMOVED };
+enum ms_cgroup_where ms_cgroup_where(const struct ms_cgroups *cg, __u64 id);
+/* The name of a group: the path, "(outside this view) id N" or "(removed) id N" (malloc'd). */
 char *ms_cgroup_name(const struct ms_cgroups *cg, __u64 id);
 
 /*

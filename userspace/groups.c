@@ -242,11 +242,13 @@ static void cols_fs(FILE *out, const struct ms_groups *g, const struct ms_group 
 
 /*
  * cgroup: the path under the memory controller's hierarchy (cgroup.c, read at
- * ms_groups_finish()), "(removed) id N" for an id in none of its directories (an offline memcg
- * still charged with pages: its own group), "id N" when no memory hierarchy is mounted.
+ * ms_groups_finish()); for an id in none of its directories "(outside this view) id N" (a
+ * cgroup the mount does not show: a container's view) or "(removed) id N" (an offline memcg
+ * still charged with pages: its own group); "id N" when no memory hierarchy is mounted.
  */
 struct cgroup_extra {
-	bool known, removed;	/* in the hierarchy; not in it, though one is mounted */
+	bool known, removed;	/* in the mount's view; removed (not in the view, nor elsewhere) */
+	bool elsewhere;		/* a live cgroup outside the mount's view */
 	unsigned int depth;	/* known: 0 for the root */
 	__u64 parent;		/* known and not the root: the parent's id */
 	bool tree;		/* --tree: sub[], total and pinned are the cgroup's and its descendants' */
@@ -266,14 +268,16 @@ static int name_cgroup(struct ms_groups *g, struct ms_group *grp)
 	free(grp->extra);
 	grp->extra = e;
 	e->known = c != NULL;
-	e->removed = !c && g->cgroups;
 	if (c) {
 		e->depth = c->depth;
 		e->parent = c->parent;
 		grp->name = strdup(c->path);
+	} else if (g->cgroups) {
+		e->elsewhere = ms_cgroup_where(g->cgroups, grp->k1) == MS_CG_ELSEWHERE;
+		e->removed = !e->elsewhere;
+		grp->name = ms_cgroup_name(g->cgroups, grp->k1);
 	} else {
-		grp->name = ms_strdupf("%sid %llu", g->cgroups ? "(removed) " : "",
-				    (unsigned long long)grp->k1);
+		grp->name = ms_strdupf("id %llu", (unsigned long long)grp->k1);
 	}
 	return grp->name ? 0 : -ENOMEM;
 }
@@ -285,7 +289,8 @@ static void json_cgroup(FILE *out, const struct ms_groups *g, const struct ms_gr
 	fprintf(out, ",\"id\":%llu", (unsigned long long)grp->k1);
 	if (!e)
 		return;
-	fprintf(out, ",\"removed\":%s", e->removed ? "true" : "false");
+	fprintf(out, ",\"removed\":%s,\"outside_view\":%s", e->removed ? "true" : "false",
+		e->elsewhere ? "true" : "false");
 	if (e->known && e->depth)
 		fprintf(out, ",\"parent_id\":%llu", (unsigned long long)e->parent);
 	else

@@ -4,6 +4,7 @@
 // machine, v2 in the VM matrix (which mounts no cgroup file system: the test mounts cgroup2
 // itself when no memory hierarchy is mounted). Run as root.
 #include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -487,6 +488,69 @@ TEST(ByCgroup, RemovedCgroupsPagesAreItsOwnGroupOrTheParents)
 			<< file_pages_by(f.path(), { "cgroup", "subclass", "order" })
 			<< "; parent id " << parent.id();
 	}
+}
+
+// In a container the memory hierarchy's mount shows part of it (a bind-mounted subtree, a cgroup
+// namespace): a cgroup outside that view is alive, not removed. memstat runs in a mount
+// namespace whose only memory hierarchy mount is a bind mount of top/inner, while a process in
+// top (outside that view) holds anon pages: top's group is "(outside this view) id N", with
+// removed false and outside_view true. (A removed cgroup is still "(removed)":
+// RemovedCgroupsPagesAreItsOwnGroupOrTheParents.)
+TEST(ByCgroup, CgroupsOutsideTheMountsViewAreNotRemoved)
+{
+	Hierarchy h;
+	if (!h.ok())
+		GTEST_SKIP() << "no memory cgroup hierarchy: " << h.why;
+	std::string top = test_name("view");
+	Cgroup outer(h, top);
+	ASSERT_TRUE(outer.ok()) << outer.err();
+	ASSERT_TRUE(outer.give_memory_to_children());
+	Cgroup inner(h, top + "/inner");
+	ASSERT_TRUE(inner.ok()) << inner.err();
+	const size_t len = 16 * kMiB;
+	Member m(outer, [&] {
+		void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		return p != MAP_FAILED && memset(p, 0x5a, len) == p;
+	});
+	ASSERT_TRUE(m.ok()) << "the process in " << outer.dir() << " failed";
+	char view[] = "/tmp/memstat-test-view-XXXXXX";
+	ASSERT_TRUE(mkdtemp(view)) << strerror(errno);
+	int out[2];
+	ASSERT_EQ(pipe(out), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		// the container's view: inner bind-mounted, the whole hierarchy's mount gone
+		if (unshare(CLONE_NEWNS) || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) ||
+		    mount(inner.dir().c_str(), view, nullptr, MS_BIND, nullptr) ||
+		    umount2(h.mount.c_str(), MNT_DETACH))
+			_exit(126);
+		dup2(out[1], 1);
+		close(out[0]);
+		close(out[1]);
+		std::string path = memstat_path();
+		execl(path.c_str(), path.c_str(), "--json", "--by", "cgroup", (char *)nullptr);
+		_exit(127);
+	}
+	close(out[1]);
+	std::string text;
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(out[0], buf, sizeof(buf))) > 0)
+		text.append(buf, n);
+	close(out[0]);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	rmdir(view);
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		<< "memstat in the container's view: status " << st << "\n" << text;
+	json j = json::parse(text);
+	json g = group_of(j, outer.id());
+	ASSERT_FALSE(g.is_null()) << "no group for " << outer.path() << ", id " << outer.id();
+	EXPECT_EQ(g["name"], "(outside this view) id " + std::to_string(outer.id()));
+	EXPECT_EQ(g["removed"], false);
+	EXPECT_EQ(g["outside_view"], true);
+	EXPECT_GE(pg(g, "anon"), (long long)(len / page_size())) << g.dump();
 }
 
 // allpages --cgroup PATH prints the pages --by cgroup counts for it (walks before and after
