@@ -273,7 +273,14 @@ struct ms_path_slot {
  * confidentiality.
  */
 #define MS_KMOD_RAW_POINTERS	0x2
-#define MS_KMOD_FLAGS		(MS_KMOD_NEW_RANGE | MS_KMOD_RAW_POINTERS)
+/*
+ * -a without raw pointers: the record of a large folio's first tail page keeps the words that
+ * hold the folio's counters (_pincount and the PMD mapcount: userspace/attrs.c), which are not
+ * pointers; lockdown does not refuse it. A module without this flag refuses it (EINVAL), and
+ * memstat then asks that module for raw pointers, as it did before.
+ */
+#define MS_KMOD_FOLIO_COUNTERS	0x4
+#define MS_KMOD_FLAGS		(MS_KMOD_NEW_RANGE | MS_KMOD_RAW_POINTERS | MS_KMOD_FOLIO_COUNTERS)
 struct ms_kmod_walk {
 	__u64 start_pfn;	/* in */
 	__u64 end_pfn;		/* in: at most MS_SECTION_PAGES after start_pfn */

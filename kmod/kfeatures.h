@@ -123,6 +123,31 @@ static bool ms_t_large_kmalloc(struct page *p) { return folio_test_large_kmalloc
 #endif
 
 /*
+ * The words of a large folio's first tail page (page[1]) that hold its counters, which a record
+ * keeps with MS_KMOD_FOLIO_COUNTERS: _pincount (struct folio, v6.1 on) and the PMD ("entire")
+ * mapcount: struct page's compound_mapcount in 6.1; struct folio's _compound_mapcount from
+ * "mm,thp,rmap: simplify compound page mapcount handling" (v6.2), renamed _entire_mapcount by
+ * "mm: rename folio->_compound_mapcount to _entire_mapcount" (v6.3) (hashes not verified here;
+ * the module is built on 6.1, 6.12 and 7.3 in the VM matrix). The words are the kernel's own
+ * offsets: on 64-bit both share word 3 from 6.3 (words 2 and 3 on 6.1).
+ */
+#define MS_P1_WORD(off)	(((off) - sizeof(struct page)) / sizeof(u64))
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define MS_P1_ENTIRE_OFF	offsetof(struct folio, _entire_mapcount)
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define MS_P1_ENTIRE_OFF	offsetof(struct folio, _compound_mapcount)
+#else
+#define MS_P1_ENTIRE_OFF	(sizeof(struct page) + offsetof(struct page, compound_mapcount))
+#endif
+static const unsigned int ms_p1_counter_words[] = {
+	MS_P1_WORD(offsetof(struct folio, _pincount)), MS_P1_WORD(MS_P1_ENTIRE_OFF)
+};
+static_assert(MS_P1_WORD(offsetof(struct folio, _pincount)) >= 2 &&
+	      MS_P1_WORD(offsetof(struct folio, _pincount)) < MS_PAGE_WORDS &&
+	      MS_P1_WORD(MS_P1_ENTIRE_OFF) >= 2 && MS_P1_WORD(MS_P1_ENTIRE_OFF) < MS_PAGE_WORDS,
+	      "a folio counter outside page[1]'s words 2-7 (word 1 is compound_head)");
+
+/*
  * The encoding of page types, from the page_type value PageBuddy() answers to: an upper-byte
  * type (v6.12+), or an inverted bit under PAGE_TYPE_BASE, whose bits are those that PageBuddy()
  * needs set (0xf0000000 up to 6.10, 0x80000000 in 6.11). Returns the buddy value, 0 for none.

@@ -67,6 +67,7 @@ struct ms_kwalk {
 	int last_cache_reclaim;
 	struct ms_page_rec *recs;	/* one section's records, copied out at the end of a call */
 	bool raw_pointers;	/* this call's records keep the pointer words (MS_KMOD_RAW_POINTERS) */
+	bool folio_counters;	/* and page[1]'s counter words (MS_KMOD_FOLIO_COUNTERS) */
 	u64 batch[MS_BATCH_PAGES * MS_PAGE_WORDS];	/* 64 struct pages, copied at once */
 	u64 scratch[2 * MS_PAGE_WORDS];	/* a head read from elsewhere */
 };
@@ -381,9 +382,17 @@ static void walk(struct ms_kwalk *k, u64 start, u64 end, bool dump)
 		 * address). So every other word that looks like a kernel address is blanked too.
 		 */
 		for (i = 0; i < end - start; i++) {
-			u64 *rw = k->recs[i].w;
+			struct ms_page_rec *r = &k->recs[i];
+			u64 *rw = r->w, keep[ARRAY_SIZE(ms_p1_counter_words)];
+			/* a large folio's first tail page: its counters, with FOLIO_COUNTERS */
+			bool p1 = k->folio_counters && r->role == MS_ROLE_TAIL &&
+				  start + i == r->head_pfn + 1;
 
+			for (j = 0; p1 && j < (int)ARRAY_SIZE(keep); j++)
+				keep[j] = rw[ms_p1_counter_words[j]];
 			rw[1] = rw[2] = rw[MS_W_MAPPING] = rw[MS_W_PRIVATE] = rw[MS_W_MEMCG] = 0;
+			for (j = 0; p1 && j < (int)ARRAY_SIZE(keep); j++)
+				rw[ms_p1_counter_words[j]] = keep[j];
 			for (j = 0; j < MS_PAGE_WORDS; j++)
 				if (ms_looks_like_kernel_address(rw[j]))
 					rw[j] = 0;
@@ -419,8 +428,8 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EINVAL;
 	if (req.flags & ~MS_KMOD_FLAGS)
 		return -EINVAL;		/* a flag this module does not know: refuse, never ignore */
-	if ((req.flags & MS_KMOD_RAW_POINTERS) && !req.recs)
-		return -EINVAL;
+	if ((req.flags & (MS_KMOD_RAW_POINTERS | MS_KMOD_FOLIO_COUNTERS)) && !req.recs)
+		return -EINVAL;		/* both are about records */
 	/* raw pointer words reveal the kernel's layout: refused under lockdown (confidentiality) */
 	if ((req.flags & MS_KMOD_RAW_POINTERS) && security_locked_down(LOCKDOWN_BPF_READ_KERNEL))
 		return -EPERM;
@@ -437,6 +446,7 @@ static long ms_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		}
 	}
 	k->raw_pointers = req.flags & MS_KMOD_RAW_POINTERS;
+	k->folio_counters = req.flags & MS_KMOD_FOLIO_COUNTERS;
 	if (!k->have_generation || req.generation != k->generation) {
 		ret = collect_exec(k);
 		if (ret)

@@ -45,7 +45,6 @@ struct dumper {
 	 */
 	struct ms_attr_facts facts;
 	bool pin_known;			/* BTF gave the positions */
-	bool large_pin_known;		/* and the records keep the word of _pincount */
 	__u64 fol_head;			/* the large folio being walked (~0: none) */
 	int fol_pin;			/* its pinned value: 1, 0, -1 not known */
 	bool held;			/* a head record waits for its first tail page */
@@ -162,7 +161,7 @@ static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	/* the first tail page of a large folio: its pin count (a walk may begin past it) */
 	if (r->valid && r->role == MS_ROLE_TAIL && pfn == r->head_pfn + (__u64)d->facts.pincount_page) {
 		d->fol_head = r->head_pfn;
-		d->fol_pin = d->large_pin_known ? ms_attrs_large_pinned(&d->facts, r) : -1;
+		d->fol_pin = ms_attrs_large_pinned(&d->facts, r);
 		mine = true;
 	}
 	ret = flush_held(d);
@@ -456,13 +455,15 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	d->pin_known = !ms_attr_facts_load(&d->facts) && d->facts.pincount_page == 1;
 	/*
 	 * the module blanks the pointer words of its records unless --raw-pointers asks for them
-	 * (which lockdown refuses), and the first tail page's _pincount shares such a word: then
-	 * a large folio's pin cannot be told
+	 * (which lockdown refuses), and the first tail page's _pincount shares such a word: the
+	 * module keeps a large folio's counters when asked (an older module gives them with the
+	 * pointers)
 	 */
-	d->large_pin_known = be.bpf || d->pf.raw;
 	d->fol_head = ~0ULL;
-	if (be.kmod)
+	if (be.kmod) {
 		ms_kmod_set_raw_pointers(be.kmod, d->pf.raw);
+		ms_kmod_set_folio_counters(be.kmod, true);
+	}
 	if (load_flag_names(d))
 		ms_err("kernel BTF has no enum pageflags: flags are printed as '?'");
 	load_zones(d);

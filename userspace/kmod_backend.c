@@ -20,6 +20,8 @@ struct ms_kmod {
 	__u32 generation;
 	struct ms_page_rec *recs;	/* one section's records (allpages, --runs) */
 	bool raw_pointers;		/* allpages --raw-pointers: ask for the pointer words */
+	bool folio_counters;		/* -a: ask for page[1]'s counter words (MS_KMOD_FOLIO_COUNTERS) */
+	bool old_module;		/* the module refused them: raw pointers give them instead */
 	unsigned int jobs;		/* workers asked for (0: ms_jobs_auto()) */
 	int *wfd;			/* the files of workers 1, 2, ... (worker 0: fd) */
 	size_t nwfd;
@@ -28,6 +30,11 @@ struct ms_kmod {
 void ms_kmod_set_raw_pointers(struct ms_kmod *k, bool raw)
 {
 	k->raw_pointers = raw;
+}
+
+void ms_kmod_set_folio_counters(struct ms_kmod *k, bool on)
+{
+	k->folio_counters = on;
 }
 
 void ms_kmod_set_jobs(struct ms_kmod *k, unsigned int jobs)
@@ -100,13 +107,22 @@ static int kmod_walk_chunk(struct ms_kmod *k, int fd, const struct ms_ranges *ra
 			w.recs = recs ? (__u64)(unsigned long)recs : 0;
 			w.generation = k->generation;
 			w.flags = start != prev_end ? MS_KMOD_NEW_RANGE : 0;
-			if (recs && k->raw_pointers)
+			if (recs && (k->raw_pointers || k->old_module))
 				w.flags |= MS_KMOD_RAW_POINTERS;
+			else if (recs && k->folio_counters)
+				w.flags |= MS_KMOD_FOLIO_COUNTERS;
 			if (ioctl(fd, MS_KMOD_IOC_WALK, &w)) {
+				/* a module older than this memstat: the counters come with the pointers */
+				if (errno == EINVAL && (w.flags & MS_KMOD_FOLIO_COUNTERS)) {
+					k->old_module = true;
+					continue;
+				}
 				if (errno == EPERM && (w.flags & MS_KMOD_RAW_POINTERS)) {
 					snprintf(err, errlen, "the kernel is locked down "
-						 "(confidentiality): %s refuses --raw-pointers; run "
-						 "without it", MS_KMOD_DEVICE);
+						 "(confidentiality): %s refuses %s", MS_KMOD_DEVICE,
+						 k->raw_pointers ? "--raw-pointers; run without it" :
+						 "the pointer words that -a needs from this module, "
+						 "which is older than memstat: load memstat's own");
 					return MS_EXIT_PERM;
 				}
 				snprintf(err, errlen, "failed to walk pfn %#llx with %s: %s%s",

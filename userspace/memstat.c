@@ -744,12 +744,10 @@ int main(int argc, char **argv)
 			attrs->on_folio = ms_groups_pinned;
 			attrs->on_folio_arg = walker.groups;
 		}
-		/*
-		 * the module zeroes the pointer words of its records unless asked, and the first
-		 * tail page's _pincount shares such a word: the records stay in this process
-		 */
+		/* the module blanks the pointer words of its records, and the first tail page's
+		 * _pincount shares such a word: it keeps the folio's counters when asked */
 		if (walker.be.kmod)
-			ms_kmod_set_raw_pointers(walker.be.kmod, true);
+			ms_kmod_set_folio_counters(walker.be.kmod, true);
 	}
 	if (o.approx) {
 		if (!bpf) {	/* cannot be: parse_args() asks for bpf */

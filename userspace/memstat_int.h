@@ -256,6 +256,8 @@ int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_re
 		 ms_run_fn run_fn, ms_page_fn page_fn, void *arg);
 const struct ms_features *ms_kmod_features(const struct ms_kmod *k);
 void ms_kmod_set_raw_pointers(struct ms_kmod *k, bool raw);
+/* -a: the records keep a large folio's counters (its first tail page's), not its pointers */
+void ms_kmod_set_folio_counters(struct ms_kmod *k, bool on);
 /* Workers (a file descriptor each) of the following counting walks: as ms_bpf_set_jobs() */
 void ms_kmod_set_jobs(struct ms_kmod *k, unsigned int jobs);
 void ms_kmod_free(struct ms_kmod *k);

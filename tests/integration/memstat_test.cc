@@ -1334,7 +1334,8 @@ TEST(KmodBackend, RecordsHoldNoPointerWordsUnlessAsked)
 	r = all;
 	all = {};
 	struct Seen {
-		uint64_t records = 0, pointer_words = 0, kaddr = 0;
+		uint64_t records = 0, pointer_words = 0, kaddr = 0, first_tails = 0;
+		uint64_t first_tail_words = 0;	// words 2 and 3 of large folios' first tail pages
 		std::map<int, uint64_t> kaddr_by_sub;
 		std::string first;
 	};
@@ -1343,8 +1344,15 @@ TEST(KmodBackend, RecordsHoldNoPointerWordsUnlessAsked)
 		if (!rec->valid)
 			return 0;
 		s->records++;
-		for (int w : { 1, 2, 3, 5, 7 })
-			s->pointer_words += rec->w[w] != 0;
+		// a large folio's first tail page: words 2 and 3 hold its counters (6.1 - 7.3)
+		bool p1 = rec->role == MS_ROLE_TAIL && pfn == rec->head_pfn + 1;
+		s->first_tails += p1;
+		for (int w : { 1, 2, 3, 5, 7 }) {
+			if (p1 && (w == 2 || w == 3))
+				s->first_tail_words += rec->w[w] != 0;
+			else
+				s->pointer_words += rec->w[w] != 0;
+		}
 		const __u64 fields[] = { rec->w[0], rec->w[1], rec->w[2], rec->w[3], rec->w[4],
 					 rec->w[5], rec->w[6], rec->w[7], rec->ino, rec->offset,
 					 rec->cgroup, rec->head_pfn, rec->head_flags };
@@ -1362,15 +1370,25 @@ TEST(KmodBackend, RecordsHoldNoPointerWordsUnlessAsked)
 	struct ms_result res;
 	char why[512];
 	ASSERT_EQ(ms_kmod_open(&k, why, sizeof(why)), 0) << why;
-	Seen plain, raw;
+	Seen plain, counters, raw;
 	ASSERT_EQ(ms_kmod_walk(k, &r, &res, nullptr, count, &plain), 0);
+	ms_kmod_set_folio_counters(k, true);	/* what -a asks for */
+	ASSERT_EQ(ms_kmod_walk(k, &r, &res, nullptr, count, &counters), 0);
+	ms_kmod_set_folio_counters(k, false);
 	ms_kmod_set_raw_pointers(k, true);
 	ASSERT_EQ(ms_kmod_walk(k, &r, &res, nullptr, count, &raw), 0);
 	ms_kmod_free(k);
 	ms_ranges_free(&all);
 	ms_ranges_free(&r);
 	EXPECT_GT(plain.records, 0u);
-	EXPECT_EQ(plain.pointer_words, 0u) << "pointer words handed out without --raw-pointers";
+	EXPECT_EQ(plain.pointer_words + plain.first_tail_words, 0u)
+		<< "pointer words handed out without --raw-pointers";
+	// -a's records: the first tail pages' counters (an entire mapcount of -1 at least), no
+	// pointer word, nothing that looks like a kernel address
+	EXPECT_EQ(counters.pointer_words, 0u) << "pointer words handed out to -a";
+	EXPECT_EQ(counters.kaddr, 0u) << "kernel addresses handed out to -a";
+	EXPECT_GT(counters.first_tails, 0u);
+	EXPECT_GT(counters.first_tail_words, 0u) << "no folio counter kept for -a";
 	std::string where;
 	for (auto &kv : plain.kaddr_by_sub)
 		where += std::string(" ") + (kv.first < MS_NR_SUBS ? ms_subs[kv.first].key : "?") +

@@ -472,9 +472,9 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* ---- flags: only MS_KMOD_NEW_RANGE (0x1) and MS_KMOD_RAW_POINTERS (0x2) are known ---- */
+	/* ---- flags: only MS_KMOD_NEW_RANGE (0x1), RAW_POINTERS (0x2), FOLIO_COUNTERS (0x4) ---- */
 	{
-		static const uint32_t bad[] = { 0x4, 0x8, 0x80000000u, 0xfffffffcu, 0xffffffffu };
+		static const uint32_t bad[] = { 0x8, 0x10, 0x80000000u, 0xfffffff8u, 0xffffffffu };
 		for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			char name[64];
 
@@ -486,6 +486,9 @@ int main(int argc, char **argv)
 		e = walk(fd, &w, start, start + 64, NULL, MS_KMOD_NEW_RANGE | MS_KMOD_RAW_POINTERS, 1);
 		check(e == EINVAL, "flags-raw-without-recs", "RAW_POINTERS without recs: %s (want EINVAL)",
 		      e ? strerror(e) : "accepted");
+		e = walk(fd, &w, start, start + 64, NULL, MS_KMOD_NEW_RANGE | MS_KMOD_FOLIO_COUNTERS, 1);
+		check(e == EINVAL, "flags-counters-without-recs",
+		      "FOLIO_COUNTERS without recs: %s (want EINVAL)", e ? strerror(e) : "accepted");
 	}
 
 	/* ---- records carry kernel addresses only with MS_KMOD_RAW_POINTERS ---- */
@@ -503,6 +506,14 @@ int main(int argc, char **argv)
 		check(!e && kaddr == 0, "recs-no-kernel-address", "allpages without RAW_POINTERS: %s, "
 		      "%llu fields look like kernel addresses", e ? strerror(e) : "ok",
 		      (unsigned long long)kaddr);
+		/* -a's records: page[1]'s counters kept, still no kernel address */
+		e = walk(fd, &w, start, start + n, r, MS_KMOD_NEW_RANGE | MS_KMOD_FOLIO_COUNTERS, 1);
+		kaddr = 0;
+		for (uint64_t i = 0; !e && i < n; i++)
+			kaddr += kaddr_fields(&r[i]);
+		check(!e && kaddr == 0, "recs-counters-no-kernel-address", "allpages with "
+		      "FOLIO_COUNTERS: %s, %llu fields look like kernel addresses",
+		      e ? strerror(e) : "ok", (unsigned long long)kaddr);
 		e = walk(fd, &w, start, start + n, r, MS_KMOD_NEW_RANGE | MS_KMOD_RAW_POINTERS, 1);
 		ptrs = 0;
 		for (uint64_t i = 0; !e && i < n; i++)

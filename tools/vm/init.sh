@@ -314,8 +314,8 @@ if [ -c /dev/memstat ]; then
 		R "kmod-concurrent-fail two walks at once exited $r1 and $r2"
 	fi
 	# the kernel locked down for confidentiality: allpages --raw-pointers is refused with exit 4
-	# and one line; without it the module still answers (lockdown is raised at run time, one
-	# way, so this comes last before rmmod)
+	# and one line; without it the module still answers, and so do -a and -v (lockdown is raised
+	# at run time, one way, so this comes last before rmmod)
 	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 	if echo confidentiality >/sys/kernel/security/lockdown 2>/dev/null; then
 		pfns=0x10000-0x103ff
@@ -323,12 +323,19 @@ if [ -c /dev/memstat ]; then
 		r1=$?
 		$MEMSTAT allpages --backend kmod --pfn $pfns >/tmp/ld.out 2>/tmp/ld2.err
 		r2=$?
-		cat /tmp/ld.err /tmp/ld2.err
+		# -a and one-shot -v need no raw pointers: the module keeps the folios' counters
+		$MEMSTAT --backend kmod -a --json >/tmp/ld3.out 2>/tmp/ld3.err
+		r3=$?
+		$MEMSTAT --backend kmod -v >/tmp/ld4.out 2>/tmp/ld4.err
+		r4=$?
+		cat /tmp/ld.err /tmp/ld2.err /tmp/ld3.err /tmp/ld4.err
 		if [ $r1 = 4 ] && [ "$(wc -l </tmp/ld.err)" = 1 ] && grep -q 'locked down' /tmp/ld.err &&
-			[ $r2 = 0 ] && [ "$(wc -l </tmp/ld.out)" -gt 1000 ]; then
+			[ $r2 = 0 ] && [ "$(wc -l </tmp/ld.out)" -gt 1000 ] &&
+			[ $r3 = 0 ] && grep -q '"dma_pinned": *[0-9]' /tmp/ld3.out &&
+			[ $r4 = 0 ] && grep -q 'of which DMA-pinned' /tmp/ld4.out; then
 			R "kmod lockdown ok"
 		else
-			R "kmod-lockdown-fail under lockdown: --raw-pointers exited $r1 ($(head -n 1 /tmp/ld.err)), without it $r2"
+			R "kmod-lockdown-fail under lockdown: --raw-pointers exited $r1 ($(head -n 1 /tmp/ld.err)), without it $r2, -a $r3 ($(head -n 1 /tmp/ld3.err)), -v $r4 ($(head -n 1 /tmp/ld4.err))"
 		fi
 	else
 		R "kmod-lockdown-fail the kernel could not be locked down (no lockdown LSM?)"
