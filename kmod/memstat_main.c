@@ -391,11 +391,13 @@ static void walk(struct ms_kwalk *k, u64 start, u64 end, bool dump)
 			for (j = 0; p1 && j < (int)ARRAY_SIZE(keep); j++)
 				keep[j] = rw[ms_p1_counter_words[j]];
 			rw[1] = rw[2] = rw[MS_W_MAPPING] = rw[MS_W_PRIVATE] = rw[MS_W_MEMCG] = 0;
-			for (j = 0; p1 && j < (int)ARRAY_SIZE(keep); j++)
-				rw[ms_p1_counter_words[j]] = keep[j];
 			for (j = 0; j < MS_PAGE_WORDS; j++)
 				if (ms_looks_like_kernel_address(rw[j]))
 					rw[j] = 0;
+			/* counters, whole: a mapcount of -1 in a word's upper half (6.1, 6.12)
+			 * gives it the top byte of a kernel address */
+			for (j = 0; p1 && j < (int)ARRAY_SIZE(keep); j++)
+				rw[ms_p1_counter_words[j]] = keep[j];
 		}
 	}
 }

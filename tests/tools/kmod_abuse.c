@@ -509,8 +509,12 @@ int main(int argc, char **argv)
 		/* -a's records: page[1]'s counters kept, still no kernel address */
 		e = walk(fd, &w, start, start + n, r, MS_KMOD_NEW_RANGE | MS_KMOD_FOLIO_COUNTERS, 1);
 		kaddr = 0;
-		for (uint64_t i = 0; !e && i < n; i++)
+		for (uint64_t i = 0; !e && i < n; i++) {
+			/* a first tail page's counter words (2, 3) may hold a mapcount of -1 */
+			if (r[i].role == MS_ROLE_TAIL && start + i == r[i].head_pfn + 1)
+				r[i].w[2] = r[i].w[3] = 0;
 			kaddr += kaddr_fields(&r[i]);
+		}
 		check(!e && kaddr == 0, "recs-counters-no-kernel-address", "allpages with "
 		      "FOLIO_COUNTERS: %s, %llu fields look like kernel addresses",
 		      e ? strerror(e) : "ok", (unsigned long long)kaddr);
