@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The page classifier: one pure decision procedure over the raw words of a struct page,
- * shared by the BPF walker (bpf/memstat.bpf.c), the unit tests (tests/classify_test.cc) and
+ * shared by the BPF walker (bpf/memstat.bpf.c), the unit tests (tests/unit/classify_test.cc) and
  * the kernel module. It never dereferences anything: the caller passes the words it read and
  * the features of the running kernel (struct ms_features, filled from BTF by
  * bpf/core_fixes.bpf.h). The rules and their kernel sources are in docs/page-classes.md

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Types shared by the BPF walker, user space, the tests and (later) the kernel module.
+ * Types shared by the BPF walker, user space, the tests and the kernel module.
  * Plain fixed-width types and constants only: this header is included by BPF C, by C and
  * C++ user space and by kernel C, so it may not depend on any of their headers.
  */
@@ -25,11 +25,11 @@ enum ms_class {
 
 /*
  * Sub-classes: what the classifier returns. Each belongs to exactly one class
- * (ms_sub_class[] in classify.h); counters are kept per sub-class and summed per class.
+ * (ms_subs[] in userspace/util.c); counters are kept per sub-class and summed per class.
  */
 enum ms_sub {
 	MS_KERNEL_SLAB = 0,	/* slab pages (heads and tails) */
-	MS_KERNEL_LARGE_KMALLOC,/* kmalloc_large pages that carry PGTY_large_kmalloc (6.17+) */
+	MS_KERNEL_LARGE_KMALLOC,/* kmalloc_large pages that carry PGTY_large_kmalloc (6.15+) */
 	MS_KERNEL_PAGETABLE,	/* page-table-typed pages */
 	MS_KERNEL_RESERVED,	/* PG_reserved: kernel image, memblock, zero page; not in MemTotal */
 	MS_KERNEL_ZSMALLOC,	/* zsmalloc / z3fold (non-LRU movable, zram and zswap) */
