@@ -1,12 +1,71 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* /proc/meminfo, and how the walk's classes reconcile with it (docs/page-classes.md section 4). */
+/*
+ * /proc/meminfo, and how the walk's classes reconcile with it (docs/page-classes.md section 4);
+ * the "key value" files (/proc/vmstat, memory.stat) and the pages the kernel moved during a walk.
+ */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "memstat_int.h"
+
+int ms_read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	return 0;
+}
+
+long long ms_kv_get(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			return strtoll(p + kl + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+/*
+ * The pages the kernel has moved so far: /proc/vmstat's pgmigrate_success (compaction, NUMA
+ * balancing, memory offlining, any migrate_pages()) and thp_collapse_alloc times a PMD's pages
+ * (khugepaged copies up to that many pages into each new huge page). Their growth during a
+ * walk bounds what it can miscount: a page moved from a pfn the walk has passed to one it has
+ * not yet read is counted twice, one moved the other way not at all. -1: unknown.
+ */
+long long ms_pages_moved(void)
+{
+	static char buf[16384];
+	long long mig, col, pmd = 0;
+	char sz[32];
+
+	if (ms_read_text("/proc/vmstat", buf, sizeof(buf)))
+		return -1;
+	mig = ms_kv_get(buf, "pgmigrate_success");
+	col = ms_kv_get(buf, "thp_collapse_alloc");
+	if (col > 0 && !ms_read_text("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", sz,
+				     sizeof(sz)))
+		pmd = atoll(sz) / sysconf(_SC_PAGESIZE);
+	if (mig < 0)
+		return -1;
+	return mig + (col > 0 ? col * pmd : 0);
+}
 
 int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 {

@@ -605,8 +605,11 @@ static int walk_backend(struct walker *w, struct ms_result *res)
 static int walk_once(void *arg, struct ms_result *res)
 {
 	struct walker *w = arg;
+	long long moved = ms_pages_moved(), after;
 	int ret = walk_backend(w, res);
 
+	after = ms_pages_moved();
+	res->moved_pages = moved >= 0 && after >= moved ? after - moved : -1;
 	if (!ret && w->be.bpf)	/* while its maps are mapped, as the walk saw them */
 		ms_bpf_own_maps(res);
 	return ret;
@@ -817,8 +820,10 @@ int main(int argc, char **argv)
 	if (walker.groups) {
 		if (o.json)
 			ms_groups_json(stdout, walker.groups, &res);
-		else
+		else {
 			ms_groups_print(stdout, walker.groups);
+			ms_print_moved(stdout, &res);
+		}
 	} else if (o.json) {
 		ms_print_json(stdout, &res, &ro, o.reconcile ? &rc : NULL);
 	} else {

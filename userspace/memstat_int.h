@@ -97,6 +97,8 @@ struct ms_result {
 	double walk_ms;			/* the page walk alone */
 	__u64 cached_pages;		/* counted from the previous walk: still uninitialised */
 	unsigned int jobs;		/* workers that walked (1: a serial walk) */
+	long long moved_pages;		/* pages the kernel moved while the walk ran (-1 unknown):
+					 * any count may be off by up to that many */
 	__u64 own_maps_pages;		/* memstat's own BPF maps mapped into it (ms_bpf_own_maps()) */
 	__u64 own_maps_mapped;		/* of which in its page tables: kernel_user_mapped; the rest
 					 * kernel_other */
@@ -366,6 +368,12 @@ struct ms_meminfo {
 		active_file, inactive_file, anon_huge, shmem_huge, file_huge;
 };
 int ms_meminfo_read(const char *path, struct ms_meminfo *mi);
+/* The whole of a small /proc or sysfs file, NUL-terminated (at most len - 1 bytes): 0, -errno. */
+int ms_read_text(const char *path, char *buf, size_t len);
+/* In "key value" lines (/proc/vmstat, memory.stat, memory.events): key's value, or -1. */
+long long ms_kv_get(const char *text, const char *key);
+/* Pages the kernel has moved so far (migrated, or copied into a collapsed THP), -1 unknown. */
+long long ms_pages_moved(void);
 /* Unaccepted memory on a kernel without the page type (< 6.12), from meminfo (meminfo.c). */
 void ms_unaccepted_from_meminfo(struct ms_result *r, const struct ms_features *f,
 				const struct ms_meminfo *mi, long page_kb);
@@ -435,6 +443,8 @@ struct ms_report_opts {
 	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
 	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
 };
+/* "(the kernel moved N pages while the walk ran ...)" when it did (res->moved_pages > 0) */
+void ms_print_moved(FILE *out, const struct ms_result *r);
 void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o);
 void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_meminfo *mi,
 			const struct ms_result *r);

@@ -54,6 +54,13 @@ static void subrows(FILE *out, const struct ms_result *r, enum ms_class c, __u64
 	}
 }
 
+void ms_print_moved(FILE *out, const struct ms_result *r)
+{
+	if (r->moved_pages > 0)
+		fprintf(out, "(the kernel moved %lld pages while the walk ran: a row may be off by up "
+			"to that many)\n", r->moved_pages);
+}
+
 void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o)
 {
 	static const int freelist[] = { MS_FREE_BUDDY, MS_FREE_PCP, MS_FREE_UNACCEPTED };
@@ -117,6 +124,7 @@ void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_repo
 			(unsigned long long)r->approx.strata, (unsigned long long)r->approx.seed,
 			100 * MS_APPROX_CONFIDENCE, 100 * MS_APPROX_CONFIDENCE, MS_APPROX_BOUND_SE,
 			(unsigned long long)r->approx.floor_pages);
+	ms_print_moved(out, r);
 	if (o->verbose && r->own_maps_pages && r->own_maps_known)
 		fprintf(out, "(of these, memstat's own BPF maps: %llu pages, %llu in %s, %llu in %s)\n",
 			(unsigned long long)r->own_maps_pages,
@@ -265,8 +273,12 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads,
 		(unsigned long long)r->cached_pages, r->walk_ms,
 		o->elapsed_ms);
-	fprintf(out, ",\"jobs\":%u,\"own_maps\":{\"pages\":%llu,", r->jobs ? r->jobs : 1,
-		(unsigned long long)r->own_maps_pages);
+	fprintf(out, ",\"jobs\":%u", r->jobs ? r->jobs : 1);
+	if (r->moved_pages >= 0)
+		fprintf(out, ",\"moved_pages\":%lld", r->moved_pages);
+	else
+		fputs(",\"moved_pages\":null", out);
+	fprintf(out, ",\"own_maps\":{\"pages\":%llu,", (unsigned long long)r->own_maps_pages);
 	if (r->own_maps_known)
 		fprintf(out, "\"kernel_user_mapped\":%llu,\"kernel_other\":%llu}",
 			(unsigned long long)r->own_maps_mapped,

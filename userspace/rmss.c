@@ -184,43 +184,14 @@ int ms_rmss_write_str(const char *path, const char *s)
 	return err;
 }
 
-int ms_rmss_read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
-		got += n;
-	close(fd);
-	buf[got] = '\0';
-	return 0;
-}
-
-/* "key value" lines (memory.stat, /proc/vmstat, memory.events): the value of key, or -1 */
-static long long kv_get(const char *text, const char *key)
-{
-	size_t kl = strlen(key);
-	const char *p = text;
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == ' ')
-			return strtoll(p + kl + 1, NULL, 10);
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
-}
 
 static long long kv_file(const char *path, const char *key)
 {
 	static char buf[65536];
 
-	if (ms_rmss_read_file(path, buf, sizeof(buf)))
+	if (ms_read_text(path, buf, sizeof(buf)))
 		return -1;
-	return kv_get(buf, key);
+	return ms_kv_get(buf, key);
 }
 
 static double now_s(void)
@@ -246,7 +217,7 @@ unsigned long long ms_rmss_proc_starttime(pid_t pid, char *comm, size_t commlen)
 	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (ms_rmss_read_file(path, buf, sizeof(buf)))
+	if (ms_read_text(path, buf, sizeof(buf)))
 		return 0;
 	p = strchr(buf, '(');
 	q = strrchr(buf, ')');
@@ -287,7 +258,7 @@ static int read_machine(struct machine *m)
 	m->real_mb = mi.mem_total / 1024.0;
 	m->page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	swap = 0;
-	if (!ms_rmss_read_file("/proc/meminfo", buf, sizeof(buf))) {
+	if (!ms_read_text("/proc/meminfo", buf, sizeof(buf))) {
 		char *p = strstr(buf, "SwapTotal:");
 
 		if (p)
@@ -301,7 +272,7 @@ static long long meminfo_kb(const char *field)
 {
 	char buf[8192], key[64], *p;
 
-	if (ms_rmss_read_file("/proc/meminfo", buf, sizeof(buf)))
+	if (ms_read_text("/proc/meminfo", buf, sizeof(buf)))
 		return -1;
 	snprintf(key, sizeof(key), "\n%s:", field);
 	p = strstr(buf, key);
@@ -447,7 +418,7 @@ static int zram_setup(double mb, struct ms_rmss_state *s, char *dev, size_t devl
 		rerr("--zram %g: too small for a swap device", mb);
 		return MS_EXIT_USAGE;
 	}
-	if (ms_rmss_read_file("/sys/class/zram-control/hot_add", buf, sizeof(buf)) ||
+	if (ms_read_text("/sys/class/zram-control/hot_add", buf, sizeof(buf)) ||
 	    !isdigit((unsigned char)buf[0])) {
 		rerr("--zram: cannot add a zram device (/sys/class/zram-control/hot_add)");
 		return MS_EXIT_FAIL;
@@ -469,7 +440,7 @@ static int zram_setup(double mb, struct ms_rmss_state *s, char *dev, size_t devl
 		unsigned int maj, min;
 
 		snprintf(path, sizeof(path), "/sys/block/zram%d/dev", id);
-		if (ms_rmss_read_file(path, buf, sizeof(buf)) ||
+		if (ms_read_text(path, buf, sizeof(buf)) ||
 		    sscanf(buf, "%u:%u", &maj, &min) != 2 ||
 		    (mknod(dev, S_IFBLK | 0600, makedev(maj, min)) && errno != EEXIST)) {
 			rerr("--zram: no device node %s", dev);
@@ -526,7 +497,7 @@ static int self_cgroup(const char *ctrl, char *buf, size_t len)
 	static char text[8192];
 	char *line, *next;
 
-	if (ms_rmss_read_file("/proc/self/cgroup", text, sizeof(text)))
+	if (ms_read_text("/proc/self/cgroup", text, sizeof(text)))
 		return -1;
 	for (line = text; line && *line; line = next) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -561,7 +532,7 @@ static bool v2_memory_enabled(const char *dir)
 	char path[MS_RMSS_PATH_MAX + 32], ctl[256] = "";
 
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
-	return !ms_rmss_read_file(path, ctl, sizeof(ctl)) && strstr(ctl, "memory");
+	return !ms_read_text(path, ctl, sizeof(ctl)) && strstr(ctl, "memory");
 }
 
 /* +memory in dir's subtree_control, recorded before, disabled again at the end; 0 or -1 */
@@ -622,7 +593,7 @@ static int cg_create(struct cg *cg, struct ms_rmss_state *st)
 	} else {
 		char ctl[256] = "", *slash;
 
-		if (ms_rmss_read_file("/sys/fs/cgroup/cgroup.controllers", ctl, sizeof(ctl)) ||
+		if (ms_read_text("/sys/fs/cgroup/cgroup.controllers", ctl, sizeof(ctl)) ||
 		    !strstr(ctl, "memory")) {
 			rerr("--cgroup: no memory cgroup controller (neither v1 "
 				    "/sys/fs/cgroup/memory nor v2 /sys/fs/cgroup with memory)");
@@ -774,7 +745,7 @@ static double cg_peak_mb(const struct cg *cg)
 	} else {
 		cg_file(cg, "memory.peak", path, sizeof(path));
 	}
-	if (ms_rmss_read_file(path, buf, sizeof(buf)) || !isdigit((unsigned char)buf[0]))
+	if (ms_read_text(path, buf, sizeof(buf)) || !isdigit((unsigned char)buf[0]))
 		return -1;
 	return strtoull(buf, NULL, 10) / 1048576.0;
 }
@@ -789,12 +760,12 @@ static void cg_pages(const struct cg *cg, double *mb)
 	for (int i = 0; i < MS_NR_CLASSES; i++)
 		mb[i] = -1;
 	cg_file(cg, "memory.stat", path, sizeof(path));
-	if (ms_rmss_read_file(path, buf, sizeof(buf)))
+	if (ms_read_text(path, buf, sizeof(buf)))
 		return;
 	if (cg->v == 1) {
-		long long cache = kv_get(buf, "cache"), shmem = kv_get(buf, "shmem");
+		long long cache = ms_kv_get(buf, "cache"), shmem = ms_kv_get(buf, "shmem");
 
-		v = kv_get(buf, "rss");
+		v = ms_kv_get(buf, "rss");
 		mb[MS_C_ANON] = v >= 0 ? v / 1048576.0 : -1;
 		mb[MS_C_SHMEM] = shmem >= 0 ? shmem / 1048576.0 : -1;
 		if (cache >= 0)
@@ -803,20 +774,20 @@ static void cg_pages(const struct cg *cg, double *mb)
 		{
 			char k[64];
 
-			if (!ms_rmss_read_file(path, k, sizeof(k)) && isdigit((unsigned char)k[0]))
+			if (!ms_read_text(path, k, sizeof(k)) && isdigit((unsigned char)k[0]))
 				mb[MS_C_KERNEL] = strtoull(k, NULL, 10) / 1048576.0;
 		}
 		return;
 	}
-	v = kv_get(buf, "anon");
+	v = ms_kv_get(buf, "anon");
 	mb[MS_C_ANON] = v >= 0 ? v / 1048576.0 : -1;
-	v = kv_get(buf, "shmem");
+	v = ms_kv_get(buf, "shmem");
 	mb[MS_C_SHMEM] = v >= 0 ? v / 1048576.0 : -1;
-	v = kv_get(buf, "file");
+	v = ms_kv_get(buf, "file");
 	if (v >= 0)
 		mb[MS_C_PAGE_CACHE] = (v - (mb[MS_C_SHMEM] > 0 ? mb[MS_C_SHMEM] * 1048576.0 : 0)) /
 				      1048576.0;
-	v = kv_get(buf, "kernel");
+	v = ms_kv_get(buf, "kernel");
 	mb[MS_C_KERNEL] = v >= 0 ? v / 1048576.0 : -1;
 }
 
@@ -875,13 +846,13 @@ static void vm_counts(struct vm_count *v)
 	static char buf[16384];
 
 	memset(v, 0, sizeof(*v));
-	if (ms_rmss_read_file("/proc/vmstat", buf, sizeof(buf)))
+	if (ms_read_text("/proc/vmstat", buf, sizeof(buf)))
 		return;
-	v->pgpgin_kb = kv_get(buf, "pgpgin");
-	v->zswpin = kv_get(buf, "zswpin");
-	v->pswpin = kv_get(buf, "pswpin");
-	v->pgmajfault = kv_get(buf, "pgmajfault");
-	v->oom_kill = kv_get(buf, "oom_kill");
+	v->pgpgin_kb = ms_kv_get(buf, "pgpgin");
+	v->zswpin = ms_kv_get(buf, "zswpin");
+	v->pswpin = ms_kv_get(buf, "pswpin");
+	v->pgmajfault = ms_kv_get(buf, "pgmajfault");
+	v->oom_kill = ms_kv_get(buf, "oom_kill");
 	if (v->zswpin < 0)
 		v->zswpin = 0;
 	if (v->oom_kill < 0)

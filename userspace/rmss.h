@@ -33,7 +33,6 @@ struct ms_rmss_state {
 /* small helpers (rmss.c) */
 void ms_rmss_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ms_rmss_write_str(const char *path, const char *s);
-int ms_rmss_read_file(const char *path, char *buf, size_t len);
 void ms_rmss_sleep_ms(long ms);
 unsigned long long ms_rmss_proc_starttime(pid_t pid, char *comm, size_t commlen);
 void ms_rmss_run_path(char *buf, size_t len, const char *name);

@@ -84,7 +84,7 @@ int ms_rmss_state_read(struct ms_rmss_state *s)
 
 	ms_rmss_state_init(s);
 	ms_rmss_run_path(path, sizeof(path), "state");
-	if (ms_rmss_read_file(path, buf, sizeof(buf)))
+	if (ms_read_text(path, buf, sizeof(buf)))
 		return -1;
 	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		if (!strncmp(p, "pid ", 4))
@@ -479,7 +479,7 @@ static int kill_listed(const char *procs)
 	static int fds[MAX_KILL];
 	int n = 0, hit = 0;
 
-	if (ms_rmss_read_file(procs, buf, sizeof(buf)))
+	if (ms_read_text(procs, buf, sizeof(buf)))
 		return 0;
 	for (char *p = buf; *p && n < MAX_KILL; ) {
 		char *e;
@@ -505,7 +505,7 @@ static int kill_listed(const char *procs)
 		pids[n] = (pid_t)v;
 		fds[n++] = fd;
 	}
-	if (n && !ms_rmss_read_file(procs, again, sizeof(again))) {
+	if (n && !ms_read_text(procs, again, sizeof(again))) {
 		for (int i = 0; i < n; i++) {
 			if (listed(again, pids[i]) &&
 			    !syscall(SYS_pidfd_send_signal, fds[i], SIGKILL, NULL, 0))
@@ -548,7 +548,7 @@ static void cg_kill(const char *dir, int v, const char *freezer)
 		path_in(procs, sizeof(procs), freezer, "cgroup.procs");
 		if (!ms_rmss_write_str(state, "FROZEN")) {
 			for (int i = 0; i < 100; i++) {	/* 1 s */
-				if (!ms_rmss_read_file(state, buf, sizeof(buf)) &&
+				if (!ms_read_text(state, buf, sizeof(buf)) &&
 				    !strncmp(buf, "FROZEN", 6))
 					break;
 				ms_rmss_sleep_ms(10);

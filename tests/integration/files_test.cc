@@ -439,32 +439,29 @@ TEST(Files, ExecMappedFileIsUnderByExec)
 		ASSERT_TRUE(x.ok()) << strerror(errno);
 		touch_read(x.data(), len);
 		for (const char *key : { "exec", "file" }) {
-			// the same pages, at the same pfns, before and after the walk: a folio that
-			// the kernel migrates while the walk runs may be seen at neither place (the
-			// walk goes up in pfn order; migration may move it down)
+			// a folio the kernel moves while the walk runs (khugepaged collapses an exec
+			// mapping of a file; compaction migrates) may be seen at both places or at
+			// neither: the walk says how many pages moved meanwhile (moved_pages), and
+			// the count is exact within that
 			long long n = -1;
-			json j;
-			for (int i = 0; i < kTries && n < 0; i++) {
-				std::vector<uint64_t> pf = pfns_of(x.data(), len);
-				j = by_stable(key, f.path(), -1, &n);
-				if (pfns_of(x.data(), len) != pf) {
-					printf("--by %s: the file's pages moved during the walk: again\n",
-					       key);
-					n = -1;
-				}
-			}
-			if (n < 0)
+			json j = by_stable(key, f.path(), -1, &n);
+			if (n < 0)	// reclaim took pages of it during every walk
 				UNSTABLE_SKIP("the file's page cache");
 			ASSERT_GT(n, 0) << "the file's pages all left the page cache";
+			ASSERT_TRUE(j["moved_pages"].is_number()) << "moved_pages: " << j["moved_pages"];
+			const long long moved = j["moved_pages"];
 			json g = find_group(j, f.dev(), f.ino());
 			ASSERT_FALSE(g.is_null()) << f.path() << " not among the --by " << key
 						  << " groups";
 			EXPECT_EQ(g["name"], f.path()) << key;
-			EXPECT_EQ(g["exec_pages"].get<long long>(), n)
-				<< key << ": " << g["pages"].dump() << "; the file's pages now: "
+			EXPECT_LE(std::llabs(g["exec_pages"].get<long long>() - n), moved)
+				<< key << ": " << g["pages"].dump() << " for " << n << " pages, "
+				<< moved << " moved; the file's pages now: "
 				<< file_pages_by(f.path(), { "subclass", "role", "order" });
-			EXPECT_EQ(g["pages"]["exec"].get<long long>(), n) << key;
+			EXPECT_LE(std::llabs(g["pages"]["exec"].get<long long>() - n), moved) << key;
 			EXPECT_EQ(g["mapped_exec"], true) << key;
+			if (moved)
+				printf("--by %s: %lld pages moved during the walk\n", key, moved);
 		}
 	}
 	// and not under --by exec once nothing maps it executable

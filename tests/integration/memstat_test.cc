@@ -18,6 +18,8 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
+#include <atomic>
 
 #include "helpers.h"
 
@@ -698,6 +700,37 @@ uint64_t wrong_pages(struct ms_bpf *b, const struct ms_ranges &r, const char *p,
 // -j/--jobs: one worker or several, the walk calls the pages this test owns the same (anon,
 // shmem), every present page is counted exactly once (total + holes: present memory, which
 // cannot move), and the runs cover every present page once, in pfn order.
+// moved_pages is what the kernel moved while this walk ran, not since boot: within the growth
+// of /proc/vmstat's pgmigrate_success and thp_collapse_alloc (times a PMD's pages) around the
+// run, while compaction (/proc/sys/vm/compact_memory, every 20 ms) migrates pages meanwhile.
+TEST(Walk, MovedPagesAreWhatTheKernelMovedDuringTheWalk)
+{
+	long long before = ms_pages_moved();
+	ASSERT_GE(before, 0) << "/proc/vmstat has no pgmigrate_success";
+	std::atomic<bool> stop{ false };
+	std::thread compact([&] {
+		while (!stop) {
+			int fd = open("/proc/sys/vm/compact_memory", O_WRONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				if (write(fd, "1", 1) < 0) {}
+				close(fd);
+			}
+			usleep(20000);
+		}
+	});
+	json j = walk({ "--jobs", "1" });
+	stop = true;
+	compact.join();
+	long long after = ms_pages_moved();
+	ASSERT_TRUE(j["moved_pages"].is_number()) << j["moved_pages"];
+	EXPECT_GE(j["moved_pages"].get<long long>(), 0);
+	EXPECT_LE(j["moved_pages"].get<long long>(), after - before)
+		<< "more than the kernel moved during the whole run (" << before << " -> " << after
+		<< ")";
+	printf("moved during the run %lld, during the walk %lld\n", after - before,
+	       j["moved_pages"].get<long long>());
+}
+
 TEST(Walk, ParallelWalksAgreeWithTheSerialWalk)
 {
 	const size_t len = 64 * kMiB;
