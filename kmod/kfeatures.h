@@ -129,7 +129,7 @@ static bool ms_t_large_kmalloc(struct page *p) { return folio_test_large_kmalloc
  * "mm,thp,rmap: simplify compound page mapcount handling" (v6.2), renamed _entire_mapcount by
  * "mm: rename folio->_compound_mapcount to _entire_mapcount" (v6.3) (hashes not verified here;
  * the module is built on 6.1, 6.12 and 7.3 in the VM matrix). The words are the kernel's own
- * offsets: on 64-bit both share word 3 from 6.3 (words 2 and 3 on 6.1).
+ * offsets: 2 and 3 on 6.1 and 6.12, both 3 on 7.3.
  */
 #define MS_P1_WORD(off)	(((off) - sizeof(struct page)) / sizeof(u64))
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)

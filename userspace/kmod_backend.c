@@ -107,7 +107,7 @@ static int kmod_walk_chunk(struct ms_kmod *k, int fd, const struct ms_ranges *ra
 			w.recs = recs ? (__u64)(unsigned long)recs : 0;
 			w.generation = k->generation;
 			w.flags = start != prev_end ? MS_KMOD_NEW_RANGE : 0;
-			if (recs && (k->raw_pointers || k->old_module))
+			if (recs && (k->raw_pointers || (k->old_module && k->folio_counters)))
 				w.flags |= MS_KMOD_RAW_POINTERS;
 			else if (recs && k->folio_counters)
 				w.flags |= MS_KMOD_FOLIO_COUNTERS;
