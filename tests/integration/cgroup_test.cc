@@ -493,8 +493,9 @@ TEST(ByCgroup, RemovedCgroupsPagesAreItsOwnGroupOrTheParents)
 // In a container the memory hierarchy's mount shows part of it (a bind-mounted subtree, a cgroup
 // namespace): a cgroup outside that view is alive, not removed. memstat runs in a mount
 // namespace whose only memory hierarchy mount is a bind mount of top/inner, while a process in
-// top (outside that view) holds anon pages: top's group is "(outside this view) id N", with
-// removed false and outside_view true. (A removed cgroup is still "(removed)":
+// top/outer (outside that view; a sibling, since a v2 cgroup that gives its children the memory
+// controller holds no process) holds anon pages: outer's group is "(outside this view) id N",
+// with removed false and outside_view true. (A removed cgroup is still "(removed)":
 // RemovedCgroupsPagesAreItsOwnGroupOrTheParents.)
 TEST(ByCgroup, CgroupsOutsideTheMountsViewAreNotRemoved)
 {
@@ -502,11 +503,13 @@ TEST(ByCgroup, CgroupsOutsideTheMountsViewAreNotRemoved)
 	if (!h.ok())
 		GTEST_SKIP() << "no memory cgroup hierarchy: " << h.why;
 	std::string top = test_name("view");
-	Cgroup outer(h, top);
-	ASSERT_TRUE(outer.ok()) << outer.err();
-	ASSERT_TRUE(outer.give_memory_to_children());
+	Cgroup parent(h, top);
+	ASSERT_TRUE(parent.ok()) << parent.err();
+	ASSERT_TRUE(parent.give_memory_to_children());
 	Cgroup inner(h, top + "/inner");
 	ASSERT_TRUE(inner.ok()) << inner.err();
+	Cgroup outer(h, top + "/outer");
+	ASSERT_TRUE(outer.ok()) << outer.err();
 	const size_t len = 16 * kMiB;
 	Member m(outer, [&] {
 		void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -520,11 +523,24 @@ TEST(ByCgroup, CgroupsOutsideTheMountsViewAreNotRemoved)
 	ASSERT_EQ(pipe(out), 0);
 	pid_t pid = fork();
 	if (pid == 0) {
-		// the container's view: inner bind-mounted, the whole hierarchy's mount gone
+		// the container's view: inner bind-mounted, every other mount of the hierarchy gone
+		// (memstat's lookup prefers them: they show its root)
 		if (unshare(CLONE_NEWNS) || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) ||
-		    mount(inner.dir().c_str(), view, nullptr, MS_BIND, nullptr) ||
-		    umount2(h.mount.c_str(), MNT_DETACH))
+		    mount(inner.dir().c_str(), view, nullptr, MS_BIND, nullptr))
 			_exit(126);
+		for (int i = 0; i < 16; i++) {
+			char *mnt = nullptr, *root = nullptr;
+			int v = 0;
+			if (ms_cgroup_find_mount("/proc/self/mountinfo", &mnt, &root, &v))
+				_exit(126);
+			bool ours = !strcmp(mnt, view);
+			if (!ours && umount2(mnt, MNT_DETACH))
+				_exit(126);
+			free(mnt);
+			free(root);
+			if (ours)
+				break;
+		}
 		dup2(out[1], 1);
 		close(out[0]);
 		close(out[1]);
