@@ -793,10 +793,8 @@ void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result
 	fprintf(out, ",\"page_size\":%ld,\"total\":%llu,\"holes\":%llu,\"walk_ms\":%.3f,",
 		sysconf(_SC_PAGESIZE), (unsigned long long)r->total, (unsigned long long)r->holes,
 		r->walk_ms);
-	if (r->moved_pages >= 0)
-		fprintf(out, "\"moved_pages\":%lld,", r->moved_pages);
-	else
-		fputs("\"moved_pages\":null,", out);
+	ms_json_moved_pages(out, r);
+	fputc(',', out);
 	ms_groups_json_fields(out, g);
 	fputs("}\n", out);
 }

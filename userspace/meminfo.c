@@ -52,16 +52,17 @@ long long ms_kv_get(const char *text, const char *key)
 long long ms_pages_moved(void)
 {
 	static char buf[16384];
-	long long mig, col, pmd = 0;
+	static long long pmd = -1;	/* a PMD's pages: read once, it does not change */
+	long long mig, col;
 	char sz[32];
 
 	if (ms_read_text("/proc/vmstat", buf, sizeof(buf)))
 		return -1;
 	mig = ms_kv_get(buf, "pgmigrate_success");
 	col = ms_kv_get(buf, "thp_collapse_alloc");
-	if (col > 0 && !ms_read_text("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", sz,
-				     sizeof(sz)))
-		pmd = atoll(sz) / sysconf(_SC_PAGESIZE);
+	if (col > 0 && pmd < 0)
+		pmd = ms_read_text("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", sz,
+				   sizeof(sz)) ? 0 : atoll(sz) / sysconf(_SC_PAGESIZE);
 	if (mig < 0)
 		return -1;
 	return mig + (col > 0 ? col * pmd : 0);

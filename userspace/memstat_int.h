@@ -443,6 +443,8 @@ struct ms_report_opts {
 	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
 	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
 };
+/* the member "moved_pages": N (null when unknown), for every JSON document of a walk */
+void ms_json_moved_pages(FILE *out, const struct ms_result *r);
 /* "(the kernel moved N pages while the walk ran ...)" when it did (res->moved_pages > 0) */
 void ms_print_moved(FILE *out, const struct ms_result *r);
 void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o);

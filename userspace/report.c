@@ -54,6 +54,14 @@ static void subrows(FILE *out, const struct ms_result *r, enum ms_class c, __u64
 	}
 }
 
+void ms_json_moved_pages(FILE *out, const struct ms_result *r)
+{
+	if (r->moved_pages >= 0)
+		fprintf(out, "\"moved_pages\":%lld", r->moved_pages);
+	else
+		fputs("\"moved_pages\":null", out);
+}
+
 void ms_print_moved(FILE *out, const struct ms_result *r)
 {
 	if (r->moved_pages > 0)
@@ -273,11 +281,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads,
 		(unsigned long long)r->cached_pages, r->walk_ms,
 		o->elapsed_ms);
-	fprintf(out, ",\"jobs\":%u", r->jobs ? r->jobs : 1);
-	if (r->moved_pages >= 0)
-		fprintf(out, ",\"moved_pages\":%lld", r->moved_pages);
-	else
-		fputs(",\"moved_pages\":null", out);
+	fprintf(out, ",\"jobs\":%u,", r->jobs ? r->jobs : 1);
+	ms_json_moved_pages(out, r);
 	fprintf(out, ",\"own_maps\":{\"pages\":%llu,", (unsigned long long)r->own_maps_pages);
 	if (r->own_maps_known)
 		fprintf(out, "\"kernel_user_mapped\":%llu,\"kernel_other\":%llu}",
