@@ -280,6 +280,21 @@ MS_INLINE __u32 ms_run_len(__u64 pfn, __u64 order, __u32 max_order)
 }
 
 /*
+ * A slab-typed page (page type from 6.10, PG_slab before) that is also PG_reserved is an object
+ * page of KFENCE's pool: the buddy allocator never hands out a reserved page, but a pool that
+ * KFENCE took from memblock at boot (kfence.sample_interval or CONFIG_KFENCE_SAMPLE_INTERVAL not
+ * 0; mm/kfence/core.c kfence_alloc_pool() and kfence_init_pool(), since 0ce20dd84089 "mm: add
+ * Kernel Electric-Fence infrastructure", v5.12) keeps PG_reserved on every page, and KFENCE sets
+ * the slab type on every other one. Those pages are outside MemTotal and outside meminfo's Slab
+ * (KFENCE's objects bypass the slab counters), like the pool's guard pages in between, which
+ * carry PG_reserved alone: the whole pool is reserved memory.
+ */
+MS_INLINE __u32 ms_slab_or_kfence(const struct ms_features *f, __u64 fl)
+{
+	return ms_flag(fl, f->pg_reserved) ? MS_KERNEL_RESERVED : MS_KERNEL_SLAB;
+}
+
+/*
  * Classify a page that is not a tail (a head, or an order-0 page). h1 is the next struct page
  * (needed for the order of a large folio), or NULL when the caller does not have it.
  * *npages receives how many pages from pfn on share the verdict (a free block or a folio).
@@ -324,7 +339,7 @@ MS_INLINE __u32 ms_classify_head(const struct ms_features *f, __u64 pfn, const _
 	/* typed pages first: their mapping word is not a mapping */
 	switch (t) {
 	case MS_T_SLAB:
-		return MS_KERNEL_SLAB;
+		return ms_slab_or_kfence(f, fl);
 	case MS_T_LARGE_KMALLOC:
 		return MS_KERNEL_LARGE_KMALLOC;
 	case MS_T_TABLE:
@@ -342,7 +357,7 @@ MS_INLINE __u32 ms_classify_head(const struct ms_features *f, __u64 pfn, const _
 	}
 	/* <= 6.9: PG_slab, tested before mapping because 6.1 keeps slab_cache there */
 	if (ms_flag(fl, f->pg_slab))
-		return MS_KERNEL_SLAB;
+		return ms_slab_or_kfence(f, fl);
 	/* <= 6.5: HUGETLB_PAGE_DTOR in page[1].compound_dtor (the byte at +80); 0xff: no hugetlb */
 	if (large && h1 && f->has_dtor && f->hugetlb_dtor != 0xff &&
 	    ((h1[2] & 0xff) == f->hugetlb_dtor))

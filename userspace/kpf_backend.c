@@ -46,8 +46,9 @@ enum ms_sub ms_kpf_classify(__u64 k, enum ms_sub prev_head)
 		return MS_FREE_BUDDY;
 	if (k & KPF(KPF_HUGE))
 		return MS_HUGETLB;
+	/* slab and reserved: an object page of KFENCE's boot-time pool (classify.h) */
 	if (k & KPF(KPF_SLAB))
-		return MS_KERNEL_SLAB;
+		return (k & KPF(KPF_RESERVED)) ? MS_KERNEL_RESERVED : MS_KERNEL_SLAB;
 	if (k & KPF(KPF_PGTABLE))
 		return MS_KERNEL_PAGETABLE;
 	if (k & KPF(KPF_OFFLINE))

@@ -294,6 +294,24 @@ TEST_P(EveryFamily, SlabPageIsSlab)
 	EXPECT_EQ(classify(fam, 0x3001, slab(fam)), (Verdict{MS_KERNEL_SLAB, 1}));
 }
 
+// KFENCE's boot-time pool is memblock memory: every page PG_reserved, every other one (from the
+// third) slab-typed as an object page, with or without a cache. The pool is outside MemTotal and
+// its objects outside meminfo's Slab, so all of it is reserved, none of it slab.
+TEST_P(EveryFamily, KfencePoolPagesAreReservedNotSlab)
+{
+	for (u64 i = 0; i < 8; i++)
+		mm[0x7000 + i] = Page::fresh().flag(fam.f.pg_reserved);
+	mm[0x7002] = slab(fam).flag(fam.f.pg_reserved);
+	mm[0x7004] = slab(fam).flag(fam.f.pg_reserved);
+	mm[0x7004].w[fam.f.has_dtor ? MS_W_MAPPING : 1] = 0;	// an object never allocated
+	mm[0x7006] = slab(fam).flag(fam.f.pg_reserved);
+
+	EXPECT_EQ(classify(fam, 0x7002, mm[0x7002]), (Verdict{MS_KERNEL_RESERVED, 1}));
+	EXPECT_EQ(walk_runs(mm, 0x7000, 0x7008), "0x7000+8 KERNEL_RESERVED");
+	// a slab page the buddy allocator handed out is never reserved
+	EXPECT_EQ(classify(fam, 0x7010, slab(fam)), (Verdict{MS_KERNEL_SLAB, 1}));
+}
+
 TEST_P(EveryFamily, LargeSlabCoversItsFolio)
 {
 	mm.folio(0x3000, 2);

@@ -229,3 +229,15 @@ TEST(ReconcileBetween, SlabSplitRowsOnlyWhereTheWalkReadTheCaches)
 }
 
 }	// namespace
+
+// The kpageflags backend sorts a page by its flag bits (KPF_SLAB 7, KPF_RESERVED 32): slab and
+// reserved together is an object page of KFENCE's boot-time pool, which is outside MemTotal and
+// outside meminfo's Slab, as the struct page classifier says too.
+TEST(Kpageflags, KfencePoolObjectPageIsReservedNotSlab)
+{
+	const __u64 slab = 1ULL << 7, reserved = 1ULL << 32;
+
+	EXPECT_EQ(ms_kpf_classify(slab | reserved, MS_NR_SUBS), MS_KERNEL_RESERVED);
+	EXPECT_EQ(ms_kpf_classify(reserved, MS_NR_SUBS), MS_KERNEL_RESERVED);
+	EXPECT_EQ(ms_kpf_classify(slab, MS_NR_SUBS), MS_KERNEL_SLAB);
+}

@@ -614,6 +614,11 @@ build_kmod() {
 	echo "$out/kmod/memstat.ko"
 }
 
+# KFENCE on from boot, as distributions with a non-zero CONFIG_KFENCE_SAMPLE_INTERVAL run it
+# (Debian builds KFENCE but leaves it off): its pool is memblock memory, reserved, whose object
+# pages are slab-typed; the cross-check test checks them (kernels without KFENCE ignore it)
+KFENCE_ARGS="kfence.sample_interval=500"
+
 # MEMSTAT_VM_STRESS: the family that also runs the walks under memory churn with THP, offlines
 # and onlines a memory block (movablecore gives it movable blocks), and runs make bench's program
 STRESS=${MEMSTAT_VM_STRESS:-6.12}
@@ -662,7 +667,7 @@ run_family() {
 			"${numa_args[@]}" \
 			-nographic -no-reboot -nic none \
 			-kernel "$dir/vmlinuz" -initrd "$run/initrd-$fam.cpio" \
-			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT / 2)) $stress_args ${MEMSTAT_VM_APPEND:-}" \
+			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT / 2)) $KFENCE_ARGS $stress_args ${MEMSTAT_VM_APPEND:-}" \
 			-drive "file=$run/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe" \
 			-serial mon:stdio -serial "file:$res" \
 			</dev/null >"$console" 2>&1 &
