@@ -106,7 +106,7 @@ def check_png(path, want_size, classes):
 
 
 def render(svg, png, size):
-    """The SVG as rsvg-convert renders it, the way the README's pictures are made."""
+    """The SVG as rsvg-convert renders it, the way the pictures of docs/ are made."""
     r = subprocess.run([rsvg(), "--format", "png", "--width", str(size[0]), "--height",
                         str(size[1]), "--background-color", "white", "-o", png, svg],
                        capture_output=True, text=True, timeout=120)

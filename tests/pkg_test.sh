@@ -65,15 +65,15 @@ print("\n".join(sorted(keys)))'
 	else bad "every JSON key, Prometheus metric and --features line memstat prints is in the man page" \
 		"fields: $(wc -l <<<"$fields")" "missing: ${missing[*]}"; fi
 
-	# the exit codes of README's table, each an entry of EXIT STATUS
-	codes=$(sed -n '/^## Exit codes/,/^## /p' "$root/README.md" | sed -nE 's/^\| ([0-9]+) \|.*/\1/p')
+	# the exit codes of docs/output-formats.md's table, each an entry of EXIT STATUS
+	codes=$(sed -n '/^## Exit codes/,/^## /p' "$root/docs/output-formats.md" | sed -nE 's/^\| ([0-9]+) \|.*/\1/p')
 	status=$(sed -n '/^EXIT STATUS/,/^[A-Z]/p' <<<"$text")
 	missing=()
 	for c in $codes; do
 		grep -qE "^ +$c\$" <<<"$status" || missing+=("$c")
 	done
-	if [ -n "$codes" ] && [ ${#missing[@]} -eq 0 ]; then ok "every exit code of README's table is in EXIT STATUS ($(echo $codes))"
-	else bad "every exit code of README's table is in EXIT STATUS" "README: $(echo $codes)" "missing: ${missing[*]}"; fi
+	if [ -n "$codes" ] && [ ${#missing[@]} -eq 0 ]; then ok "every exit code of docs/output-formats.md's table is in EXIT STATUS ($(echo $codes))"
+	else bad "every exit code of docs/output-formats.md's table is in EXIT STATUS" "docs/output-formats.md: $(echo $codes)" "missing: ${missing[*]}"; fi
 fi
 
 # ---- completion ----

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * --approx: a stratified random sample of struct pages, and the estimate of every class with
- * its error (README.md "Approximate sampling").
+ * its error (docs/approx.md).
  *
  * The design. Present memory is cut into clusters: runs of MS_APPROX_CLUSTER_PAGES pages
  * aligned to that many pfns, cut further where a present range begins or ends, so that each

@@ -100,8 +100,8 @@ struct ms_timings ms_timings;
 /*
  * --jobs by default: the CPUs this process may run on, but no more workers than one per
  * MS_SECTIONS_PER_JOB present sections, or MS_SECTIONS_PER_JOB_ONCE for a single walk (a
- * worker's own walk program costs a verification, about 20 ms of CPU, on its first walk: README
- * "Parallel walk").
+ * worker's own walk program costs a verification, about 20 ms of CPU, on its first walk:
+ * docs/backends.md "Parallel walk").
  */
 unsigned int ms_jobs_auto(const struct ms_ranges *r, bool once)
 {

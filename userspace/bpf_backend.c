@@ -303,7 +303,7 @@ fail:
  * counts like any driver's buffer mapped into a process. Their pages, from /proc/self/maps
  * ("anon_inode:bpf-map"), and where the walk counts them: a page in memstat's page tables
  * (/proc/self/pagemap) has a mapcount and is user-mapped (classify.h), one that is not is other
- * (the 7.3 VM showed 4 user-mapped pages where 6.18 shows 645: README "Kernel other"). One kpageflags read checks that a mapped page has
+ * (the 7.3 VM showed 4 user-mapped pages where 6.18 shows 645: docs/summary.md "Kernel other"). One kpageflags read checks that a mapped page has
  * its mapcount (KPF_MMAP); where that cannot be read (no PFNs without CAP_SYS_ADMIN) the split is
  * unknown. A read of maps, one pread of pagemap per map, one of kpageflags.
  */

@@ -703,7 +703,7 @@ int main(int argc, char **argv)
 		print_features(bpf ? ms_bpf_features(bpf) : ms_kmod_features(walker.be.kmod),
 			       bpf ? (ms_bpf_has_cast(bpf) ? "3 words per page via bpf_rdonly_cast "
 				      "(>= 6.2)" : "64-byte copies") : "kernel module");
-		/* the BPF task iterator sees only this PID namespace's tasks (README "Backends") */
+		/* the BPF task iterator sees only this PID namespace's tasks (docs/backends.md) */
 		printf("exec mappings from:  %s\n", !bpf ? "every process (kernel module)" :
 		       ms_pid_ns_initial() ? "every process (initial PID namespace)" :
 		       "this PID namespace's processes only: libraries mapped only outside it "

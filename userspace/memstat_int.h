@@ -10,7 +10,7 @@
 #include "memstat.h"
 #include "mountinfo.h"
 
-/* Exit codes (documented in README.md). */
+/* Exit codes (docs/output-formats.md "Exit codes"). */
 enum {
 	MS_EXIT_OK = 0,
 	MS_EXIT_FAIL = 1,	/* a run-time failure: reading the kernel's data failed */
@@ -20,7 +20,7 @@ enum {
 	MS_EXIT_UNSUPPORTED = 5,/* the kernel's layout is not one memstat knows */
 };
 
-/* "format_version" of the JSON output and JSON-lines logs (README.md): bumped when a key
+/* "format_version" of the JSON output and JSON-lines logs (docs/output-formats.md): bumped when a key
  * changes meaning or disappears. */
 #define MS_FORMAT_VERSION 1
 
@@ -144,7 +144,7 @@ void ms_worker_join(pthread_t *tid);
 /* Add a worker's counts (sub-classes, holes, reads, mapping lookups) to the walk's. */
 void ms_result_add(struct ms_result *sum, const struct ms_result *part);
 
-/* Where a run spent its time, in ms (JSON "timings"; README.md names each). */
+/* Where a run spent its time, in ms (JSON "timings"; docs/output-formats.md names each). */
 struct ms_timings {
 	double ranges;		/* /proc/iomem and the offline blocks of /sys/devices/system/memory */
 	double bpf_open;	/* parse the embedded BPF object */

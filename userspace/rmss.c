@@ -55,7 +55,7 @@
 #include "testhooks.h"
 #include "svg.h"
 
-/* exit codes of memstat rmss beyond memstat's (README.md "memstat rmss") */
+/* exit codes of memstat rmss beyond memstat's (docs/rmss.md) */
 #define RMSS_EXIT_BUSY 6	/* another memstat rmss holds the lock */
 #define RMSS_EXIT_INTR 130	/* interrupted (SIGINT, SIGTERM, SIGHUP): the report kept */
 
@@ -559,8 +559,8 @@ static int v2_enable_memory(const char *dir, struct ms_rmss_state *st)
 }
 
 /*
- * The command's cgroup, memstat-rmss-PID, made where the caller may make one (README.md
- * "memstat rmss", "Where the cgroup is made"): on v1, under the caller's own memory cgroup
+ * The command's cgroup, memstat-rmss-PID, made where the caller may make one (docs/rmss.md,
+ * "Where the cgroup is made"): on v1, under the caller's own memory cgroup
  * (v1 has no rule against processes beside child cgroups), with a twin under the caller's
  * freezer cgroup when the freezer is mounted (to end its processes frozen); on v2, beside the
  * caller's cgroup (a cgroup with processes in it cannot enable controllers for its children),
@@ -706,7 +706,7 @@ static int cg_limit(struct cg *cg, double mb, double swap_mb)
 	return 0;
 }
 
-/* the cgroup's page-ins: its refaults (README "memstat rmss"), and its OOM kills */
+/* the cgroup's page-ins: its refaults (docs/rmss.md), and its OOM kills */
 struct cg_count {
 	long long refaults, majfaults, oom_kills;
 };
@@ -1015,7 +1015,7 @@ static int run_once(struct driver *d, struct run *r)
 		r->majfaults = c1.majfaults - c0.majfaults;
 		r->oom_killed = c1.oom_kills > c0.oom_kills;
 	} else {
-		/* README "memstat rmss": pgpgin (kB read from block devices, swap included) in
+		/* docs/rmss.md: pgpgin (kB read from block devices, swap included) in
 		 * pages, plus zswap's swap-ins (no block I/O) */
 		r->pageins = (double)(v1.pgpgin_kb - v0.pgpgin_kb) / d->m.page_kb +
 			     (double)(v1.zswpin - v0.zswpin);
@@ -1144,7 +1144,7 @@ static void print_row(struct driver *d, const struct size_row *r)
 }
 
 /*
- * the knee (README "memstat rmss"): -1 when there is none. *base_out: the rate at the largest
+ * the knee (docs/rmss.md): -1 when there is none. *base_out: the rate at the largest
  * size; *abs_out: the absolute part of the tolerance (10/s, or 1% of the highest rate measured)
  */
 static double knee(const struct driver *d, double *base_out, double *abs_out)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * memstat rmss leaves nothing behind, whatever happens to the driver (README.md "memstat rmss",
+ * memstat rmss leaves nothing behind, whatever happens to the driver (docs/rmss.md,
  * "What survives a crash").
  *
  * Everything rmss changes on the machine (the pool, the zram device, the command's cgroup and

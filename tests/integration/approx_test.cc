@@ -82,7 +82,7 @@ Estimate estimate(const ms_approx_plan &p, const std::vector<std::vector<uint64_
 	return e;
 }
 
-// ceil(5.81 P / n) over the strata not walked whole (README "Approximate sampling")
+// ceil(5.81 P / n) over the strata not walked whole (docs/approx.md)
 uint64_t detection_limit(const ms_approx_plan &p)
 {
 	double pages = 0, n = 0;

@@ -269,7 +269,7 @@ long long pg(const json &g, const char *cls)
 	return g["pages"][cls].get<long long>();
 }
 
-// memstat's classes as memory.stat counts them (README "--by cgroup"): anon is anon; file is
+// memstat's classes as memory.stat counts them (docs/groups.md "--by cgroup"): anon is anon; file is
 // shmem, exec and page cache (NR_FILE_PAGES); shmem is shmem. In bytes.
 void walk_anon_file_shmem(const json &pages, long long *anon, long long *file, long long *shmem)
 {

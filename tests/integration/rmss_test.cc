@@ -59,7 +59,7 @@ int memory_cgroup(std::string &why)
 	return 2;
 }
 
-// rmss's cgroups wherever they are made (under or beside memstat's own cgroup, README.md)
+// rmss's cgroups wherever they are made (under or beside memstat's own cgroup, docs/rmss.md)
 std::vector<std::string> rmss_cgroups()
 {
 	std::vector<std::string> out;

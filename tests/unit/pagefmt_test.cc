@@ -508,7 +508,7 @@ TEST(Pagefmt, KnownRecordsAreExact)
 	pf.nzones = kNZones;
 	ms_pagefmt_init(&pf);
 	ms_pagefmt_state_init(&st);
-	// an exec page of the README's example
+	// an exec page of docs/allpages.md's example
 	r.sub = MS_EXEC;
 	r.w[MS_W_FLAGS] = 1 << 2 | 1 << 3 | 1 << 5 | 1 << 8 | 1 << 11;
 	r.w[MS_W_TYPE] = 3ULL << 32 | 1;	/* refcount 3, _mapcount 1 */
