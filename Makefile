@@ -60,7 +60,11 @@ TEST_LIB_OBJS  := $(filter-out $(BUILD)/memstat.o,$(TEST_USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.cc)
 INTEG_SRCS := $(wildcard tests/integration/*.cc)
 
-all: $(BUILD)/memstat $(BUILD)/memstat.8
+# the man pages, one per verb (docs/NAME.8.scd)
+MAN_PAGES := memstat memstat-allpages memstat-map memstat-plot memstat-rmss
+MAN_OUT   := $(patsubst %,$(BUILD)/%.8,$(MAN_PAGES))
+
+all: $(BUILD)/memstat $(MAN_OUT)
 
 $(BUILD):
 	$(Q)mkdir -p $@
@@ -116,11 +120,11 @@ vm-bins: $(BUILD)/memstat-test $(BUILD)/integration_tests.static $(BUILD)/churn 
 run: $(BUILD)/memstat
 	$(BUILD)/memstat
 
-# ---- the man page (one source, docs/memstat.8.scd, by scdoc) and make install/uninstall ----
+# ---- the man pages (one per verb, docs/NAME.8.scd, by scdoc) and make install/uninstall ----
 SCDOC ?= scdoc
-man: $(BUILD)/memstat.8
+man: $(MAN_OUT)
 
-$(BUILD)/memstat.8: docs/memstat.8.scd | $(BUILD)
+$(BUILD)/%.8: docs/%.8.scd | $(BUILD)
 	$(call msg,SCDOC,$@)
 	$(Q)$(SCDOC) < $< > $@
 	$(Q)sed -i '/^\.TH /a .nh' $@	# no hyphens inside option and key names
@@ -134,12 +138,13 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
-INSTALLED  := $(SBINDIR)/memstat $(MANDIR)/man8/memstat.8 $(BASHCOMPDIR)/memstat \
+INSTALLED  := $(SBINDIR)/memstat $(patsubst %,$(MANDIR)/man8/%.8,$(MAN_PAGES)) $(BASHCOMPDIR)/memstat \
               $(ZSHCOMPDIR)/_memstat $(UNITDIR)/memstat.service $(SYSCONFDIR)/logrotate.d/memstat
 
-install: $(BUILD)/memstat $(BUILD)/memstat.8
+install: $(BUILD)/memstat $(MAN_OUT)
 	install -D -m 0755 $(BUILD)/memstat $(DESTDIR)$(SBINDIR)/memstat
-	install -D -m 0644 $(BUILD)/memstat.8 $(DESTDIR)$(MANDIR)/man8/memstat.8
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 $(MAN_OUT) $(DESTDIR)$(MANDIR)/man8/
 	install -D -m 0644 tools/completion/memstat.bash $(DESTDIR)$(BASHCOMPDIR)/memstat
 	install -D -m 0644 tools/completion/_memstat $(DESTDIR)$(ZSHCOMPDIR)/_memstat
 	install -d $(DESTDIR)$(UNITDIR)
@@ -152,7 +157,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 # the man page, the completions and make install/uninstall (tests/pkg_test.sh)
-pkgtest: $(BUILD)/memstat $(BUILD)/memstat.8
+pkgtest: $(BUILD)/memstat $(MAN_OUT)
 	bash tests/pkg_test.sh $(BUILD)
 
 # the Debian packages (debian/): dpkg-buildpackage, lintian, install in a Debian 12 chroot, the
@@ -200,7 +205,7 @@ pytest: $(BUILD)/memstat-test
 		tests/grafana_test.py tests/formats_test.py tests/docs_test.py
 
 # every suite, then one "N passed, N failed" line
-test: $(BUILD)/memstat $(BUILD)/memstat-test $(BUILD)/memstat.8 $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
+test: $(BUILD)/memstat $(BUILD)/memstat-test $(MAN_OUT) $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
       $(BUILD)/kmod_abuse
 	bash tests/run.sh $(BUILD)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# memstat as installed: the man page (BUILD/memstat.8 from docs/memstat.8.scd), the bash and zsh
+# memstat as installed: the man pages (BUILD/NAME.8 from docs/NAME.8.scd), the bash and zsh
 # completions (tools/completion/), make install and make uninstall into a temporary DESTDIR.
 # Usage: tests/pkg_test.sh BUILD_DIR   (as root: the class list comes from `memstat --json`)
 # Ends with one "N passed, N failed" line.
@@ -31,22 +31,37 @@ if [ "$(wc -w <<<"$main_opts")" -lt 10 ] || [ "$(wc -w <<<"$ap_opts")" -lt 5 ]; 
 	bad "options parsed from --help" "main: $main_opts" "allpages: $ap_opts"
 fi
 
-# ---- the man page ----
+# ---- the man pages: memstat(8) and one per verb ----
 if [ ! -s "$page" ]; then
 	bad "man page built ($page missing: make BUILD=$build man)"
 else
-	warn=$(man --warnings -l "$page" 2>&1 >/dev/null)
-	if [ -z "$warn" ]; then ok "man --warnings renders memstat.8 without a warning"
-	else bad "man --warnings renders memstat.8 without a warning" "$warn"; fi
-
-	# one line per paragraph: wide enough that no option is broken across lines
-	text=$(MANWIDTH=4000 man -l "$page" 2>/dev/null | col -b)
-	missing=()
-	for o in $main_opts $ap_opts $map_opts $plot_opts $rmss_opts; do
-		grep -qE -- "(^|[^A-Za-z-])$o([^A-Za-z-]|\$)" <<<"$text" || missing+=("$o")
+	# each page renders without a warning and has every option of its verb's --help (one line
+	# per paragraph: wide enough that no option is broken across lines); each --help names it
+	for verb in "" allpages map plot rmss; do
+		name=memstat${verb:+-$verb}
+		f=$build/$name.8
+		case $verb in
+		"") opts=$main_opts ;; allpages) opts=$ap_opts ;; map) opts=$map_opts ;;
+		plot) opts=$plot_opts ;; rmss) opts=$rmss_opts ;;
+		esac
+		if [ ! -s "$f" ]; then
+			bad "$name.8 built ($f missing: make BUILD=$build man)"
+			continue
+		fi
+		warn=$(man --warnings -l "$f" 2>&1 >/dev/null)
+		if [ -z "$warn" ]; then ok "man --warnings renders $name.8 without a warning"
+		else bad "man --warnings renders $name.8 without a warning" "$warn"; fi
+		vtext=$(MANWIDTH=4000 man -l "$f" 2>/dev/null | col -b)
+		missing=()
+		for o in $opts; do
+			grep -qE -- "(^|[^A-Za-z-])$o([^A-Za-z-]|\$)" <<<"$vtext" || missing+=("$o")
+		done
+		if [ -n "$opts" ] && [ ${#missing[@]} -eq 0 ]; then ok "every option of memstat ${verb:+$verb }--help is in $name.8"
+		else bad "every option of memstat ${verb:+$verb }--help is in $name.8" "missing: ${missing[*]}"; fi
+		if "$bin" $verb --help | grep -qF "$name(8)"; then ok "memstat ${verb:+$verb }--help names $name(8)"
+		else bad "memstat ${verb:+$verb }--help names $name(8)"; fi
 	done
-	if [ ${#missing[@]} -eq 0 ]; then ok "every option of --help and allpages --help is in the man page"
-	else bad "every option of --help and allpages --help is in the man page" "missing: ${missing[*]}"; fi
+	text=$(MANWIDTH=4000 man -l "$page" 2>/dev/null | col -b)
 
 	# the output fields memstat prints now: the keys of --json (and of its approx and timings
 	# objects), the metric names of a Prometheus file, the lines of --features
@@ -221,11 +236,15 @@ install_case() {	# NAME PREFIX-ARGS SBIN MAN BASH UNIT ZSH LOGROTATE
 install_case default "" /usr/local/sbin/memstat /usr/local/share/man/man8/memstat.8 \
 	/usr/local/share/bash-completion/completions/memstat \
 	/usr/local/lib/systemd/system/memstat.service \
-	/usr/local/share/zsh/vendor-completions/_memstat /etc/logrotate.d/memstat
+	/usr/local/share/zsh/vendor-completions/_memstat /etc/logrotate.d/memstat \
+	/usr/local/share/man/man8/memstat-allpages.8 /usr/local/share/man/man8/memstat-map.8 \
+	/usr/local/share/man/man8/memstat-plot.8 /usr/local/share/man/man8/memstat-rmss.8
 install_case usr "PREFIX=/usr" /usr/sbin/memstat /usr/share/man/man8/memstat.8 \
 	/usr/share/bash-completion/completions/memstat \
 	/usr/lib/systemd/system/memstat.service \
-	/usr/share/zsh/vendor-completions/_memstat /etc/logrotate.d/memstat
+	/usr/share/zsh/vendor-completions/_memstat /etc/logrotate.d/memstat \
+	/usr/share/man/man8/memstat-allpages.8 /usr/share/man/man8/memstat-map.8 \
+	/usr/share/man/man8/memstat-plot.8 /usr/share/man/man8/memstat-rmss.8
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

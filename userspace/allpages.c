@@ -71,7 +71,9 @@ static const char usage_text[] =
 	"                         online CPU but the one that walks, at least 1)\n"
 	"      --raw-pointers     add the raw struct page words, mapping and memcg pointers:\n"
 	"                         SENSITIVE, kernel addresses reveal the KASLR offset\n"
-	"  -h, --help             print this help\n";
+	"  -h, --help             print this help\n"
+	"\n"
+	"See memstat-allpages(8).\n";
 
 /* ---- page facts ---- */
 

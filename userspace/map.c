@@ -45,7 +45,9 @@ static const char usage_text[] =
 	"                         failure; - (or /dev/stdout, /dev/fd/N): the SVG there\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded, else kpageflags),\n"
 	"                         bpf, kmod or kpageflags\n"
-	"  -h, --help             print this help\n";
+	"  -h, --help             print this help\n"
+	"\n"
+	"See memstat-map(8).\n";
 
 /* the segments of rows holding present pages at this scale; returns the rows + gap rows */
 static __u64 layout(const struct ms_ranges *present, __u64 scale, struct ms_map_seg *seg,

@@ -74,7 +74,9 @@ static const char usage_text[] =
 	"\n"
 	"Exit codes: 0 ok, 1 run-time failure (reading the kernel, writing the output),\n"
 	"2 bad input (usage, an output file that cannot be used), 3 reconcile mismatch,\n"
-	"4 missing privilege, 5 unsupported kernel layout.\n";
+	"4 missing privilege, 5 unsupported kernel layout.\n"
+	"See memstat(8); the verbs: memstat-allpages(8), memstat-map(8), memstat-plot(8),\n"
+	"memstat-rmss(8).\n";
 
 struct opts {
 	bool attributes;	/* -a */

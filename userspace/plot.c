@@ -51,7 +51,9 @@ static const char usage_text[] =
 	"  -o, --output FILE      the picture: FILE.svg, or FILE.png (rendered by\n"
 	"                         rsvg-convert); replaced whole, or left as it was on a\n"
 	"                         failure; - (or /dev/stdout, /dev/fd/N): the SVG there\n"
-	"  -h, --help             print this help\n";
+	"  -h, --help             print this help\n"
+	"\n"
+	"See memstat-plot(8).\n";
 
 static int add_sample(struct ms_plot *p, const struct ms_plot_sample *s)
 {

@@ -106,7 +106,8 @@ static const char rmss_usage[] =
 	"Exit codes: 0 ok, 1 run-time failure, 2 bad input (usage, a size below the safe floor\n"
 	"or above the real size), 4 missing privilege, 6 another memstat rmss is running,\n"
 	"130 interrupted (SIGINT, SIGTERM or SIGHUP; the report so far is kept, the memory\n"
-	"restored).\n";
+	"restored).\n"
+	"See memstat-rmss(8).\n";
 
 struct rmss_opts {
 	bool change, print, reset, cgroup, json;
