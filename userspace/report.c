@@ -54,14 +54,6 @@ static void subrows(FILE *out, const struct ms_result *r, enum ms_class c, __u64
 	}
 }
 
-void ms_json_moved_pages(FILE *out, const struct ms_result *r)
-{
-	if (r->moved_pages >= 0)
-		fprintf(out, "\"moved_pages\":%lld", r->moved_pages);
-	else
-		fputs("\"moved_pages\":null", out);
-}
-
 void ms_print_moved(FILE *out, const struct ms_result *r)
 {
 	if (r->moved_pages > 0)
@@ -196,14 +188,6 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 			"(SLAB_RECLAIM_ACCOUNT);\n  %-36s %10s  their sum is the row Slab\n",
 			"SReclaimable, SUnreclaim apart", "-", r->backend, "", "");
 	ms_attrs_print_unreconciled(out, rc->attrs);
-}
-
-/* a JSON string, names escaped as escape.c says (s NULL: "") */
-void ms_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	ms_esc_fputs(out, s, MS_ESC_JSON);
-	fputc('"', out);
 }
 
 /*

@@ -134,30 +134,6 @@ static int rmss_usage_error(const char *fmt, ...)
 	return MS_EXIT_USAGE;
 }
 
-void ms_rmss_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("memstat rmss: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static const char *run_dir(void)
-{
-	/* test builds only: another directory for the lock and state files (tests/rmss_test.py) */
-	const char *d = ms_test_env("MEMSTAT_RMSS_RUNDIR");
-
-	return d ? d : "/run";
-}
-
-void ms_rmss_run_path(char *buf, size_t len, const char *name)
-{
-	snprintf(buf, len, "%s/memstat-rmss.%s", run_dir(), name);
-}
-
 static int parse_mb(const char *arg, double *out)
 {
 	char *end;
@@ -169,20 +145,6 @@ static int parse_mb(const char *arg, double *out)
 		return -1;
 	*out = v;
 	return 0;
-}
-
-int ms_rmss_write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
 }
 
 
@@ -201,43 +163,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void ms_rmss_sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* field 22 of /proc/PID/stat (start time in clock ticks), 0 when no such process */
-unsigned long long ms_rmss_proc_starttime(pid_t pid, char *comm, size_t commlen)
-{
-	char path[64], buf[1024], *p, *q;
-	unsigned long long st = 0;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (ms_read_text(path, buf, sizeof(buf)))
-		return 0;
-	p = strchr(buf, '(');
-	q = strrchr(buf, ')');
-	if (!p || !q)
-		return 0;
-	if (comm) {
-		snprintf(comm, commlen, "%.*s", (int)(q - p - 1), p + 1);
-	}
-	p = q + 2;	/* field 3: state */
-	if (*p == 'Z' || *p == 'X')
-		return 0;	/* a zombie has freed its memory */
-	for (i = 3; i < 22 && p; i++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (p)
-		st = strtoull(p, NULL, 10);
-	return st;
 }
 
 /* ---- the machine ---- */

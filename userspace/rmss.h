@@ -30,7 +30,7 @@ struct ms_rmss_state {
 	char subtree[MS_RMSS_PATH_MAX];	/* a cgroup whose subtree_control rmss enabled memory in */
 };
 
-/* small helpers (rmss.c) */
+/* small helpers (rmss_util.c) */
 void ms_rmss_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ms_rmss_write_str(const char *path, const char *s);
 void ms_rmss_sleep_ms(long ms);
