@@ -242,6 +242,11 @@ $(FUZZ_DIR)/fuzz_allpages_cmdline: $(FUZZ_DIR)/allpages_cmdline.o $(filter-out %
 	$(call msg,LINK,$@)
 	$(Q)$(FUZZ_LINK)
 
+# and this one options.c
+$(FUZZ_DIR)/fuzz_cmdline: $(FUZZ_DIR)/cmdline.o $(filter-out %/options.o,$(FUZZ_LIB))
+	$(call msg,LINK,$@)
+	$(Q)$(FUZZ_LINK)
+
 fuzz-bins: $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
 # objects of pattern rules only: keep them (make deletes intermediate files)
 .SECONDARY: $(FUZZ_LIB) $(patsubst %,$(FUZZ_DIR)/%.o,$(FUZZ_TARGETS))

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Fuzz target: memstat's command line (parse_args of userspace/memstat.c, included here as it
- * is, its main() renamed and its exit() for --help and --version turned into a jump back).
+ * Fuzz target: memstat's command line (ms_parse_args of userspace/options.c, included here as
+ * it is, its exit() for --help and --version turned into a jump back).
  * The input is the arguments, one a line.
  *
- * Invariants: parse_args returns 0 or the usage exit code, and --help/--version exit 0; what
+ * Invariants: ms_parse_args returns 0 or the usage exit code, and --help/--version exit 0; what
  * it accepts is consistent: a known format and backend, the documented conflicts refused
  * (--runs, --features, --reconcile with sampling or --approx, --fsync without -o, --seed
  * without --approx), an --approx fraction from 0.001 to 1 and the bpf backend, sampling exactly when
@@ -24,14 +24,12 @@ __attribute__((noreturn)) static void fuzz_exit(int code)
 }
 
 #define exit(code) fuzz_exit(code)
-#define main memstat_main
-#include "../../userspace/memstat.c"
-#undef main
+#include "../../userspace/options.c"
 #undef exit
 
 #define MAX_ARGS 32
 
-static void check(const struct opts *o)
+static void check(const struct ms_opts *o)
 {
 	FUZZ_CHECK(o->format >= MS_FMT_ROWS && o->format <= MS_FMT_PROM, "format %d", o->format);
 	FUZZ_CHECK(o->backend >= MS_BE_AUTO && o->backend <= MS_BE_KPF, "backend %d", o->backend);
@@ -72,14 +70,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *argv[MAX_ARGS], *buf;
 	int argc = fuzz_argv(data, size, "memstat", argv, MAX_ARGS, &buf);
-	struct opts o;
+	struct ms_opts o;
 	volatile int ret;
 
 	optind = 0;	/* glibc: start getopt afresh */
 	exit_code = -1;
 	if (setjmp(exit_jmp) == 0) {
-		ret = parse_args(argc, argv, &o);
-		FUZZ_CHECK(ret == MS_EXIT_OK || ret == MS_EXIT_USAGE, "parse_args returned %d", ret);
+		ret = ms_parse_args(argc, argv, &o);
+		FUZZ_CHECK(ret == MS_EXIT_OK || ret == MS_EXIT_USAGE, "ms_parse_args returned %d", ret);
 		if (ret == MS_EXIT_OK)
 			check(&o);
 	} else {

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * memstat --by KEY, the output of the groups the engine (groups.c) made: the table, the JSON
+ * document, a JSON-lines row's fields and the Prometheus series. A key's own fields and
+ * columns come from its row of ms_by_keys[], through struct ms_groups.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memstat_int.h"
+#include "escape.h"
+#include "groups.h"
+
+static double mb(__u64 pages)
+{
+	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+static __u64 class_of(const struct ms_group *x, enum ms_class c)
+{
+	__u64 n = 0;
+
+	for (int j = 0; j < MS_NR_SUBS; j++)
+		if (ms_subs[j].cls == c)
+			n += x->sub[j];
+	return n;
+}
+
+/* the 7 classes of the table and the JSON (the kpageflags backend's unknown has no records) */
+static const enum ms_class shown_classes[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
+					       MS_C_PAGE_CACHE, MS_C_HUGETLB, MS_C_FREE };
+#define NSHOWN (sizeof(shown_classes) / sizeof(shown_classes[0]))
+
+static const char *const col_label[] = { "Kernel", "Anon", "Shmem", "Exec", "Cache",
+					 "Hugetlb", "Free" };
+
+static void table_row(FILE *out, const struct ms_groups *g, const struct ms_group *x)
+{
+	const struct cgroup_extra *e = g->by == MS_BY_CGROUP ? x->extra : NULL;
+	struct ms_group t;
+	int indent = 0;
+	size_t c;
+
+	if (e && e->tree) {	/* cgroup --tree: the subtree's pages, indented by depth */
+		t = *x;
+		memcpy(t.sub, e->sub, sizeof(t.sub));
+		t.total = e->total;
+		t.pinned = e->pinned;
+		x = &t;
+		indent = 2 * (int)e->depth;
+	}
+
+	fprintf(out, "%10.0f", mb(x->total));
+	for (c = 0; c < NSHOWN; c++) {
+		__u64 n = class_of(x, shown_classes[c]);
+
+		fprintf(out, " %8.0f %3.0f%%", mb(n),
+			x->total ? 100.0 * (double)n / (double)x->total : 0.0);
+	}
+	if (g->pinned)
+		fprintf(out, " %8.0f", mb(x->pinned));
+	if (g->key->cols)
+		g->key->cols(out, g, x);
+	fprintf(out, "  %*s", indent, "");
+	ms_esc_fputs(out, x->name, MS_ESC_TERM);
+	fputc('\n', out);
+}
+
+void ms_groups_print(FILE *out, const struct ms_groups *g)
+{
+	static const char *const what[MS_NR_BY] = { "Cgroup", "Node", "Zone", "Mount", "File",
+						     "File" };
+	struct ms_group total = { .name = (char *)"Total" };
+	size_t i, c;
+
+	for (i = 0; i < g->n; i++) {
+		for (int j = 0; j < MS_NR_SUBS; j++)
+			total.sub[j] += g->g[i].sub[j];
+		total.total += g->g[i].total;
+		total.pinned += g->g[i].pinned;
+	}
+	fprintf(out, "%10s", "Total MB");
+	for (c = 0; c < NSHOWN; c++)
+		fprintf(out, " %8s %4s", col_label[c], "%");
+	if (g->pinned)
+		fprintf(out, " %8s", "Pinned");
+	if (g->key->cols_head)
+		g->key->cols_head(out);
+	fprintf(out, "  %s%s\n", what[g->by],
+		g->tree && g->cgroups ? " (tree: each row is the cgroup and its descendants)" : "");
+	for (i = 0; i < g->nshown; i++)
+		table_row(out, g, &g->g[g->order[i]]);
+	if (g->nother) {
+		struct ms_group o = g->other;
+		char name[64];
+
+		snprintf(name, sizeof(name), "(other: %zu groups)", g->nother);
+		o.name = name;
+		o.k1 = NONE_KEY;
+		table_row(out, g, &o);
+	}
+	total.k1 = NONE_KEY;
+	table_row(out, g, &total);
+	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache%s)\n",
+		g->pinned ? "; Pinned: MB DMA-pinned, as dma_pinned of -a" : "");
+}
+
+/* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */
+void ms_groups_json_pages(FILE *out, const struct ms_group *x)
+{
+	size_t c;
+	int i;
+
+	fputs("\"pages\":{", out);
+	for (c = 0; c < NSHOWN; c++)
+		fprintf(out, "\"%s\":%llu,", ms_classes[shown_classes[c]].key,
+			(unsigned long long)class_of(x, shown_classes[c]));
+	fprintf(out, "\"total\":%llu},\"detail\":{", (unsigned long long)x->total);
+	for (i = 0; i < MS_NR_SUBS; i++)	/* all but unknown (kpageflags has no --by) */
+		if (i != MS_UNKNOWN)
+			fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
+				(unsigned long long)x->sub[i]);
+	fputc('}', out);
+}
+
+void ms_groups_json_fields(FILE *out, const struct ms_groups *g)
+{
+	size_t i;
+
+	fputs("\"by\":", out);
+	ms_json_string(out, g->key->key_name);
+	fputs(",\"groups\":[", out);
+	for (i = 0; i < g->nshown; i++) {
+		const struct ms_group *x = &g->g[g->order[i]];
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		ms_json_string(out, x->name);
+		fputc(',', out);
+		ms_groups_json_pages(out, x);
+		if (g->pinned)
+			fprintf(out, ",\"dma_pinned\":%llu", (unsigned long long)x->pinned);
+		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
+			g->key->json(out, g, x);
+		fputc('}', out);
+	}
+	fprintf(out, "],\"other\":{\"groups\":%zu,", g->nother);
+	ms_groups_json_pages(out, &g->other);
+	if (g->pinned)
+		fprintf(out, ",\"dma_pinned\":%llu", (unsigned long long)g->other.pinned);
+	fputc('}', out);
+}
+
+void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result *r)
+{
+	fprintf(out, "{\"format_version\":%d,\"backend\":", MS_FORMAT_VERSION);
+	ms_json_string(out, r->backend);
+	fprintf(out, ",\"page_size\":%ld,\"total\":%llu,\"holes\":%llu,\"walk_ms\":%.3f,",
+		sysconf(_SC_PAGESIZE), (unsigned long long)r->total, (unsigned long long)r->holes,
+		r->walk_ms);
+	ms_json_moved_pages(out, r);
+	fputc(',', out);
+	ms_groups_json_fields(out, g);
+	fputs("}\n", out);
+}
+
+/*
+ * The group's key as text, unique among the groups (names need not be: two file systems may
+ * both be "(not mounted)"): node "0", zone "0/Normal", fs "8:1", cgroup the id, file and exec
+ * "8:1:INODE"; "" for "(none)" and "(other)".
+ */
+static void key_text(const struct ms_groups *g, const struct ms_group *x, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!x || (x->k1 == NONE_KEY && x->k2 == NONE_KEY))
+		return;
+	switch (g->by) {
+	case MS_BY_NODE:
+	case MS_BY_CGROUP:
+		snprintf(buf, len, "%llu", (unsigned long long)x->k1);
+		break;
+	case MS_BY_ZONE:
+		snprintf(buf, len, "%d/%s", g->zones[x->k1].node, g->zones[x->k1].name);
+		break;
+	case MS_BY_FS:
+		snprintf(buf, len, "%u:%u", MS_DEV_MAJOR(x->k1), MS_DEV_MINOR(x->k1));
+		break;
+	default:
+		snprintf(buf, len, "%u:%u:%llu", MS_DEV_MAJOR(x->k1), MS_DEV_MINOR(x->k1),
+			 (unsigned long long)x->k2);
+	}
+}
+
+/* x NULL: "(other)" */
+static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
+		       const struct ms_group *x)
+{
+	char key[96];
+	size_t c;
+
+	key_text(g, x, key, sizeof(key));
+	if (!x)
+		x = &g->other;
+	for (c = 0; c <= NSHOWN; c++) {
+		fprintf(out, "memstat_group_pages{by=\"%s\",group=\"", g->key->key_name);
+		ms_esc_fputs(out, name, MS_ESC_PROM);
+		fprintf(out, "\",key=\"%s\",class=\"%s\"} %llu\n", key,
+			c < NSHOWN ? ms_classes[shown_classes[c]].key : "total",
+			(unsigned long long)(c < NSHOWN ? class_of(x, shown_classes[c]) : x->total));
+	}
+}
+
+/* -a: the group's DMA-pinned pages (x NULL: "(other)") */
+static void prom_pinned(FILE *out, const struct ms_groups *g, const char *name,
+			const struct ms_group *x)
+{
+	char key[96];
+
+	key_text(g, x, key, sizeof(key));
+	if (!x)
+		x = &g->other;
+	fprintf(out, "memstat_group_dma_pinned_pages{by=\"%s\",group=\"", g->key->key_name);
+	ms_esc_fputs(out, name, MS_ESC_PROM);
+	fprintf(out, "\",key=\"%s\"} %llu\n", key, (unsigned long long)x->pinned);
+}
+
+void ms_groups_prom(FILE *out, const struct ms_groups *g)
+{
+	size_t i;
+
+	fputs("# HELP memstat_group_pages Physical pages by class of each group of --by (the top "
+	      "N groups, (none) and (other)); key tells groups of one name apart.\n# TYPE memstat_group_pages gauge\n", out);
+	for (i = 0; i < g->nshown; i++)
+		prom_group(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
+	prom_group(out, g, "(other)", NULL);
+	if (!g->pinned)
+		return;
+	fputs("# HELP memstat_group_dma_pinned_pages DMA-pinned pages of each group of --by, as "
+	      "dma_pinned of -a (the groups of memstat_group_pages).\n"
+	      "# TYPE memstat_group_dma_pinned_pages gauge\n", out);
+	for (i = 0; i < g->nshown; i++)
+		prom_pinned(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
+	prom_pinned(out, g, "(other)", NULL);
+}

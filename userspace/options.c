@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * memstat's own command line: the help text, the options and the rules on how they combine.
+ * The verbs (allpages, map, plot, rmss) parse their own.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memstat_int.h"
+#include "options.h"
+#include "outfile.h"
+
+#ifndef MEMSTAT_VERSION
+#define MEMSTAT_VERSION "0.1"
+#endif
+
+static const char usage_text[] =
+	"Usage: memstat [OPTIONS] [INTERVAL [COUNT]]\n"
+	"       memstat allpages [OPTIONS]   (one record per page; see memstat allpages --help)\n"
+	"       memstat map -o FILE          (a picture of physical memory; memstat map --help)\n"
+	"       memstat plot LOG... -o FILE  (a sampling log over time; memstat plot --help)\n"
+	"       memstat rmss [OPTIONS] command   (AIX rmss: memory a command needs; see\n"
+	"                                     memstat rmss --help)\n"
+	"Classify every page of physical memory and print where it went.\n"
+	"With INTERVAL (seconds, fractions allowed), take a sample every INTERVAL seconds,\n"
+	"COUNT times or until interrupted.\n"
+	"\n"
+	"  -v, --verbose          add sub-rows (slab, page tables, buddy, per-cpu, ...) and,\n"
+	"                         with the bpf or kmod backend, each class's DMA-pinned pages\n"
+	"  -a, --attributes       a second table: dirty, writeback, mlocked, LRU, referenced,\n"
+	"                         DMA-pinned, THP and KSM pages per class (bpf or kmod)\n"
+	"  -j, --json             print one JSON object instead of the table\n"
+	"  -r, --reconcile        compare the walk with /proc/meminfo (exit 3 on mismatch)\n"
+	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded, else kpageflags),\n"
+	"                         bpf, kmod or kpageflags\n"
+	"      --runs             print runs of pages with one class: pfn, pages, class, sub-class\n"
+	"      --features         print what was detected about the running kernel\n"
+	"      --jobs N           walk with N workers in parallel (1 to 256; default: the\n"
+	"                         CPUs, at most one per 16 memory sections; a one-shot bpf\n"
+	"                         run, one per 128; bpf: at most 19, whose state fits in\n"
+	"                         48 MiB)\n"
+	"  -o, --output FILE      append samples to FILE (prom: replace FILE atomically)\n"
+	"  -f, --format FMT       csv (default with -o), jsonl or prom\n"
+	"      --fsync            make each sample durable before the next\n"
+	"      --rotate-incompatible  when FILE is a csv or jsonl log of another memstat\n"
+	"                         version, rename it to FILE.<UTC time> and start a new log\n"
+	"      --approx[=FRACTION]  estimate from a random sample of FRACTION of the pages\n"
+	"                         (default 0.015625, from 0.001 to 1) and give each class's\n"
+	"                         error at a 99% confidence level; bpf backend only, not\n"
+	"                         with --reconcile\n"
+	"      --seed N           with --approx: the seed of the first sample's choice\n"
+	"      --by KEY           pages per group: node, zone, fs, cgroup, file or exec\n"
+	"                         (one walk of every page's record; bpf or kmod backend)\n"
+	"      --top N            with --by: the N largest groups, the rest summed as\n"
+	"                         (other) (default: 20 for file and exec, else all)\n"
+	"      --tree             with --by cgroup: each row is a cgroup and its\n"
+	"                         descendants, indented by depth\n"
+	"  -V, --version          print the version\n"
+	"  -h, --help             print this help\n"
+	"\n"
+	"Exit codes: 0 ok, 1 run-time failure (reading the kernel, writing the output),\n"
+	"2 bad input (usage, an output file that cannot be used), 3 reconcile mismatch,\n"
+	"4 missing privilege, 5 unsupported kernel layout.\n"
+	"See memstat(8); the verbs: memstat-allpages(8), memstat-map(8), memstat-plot(8),\n"
+	"memstat-rmss(8).\n";
+
+
+bool ms_json_errors;
+
+void ms_fail_json(const char *msg)
+{
+	if (!ms_json_errors)
+		return;
+	fputs("{\"error\":", stdout);
+	ms_json_string(stdout, msg);
+	fputs("}\n", stdout);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("memstat: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'memstat --help' for more information.\n", stderr);
+	return MS_EXIT_USAGE;
+}
+
+static int parse_interval(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v) || v <= 0)
+		return usage_error("invalid interval '%s': expected a number of seconds above 0, "
+				   "e.g. 1 or 0.5", arg);
+	if (v < 0.01)
+		return usage_error("interval '%s' is too short: the least is 0.01 s", arg);
+	*out = v;
+	return 0;
+}
+
+static int parse_count(const char *arg, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || v <= 0)
+		return usage_error("invalid count '%s': expected a whole number above 0", arg);
+	*out = v;
+	return 0;
+}
+
+int ms_parse_args(int argc, char **argv, struct ms_opts *o)
+{
+	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
+	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE };
+	static const struct option longopts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "attributes", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "reconcile", no_argument, NULL, 'r' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "runs", no_argument, NULL, OPT_RUNS },
+		{ "features", no_argument, NULL, OPT_FEATURES },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "fsync", no_argument, NULL, OPT_FSYNC },
+		{ "rotate-incompatible", no_argument, NULL, OPT_ROTATE_INCOMPATIBLE },
+		{ "approx", optional_argument, NULL, OPT_APPROX },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "by", required_argument, NULL, OPT_BY },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "tree", no_argument, NULL, OPT_TREE },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, err;
+
+	memset(o, 0, sizeof(*o));
+	o->format = -1;
+	o->by = -1;
+	opterr = 0;
+	/* "memstat -1" or "-0.5" is a negative interval, not a cluster of options */
+	for (c = 1; c < argc && strcmp(argv[c], "--"); c++) {
+		const char *a = argv[c];
+
+		if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "-b") ||
+		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend") ||
+		    !strcmp(a, "--seed") || !strcmp(a, "--jobs") || !strcmp(a, "--by") ||
+		    !strcmp(a, "--top")) {
+			c++;	/* the next word is this option's argument */
+			continue;
+		}
+		if (a[0] == '-' && (isdigit((unsigned char)a[1]) || a[1] == '.'))
+			return usage_error("invalid interval or count '%s': expected a number "
+					   "above 0", a);
+	}
+	while ((c = getopt_long(argc, argv, ":vajrb:o:f:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'a':
+			o->attributes = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'r':
+			o->reconcile = true;
+			break;
+		case 'b':
+			if (ms_backend_parse(optarg, &o->backend))
+				return usage_error("unknown backend '%s' (expected auto, bpf, kmod or "
+						   "kpageflags)", optarg);
+			break;
+		case 'o':
+			if (!*optarg)
+				return usage_error("%s", "--output needs a file name");
+			o->output = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "csv"))
+				o->format = MS_FMT_CSV;
+			else if (!strcmp(optarg, "jsonl"))
+				o->format = MS_FMT_JSONL;
+			else if (!strcmp(optarg, "prom"))
+				o->format = MS_FMT_PROM;
+			else
+				return usage_error("unknown format '%s' (expected csv, jsonl or prom)",
+						   optarg);
+			break;
+		case OPT_RUNS:
+			o->runs = true;
+			break;
+		case OPT_FEATURES:
+			o->features = true;
+			break;
+		case OPT_JOBS: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno || v < 1 ||
+			    v > MS_JOBS_MAX)
+				return usage_error("invalid --jobs '%s': expected a whole number of "
+						   "workers from 1 to 256", optarg);
+			o->jobs = (unsigned int)v;
+			break;
+		}
+		case OPT_FSYNC:
+			o->fsync = true;
+			break;
+		case OPT_ROTATE_INCOMPATIBLE:
+			o->rotate_incompatible = true;
+			break;
+		case OPT_APPROX:
+			if (ms_approx_parse_fraction(optarg, &o->approx_fraction))
+				return usage_error("invalid --approx fraction '%s': expected a number "
+						   "from 0.001 to 1, e.g. --approx=0.05", optarg);
+			o->approx = true;
+			break;
+		case OPT_SEED: {
+			char *end;
+
+			errno = 0;
+			o->seed = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno)
+				return usage_error("invalid seed '%s': expected a whole number from 0 "
+						   "to 18446744073709551615", optarg);
+			o->seed_given = true;
+			break;
+		}
+		case OPT_BY: {
+			enum ms_by by;
+
+			if (ms_by_parse(optarg, &by))
+				return usage_error("unknown --by key '%s' (expected node, zone, fs, "
+						   "cgroup, file or exec)", optarg);
+			o->by = (int)by;
+			break;
+		}
+		case OPT_TOP: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno || v < 1 ||
+			    v > 1000000)
+				return usage_error("invalid --top '%s': expected a whole number of "
+						   "groups from 1 to 1000000", optarg);
+			o->top = (size_t)v;
+			break;
+		}
+		case OPT_TREE:
+			o->tree = true;
+			break;
+		case 'V':
+			printf("memstat %s\n", MEMSTAT_VERSION);
+			exit(MS_EXIT_OK);
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(MS_EXIT_OK);
+		case ':':
+			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		err = parse_interval(argv[optind++], &o->so.interval);
+		if (err)
+			return err;
+		o->sampling = true;
+	}
+	if (optind < argc) {
+		err = parse_count(argv[optind++], &o->so.count);
+		if (err)
+			return err;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->output || o->format >= 0)
+		o->sampling = true;
+	if (o->sampling && !o->so.interval && !o->so.count)
+		o->so.count = 1;	/* -o/--format without an interval: one sample */
+	if (o->runs && (o->json || o->reconcile || o->features || o->sampling))
+		return usage_error("%s", "--runs cannot be combined with --json, --reconcile, "
+				   "--features, an interval or an output format");
+	if (o->features && (o->json || o->reconcile || o->sampling || o->backend == MS_BE_KPF))
+		return usage_error("%s", "--features cannot be combined with --json, --reconcile, "
+				   "an interval, an output format or --backend kpageflags");
+	if (o->sampling && o->reconcile)
+		return usage_error("%s", "--reconcile is for one summary; it cannot be combined "
+				   "with an interval or an output format");
+	if (o->sampling && o->json) {
+		if (o->format >= 0 && o->format != MS_FMT_JSONL)
+			return usage_error("%s", "--json conflicts with --format csv/prom");
+		o->format = MS_FMT_JSONL;
+	}
+	if (o->fsync && !o->output)
+		return usage_error("%s", "--fsync needs --output FILE");
+	if (o->output) {
+		char why[300];
+
+		/* before memstat opens a descriptor of its own that could take N */
+		if (ms_out_check_fd(o->output, why, sizeof(why)))
+			return usage_error("%s", why);
+	}
+	if (o->seed_given && !o->approx)
+		return usage_error("%s", "--seed needs --approx");
+	if (o->approx && o->reconcile)
+		return usage_error("%s", "--approx cannot be combined with --reconcile: an estimate's "
+				   "error can exceed the reconciliation's tolerance (reconcile an "
+				   "exact walk)");
+	if (o->approx && (o->backend == MS_BE_KMOD || o->backend == MS_BE_KPF))
+		return usage_error("%s", "--approx needs the bpf backend");
+	if (o->approx)
+		o->backend = MS_BE_BPF;	/* no fallback: the others walk every page */
+	if (o->rotate_incompatible && (!o->output || o->format == MS_FMT_PROM))
+		return usage_error("%s", "--rotate-incompatible needs --output FILE with --format csv "
+				   "or jsonl");
+	if (o->format < 0)
+		o->format = o->output ? MS_FMT_CSV : MS_FMT_ROWS;
+	if (o->tree && o->by != MS_BY_CGROUP)
+		return usage_error("%s", "--tree needs --by cgroup");
+	if (o->tree && o->top)
+		return usage_error("%s", "--tree shows every cgroup with pages: it cannot be "
+				   "combined with --top");
+	if (o->top && o->by < 0)
+		return usage_error("%s", "--top needs --by KEY");
+	if (o->attributes) {
+		if (o->backend == MS_BE_KPF)
+			return usage_error("%s", "-a needs the bpf or kmod backend: /proc/kpageflags "
+					   "has no per-page records");
+		if (o->runs || o->features || o->approx)
+			return usage_error("%s", "-a cannot be combined with --runs, --features or "
+					   "--approx");
+	}
+	if (o->by >= 0) {
+		if (o->backend == MS_BE_KPF)
+			return usage_error("%s", "--by needs the bpf or kmod backend: "
+					   "/proc/kpageflags has no per-page owner records");
+		if (o->runs || o->features || o->reconcile || o->approx)
+			return usage_error("%s", "--by cannot be combined with --runs, --features, "
+					   "--reconcile or --approx");
+		if (o->sampling && o->format != MS_FMT_JSONL && o->format != MS_FMT_PROM)
+			return usage_error("%s", "--by with an interval or -o needs --format jsonl "
+					   "or prom (csv and the terminal rows have no group columns)");
+	}
+	return 0;
+}

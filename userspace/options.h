@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* memstat's own command line (options.c): what memstat.c runs, as the options asked for it. */
+#ifndef MEMSTAT_OPTIONS_H
+#define MEMSTAT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "memstat_int.h"
+
+struct ms_opts {
+	bool attributes;	/* -a */
+	bool verbose, json, reconcile, runs, features, fsync, sampling, rotate_incompatible;
+	bool approx, seed_given;	/* --approx[=FRACTION], --seed N */
+	double approx_fraction;
+	__u64 seed;
+	enum ms_backend_choice backend;
+	unsigned int jobs;	/* --jobs N; 0: ms_jobs_auto() */
+	int by;			/* --by KEY: enum ms_by; -1: not given */
+	size_t top;		/* --top N; 0: the key's default */
+	bool tree;		/* --tree: with --by cgroup, hierarchical totals */
+	const char *output;
+	int format;		/* -1: not given, else enum ms_format */
+	struct ms_sample_opts so;
+};
+
+/*
+ * Parse memstat's options into o: 0, or MS_EXIT_USAGE after one line on stderr (and the hint);
+ * --help and --version print and exit 0.
+ */
+int ms_parse_args(int argc, char **argv, struct ms_opts *o);
+
+/* With --json, errors go to stdout as {"error": "..."} too (ms_fail_json()). */
+extern bool ms_json_errors;
+void ms_fail_json(const char *msg);
+
+#endif /* MEMSTAT_OPTIONS_H */
