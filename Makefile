@@ -77,7 +77,7 @@ $(BUILD)/memstat.skel.h: $(BUILD)/memstat.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name memstat_bpf > $@
 
-$(BUILD)/bpf_backend.o: $(BUILD)/memstat.skel.h
+$(BUILD)/bpf_backend.o $(BUILD)/bpf_open.o: $(BUILD)/memstat.skel.h
 
 $(BUILD)/%.o: userspace/%.c | $(BUILD)
 	$(call msg,CC,$@)
@@ -226,7 +226,7 @@ $(FUZZ_DIR)/obj/%.o: userspace/%.c
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_DIR)/obj/bpf_backend.o: $(BUILD)/memstat.skel.h
+$(FUZZ_DIR)/obj/bpf_backend.o $(FUZZ_DIR)/obj/bpf_open.o: $(BUILD)/memstat.skel.h
 
 $(FUZZ_DIR)/%.o: tests/fuzz/%.c
 	$(call msg,CC-FUZZ,$@)

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the BPF backend's two files share: bpf_open.c loads the programs, detects the kernel's
+ * layout and frees it all; bpf_backend.c walks, with one worker per chunk of memory.
+ */
+#ifndef MEMSTAT_BPF_BACKEND_H
+#define MEMSTAT_BPF_BACKEND_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <bpf/libbpf.h>
+
+#include "memstat_int.h"
+#include "memstat.skel.h"
+
+struct ms_bpf {
+	struct memstat_bpf *skel;
+	__u32 generation;
+	const struct ms_page_rec *recs;	/* allpages: the pagerecs map, memory-mapped */
+	struct ms_path_slot *paths;	/* MS_BPF_PATHS: the paths map, memory-mapped */
+	/*
+	 * Periodic walks: the counts of each whole section that lay above its node's
+	 * first_deferred_pfn. Struct pages there are all-zero or boot-reserved until the kernel
+	 * initialises them, which moves the boundary up (mm/mm_init.c deferred_grow_zone()), so
+	 * such a section's counts hold while it stays above the boundary. Freeing boot-reserved
+	 * pages (HVO, a balloon) changes MemTotal: then every entry is dropped.
+	 */
+	struct sec_cache {
+		bool valid;
+		__u64 sub[MS_NR_SUBS];
+		__u64 holes;
+	} *cache;
+	size_t ncache;
+	long long cache_memtotal;
+	bool no_cache;
+	size_t recs_len;
+	bool cast;		/* walk_cast loaded (the kernel has bpf_rdonly_cast) */
+	unsigned int jobs;	/* workers asked for (0: ms_jobs_auto()) */
+	struct ms_worker *w;	/* w[0]: the skeleton's walk; the others load on first use */
+	size_t nw;
+};
+
+/*
+ * One worker of a walk. Worker 0 is the skeleton's own program; every other worker runs its
+ * own copy of the walk program (load_worker()) with its own .bss, which holds the walker's
+ * whole state, its cache of mapping facts included: nothing is shared between workers but the
+ * exec_set map (an LRU hash, safe for concurrent use), whose fd the copied instructions keep.
+ */
+struct ms_worker {
+	int prog_fd;
+	int bss_fd;			/* -1: worker 0 */
+	struct memstat_bpf__bss *bss;
+	size_t bss_len;			/* the mapping of bss (worker > 0) */
+	/* one walk */
+	struct ms_bpf *b;
+	const struct ms_ranges *chunk;
+	__u64 section_pages;
+	bool use_cache, want_runs;
+	struct ms_run *runs;
+	size_t nruns, runs_cap;
+	__u64 extra[MS_NR_SUBS], extra_holes, cached;
+	int ret;
+	char err[256];
+	pthread_t tid;
+};
+
+/* one run of a syscall program: its return value, or -errno */
+int ms_bpf_run_prog(struct bpf_program *prog);
+/* what a worker holds of its own (its program, its .bss, its runs) */
+void ms_bpf_worker_free(struct ms_worker *w);
+
+#endif /* MEMSTAT_BPF_BACKEND_H */

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The BPF backend's foundation: load the walker (build/memstat.skel.h, embedded in the binary),
+ * detect the kernel's layout, locate vmemmap, report memstat's own BPF maps, name files from
+ * their mappings, and free it all. The walks are bpf_backend.c's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "memstat_int.h"
+#include "testhooks.h"
+#include "files.h"
+#include "bpf_backend.h"
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("MEMSTAT_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (getenv("MEMSTAT_DEBUG") && atoi(getenv("MEMSTAT_DEBUG")) > 1)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+int ms_bpf_run_prog(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+
+	return err ? -errno : (int)opts.retval;
+}
+
+/* pfn of the page mapped at addr, from /proc/self/pagemap (0 when unknown). */
+static __u64 pagemap_pfn(int pm, const void *addr)
+{
+	__u64 e = 0;
+	off_t off = (off_t)((uintptr_t)addr / (uintptr_t)sysconf(_SC_PAGESIZE)) * 8;
+
+	if (pread(pm, &e, sizeof(e), off) != sizeof(e))
+		return 0;
+	if (!(e & (1ULL << 63)))	/* not present */
+		return 0;
+	return e & ((1ULL << 55) - 1);
+}
+
+/*
+ * vmemmap_base without symbols (docs/page-classes.md 6.2): the struct page of a memfd's only
+ * page, found through the fd table and the page cache xarray, minus its pfn times 64. Every
+ * KASLR region base is 1 GiB aligned (arch/x86/mm/kaslr.c), which rejects a race with migration.
+ */
+static int find_vmemmap(struct ms_bpf *b, char *why, size_t whylen)
+{
+	struct memstat_bpf *s = b->skel;
+	long psz = sysconf(_SC_PAGESIZE);
+	int fd = -1, pm = -1, tries, ret = MS_EXIT_FAIL;
+	char *p = MAP_FAILED;
+
+	fd = memfd_create("memstat-vmemmap-probe", MFD_CLOEXEC);
+	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pm < 0 || ftruncate(fd, psz)) {
+		snprintf(why, whylen, "failed to set up the vmemmap probe: %s", strerror(errno));
+		goto out;
+	}
+	p = mmap(NULL, psz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		snprintf(why, whylen, "failed to map the vmemmap probe: %s", strerror(errno));
+		goto out;
+	}
+	for (tries = 0; tries < 8; tries++) {
+		__u64 pfn, pfn2, base;
+
+		p[0] = (char)tries;
+		mlock(p, psz);
+		pfn = pagemap_pfn(pm, p);
+		if (!pfn) {
+			snprintf(why, whylen, "failed to read page frame numbers from "
+				 "/proc/self/pagemap: missing CAP_SYS_ADMIN");
+			ret = MS_EXIT_PERM;
+			goto out;
+		}
+		s->bss->memfd_fd = fd;
+		if (ms_bpf_run_prog(s->progs.find_folio) < 0 || s->bss->folio_err)
+			continue;
+		pfn2 = pagemap_pfn(pm, p);
+		base = s->bss->folio - pfn * 64;
+		if (pfn2 != pfn || (base & ((1ULL << 30) - 1)) || base < 0xff00000000000000ULL)
+			continue;
+		s->bss->feat.vmemmap_base = base;
+		/* test builds: a kernel whose page-to-memcg link memstat cannot tell (cli test) */
+		if (ms_test_env("MEMSTAT_TEST_MEMCG_UNKNOWN"))
+			s->bss->feat.memcg_kind = MS_MEMCG_UNKNOWN;
+		ret = MS_EXIT_OK;
+		goto out;
+	}
+	snprintf(why, whylen, "failed to locate vmemmap: the probe page's struct page was not "
+		 "found at a 1 GiB aligned base");
+out:
+	if (p != MAP_FAILED)
+		munmap(p, psz);
+	if (fd >= 0)
+		close(fd);
+	if (pm >= 0)
+		close(pm);
+	return ret;
+}
+
+/* nr_node_ids from /sys/devices/system/node/possible ("0", "0-3", "0,2-3"): highest + 1. */
+static __u32 possible_nodes(void)
+{
+	char buf[256], *p;
+	unsigned long max = 0;
+	FILE *f = fopen("/sys/devices/system/node/possible", "re");
+
+	if (!f)
+		return 1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	for (p = buf; *p;) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > max)
+			max = v;
+		p = *end ? end + 1 : end;
+	}
+	return (__u32)(max + 1);
+}
+
+static void describe_missing(__u32 m, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "unsupported kernel layout: %s%s%s%s",
+		 m & MS_MISSING_PAGE_SIZE ? "sizeof(struct page) is not 64; " : "",
+		 m & MS_MISSING_OFFSETS ? "struct page offsets of mapping/private/_refcount/"
+					  "page_type/compound_head differ; " : "",
+		 m & MS_MISSING_PAGEFLAGS ? "enum pageflags lacks PG_head, PG_reserved, "
+					    "PG_swapbacked or PG_owner_priv_1; " : "",
+		 m & MS_MISSING_HEAD ? "struct page has neither compound_head nor "
+				       "compound_info; " : "");
+	/* drop the trailing "; " */
+	size_t n = strlen(why);
+	if (n >= 2 && why[n - 2] == ';')
+		why[n - 2] = '\0';
+}
+
+int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whylen)
+{
+	struct ms_bpf *b;
+	double t_detect;
+	int err, ret = MS_EXIT_FAIL;
+
+	*out = NULL;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, whylen, "kernel lacks BTF (/sys/kernel/btf/vmlinux: %s)",
+			 strerror(errno));
+		return MS_EXIT_UNSUPPORTED;
+	}
+	libbpf_set_print(quiet_print);
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		snprintf(why, whylen, "out of memory");
+		return MS_EXIT_FAIL;
+	}
+	/*
+	 * first walk_cast; a kernel without bpf_rdonly_cast (6.1) rejects it: then walk.
+	 * MEMSTAT_TEST_NO_CAST=1 (test builds only) loads walk at once, so that the integration test can
+	 * compare the two programs on one kernel.
+	 */
+	for (b->cast = !ms_test_env("MEMSTAT_TEST_NO_CAST");; b->cast = false) {
+		double t0 = ms_now_ms(), t1;
+
+		b->skel = memstat_bpf__open();
+		t1 = ms_now_ms();
+		ms_timings.bpf_open += t1 - t0;
+		if (!b->skel) {
+			snprintf(why, whylen, "failed to open the BPF object: %s", strerror(errno));
+			goto fail;
+		}
+		/* one of the two walk programs: each carries its own copy of visit() to verify */
+		bpf_program__set_autoload(b->skel->progs.walk_cast, b->cast);
+		bpf_program__set_autoload(b->skel->progs.walk, !b->cast);
+		/* the section cache serves a second walk: none, none of its program's relocations */
+		bpf_program__set_autoload(b->skel->progs.get_deferred, !(flags & MS_BPF_ONE_WALK));
+		/* the per-page records cost 3.4 MiB of kernel memory: only for allpages */
+		if (!(flags & MS_BPF_ALLPAGES))
+			bpf_map__set_max_entries(b->skel->maps.pagerecs, 1);
+		/* file_paths and its 256 KiB of slots: only for --by file and exec (files.c) */
+		bpf_program__set_autoload(b->skel->progs.file_paths, flags & MS_BPF_PATHS);
+		if (!(flags & MS_BPF_PATHS))
+			bpf_map__set_max_entries(b->skel->maps.paths, 1);
+		err = memstat_bpf__load(b->skel);
+		ms_timings.bpf_load += ms_now_ms() - t1;
+		if (!err || !b->cast)
+			break;
+		memstat_bpf__destroy(b->skel);
+		b->skel = NULL;
+	}
+	if (err) {
+		err = -err;
+		if (err == EPERM || err == EACCES) {
+			snprintf(why, whylen, "failed to load BPF programs: %s (missing CAP_BPF "
+				 "and CAP_PERFMON, or the kernel is locked down)", strerror(err));
+			ret = MS_EXIT_PERM;
+		} else {
+			snprintf(why, whylen, "failed to load BPF programs: %s (set MEMSTAT_DEBUG=2 "
+				 "for the verifier log)", strerror(err));
+		}
+		goto fail;
+	}
+	t_detect = ms_now_ms();
+	b->no_cache = flags & MS_BPF_ONE_WALK;
+	b->skel->bss->nr_node_ids = possible_nodes();
+	err = ms_bpf_run_prog(b->skel->progs.detect);
+	if (err < 0) {
+		snprintf(why, whylen, "failed to run the BPF layout detection: %s", strerror(-err));
+		ret = -err == EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
+		goto fail;
+	}
+	if (b->skel->bss->missing) {
+		describe_missing(b->skel->bss->missing, why, whylen);
+		ret = MS_EXIT_UNSUPPORTED;
+		goto fail;
+	}
+	ret = find_vmemmap(b, why, whylen);
+	ms_timings.detect += ms_now_ms() - t_detect;
+	if (ret)
+		goto fail;
+	if (flags & MS_BPF_ALLPAGES) {
+		void *m;
+
+		b->recs_len = (size_t)MS_SECTION_PAGES * sizeof(struct ms_page_rec);
+		m = mmap(NULL, b->recs_len, PROT_READ, MAP_SHARED,
+			 bpf_map__fd(b->skel->maps.pagerecs), 0);
+		if (m == MAP_FAILED) {
+			snprintf(why, whylen, "failed to map the page records: %s", strerror(errno));
+			ret = MS_EXIT_FAIL;
+			goto fail;
+		}
+		b->recs = m;
+	}
+	if (flags & MS_BPF_PATHS) {
+		void *m = mmap(NULL, MS_PATH_BATCH * sizeof(struct ms_path_slot),
+			       PROT_READ | PROT_WRITE, MAP_SHARED,
+			       bpf_map__fd(b->skel->maps.paths), 0);
+
+		if (m == MAP_FAILED) {
+			snprintf(why, whylen, "failed to map the path slots: %s", strerror(errno));
+			ret = MS_EXIT_FAIL;
+			goto fail;
+		}
+		b->paths = m;
+	}
+	*out = b;
+	return MS_EXIT_OK;
+fail:
+	ms_bpf_free(b);
+	return ret;
+}
+
+/*
+ * memstat's own BPF maps mapped into it (the walk's state, each worker's copy, the page records,
+ * the path slots): vmalloc pages that the kernel puts in memstat's page tables, which a walk
+ * counts like any driver's buffer mapped into a process. Their pages, from /proc/self/maps
+ * ("anon_inode:bpf-map"), and where the walk counts them: a page in memstat's page tables
+ * (/proc/self/pagemap) has a mapcount and is user-mapped (classify.h), one that is not is other
+ * (the 7.3 VM showed 4 user-mapped pages where 6.18 shows 645: docs/summary.md "Kernel other"). One kpageflags read checks that a mapped page has
+ * its mapcount (KPF_MMAP); where that cannot be read (no PFNs without CAP_SYS_ADMIN) the split is
+ * unknown. A read of maps, one pread of pagemap per map, one of kpageflags.
+ */
+void ms_bpf_own_maps(struct ms_result *res)
+{
+	unsigned long long lo, hi, ent[512], pfn = 0, kpf = 0, mapped = 0;
+	long psz = sysconf(_SC_PAGESIZE);
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), kf;
+	bool known = pm >= 0;
+
+	res->own_maps_pages = 0;
+	res->own_maps_mapped = 0;
+	res->own_maps_known = false;
+	if (!f) {
+		if (pm >= 0)
+			close(pm);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "anon_inode:bpf-map") || sscanf(line, "%llx-%llx", &lo, &hi) != 2)
+			continue;
+		for (lo /= psz, hi /= psz; lo < hi && known;) {
+			size_t n = hi - lo < 512 ? hi - lo : 512, i;
+			ssize_t got = pread(pm, ent, n * sizeof(ent[0]), lo * sizeof(ent[0]));
+
+			if (got != (ssize_t)(n * sizeof(ent[0]))) {
+				known = false;
+				break;
+			}
+			for (i = 0; i < n; i++)
+				if (ent[i] >> 63) {	/* present: the PFN in bits 0-54 */
+					mapped++;
+					if (!pfn)
+						pfn = ent[i] & ((1ULL << 55) - 1);
+				}
+			res->own_maps_pages += n;
+			lo += n;
+		}
+		res->own_maps_pages += hi > lo ? hi - lo : 0;
+	}
+	fclose(f);
+	if (pm >= 0)
+		close(pm);
+	if (known && mapped) {	/* a mapped page's mapcount: KPF_MMAP (bit 11) */
+		kf = pfn ? open("/proc/kpageflags", O_RDONLY | O_CLOEXEC) : -1;
+		known = kf >= 0 && pread(kf, &kpf, sizeof(kpf), pfn * sizeof(kpf)) == sizeof(kpf) &&
+			(kpf >> 11 & 1);
+		if (kf >= 0)
+			close(kf);
+	}
+	res->own_maps_known = known;
+	res->own_maps_mapped = known ? mapped : 0;
+}
+
+const struct ms_features *ms_bpf_features(const struct ms_bpf *b)
+{
+	return &b->skel->bss->feat;
+}
+
+void ms_bpf_set_cache(struct ms_bpf *b, bool on)
+{
+	b->no_cache = !on;
+}
+
+bool ms_bpf_has_cast(const struct ms_bpf *b)
+{
+	return b->cast;
+}
+
+void ms_bpf_worker_free(struct ms_worker *w)
+{
+	free(w->runs);
+	w->runs = NULL;
+	w->nruns = w->runs_cap = 0;
+	if (w->bss_fd < 0)
+		return;		/* worker 0, or not loaded: nothing of its own */
+	if (w->bss && w->bss_len)
+		munmap(w->bss, w->bss_len);
+	if (w->prog_fd >= 0)
+		close(w->prog_fd);
+	close(w->bss_fd);
+}
+
+void ms_bpf_free(struct ms_bpf *b)
+{
+	if (!b)
+		return;
+	if (b->recs)
+		munmap((void *)b->recs, b->recs_len);
+	if (b->paths)
+		munmap(b->paths, MS_PATH_BATCH * sizeof(struct ms_path_slot));
+	free(b->cache);
+	for (size_t i = 0; i < b->nw; i++)
+		ms_bpf_worker_free(&b->w[i]);
+	free(b->w);
+	memstat_bpf__destroy(b->skel);
+	free(b);
+}
+
+/*
+ * Name files from their mapping pointers (files.c): slots[i].mapping, .ino and .dev in, the rest
+ * out, MS_PATH_BATCH per run of file_paths. -EOPNOTSUPP unless opened with MS_BPF_PATHS.
+ */
+int ms_bpf_paths(struct ms_bpf *b, struct ms_path_slot *slots, size_t n)
+{
+	size_t i, k;
+	int err;
+
+	if (!b->paths)
+		return -EOPNOTSUPP;
+	for (i = 0; i < n; i += k) {
+		k = n - i < MS_PATH_BATCH ? n - i : MS_PATH_BATCH;
+		memcpy(b->paths, slots + i, k * sizeof(*slots));
+		b->skel->bss->path_n = (__u32)k;
+		err = ms_bpf_run_prog(b->skel->progs.file_paths);
+		if (err < 0)
+			return err;
+		memcpy(slots + i, b->paths, k * sizeof(*slots));
+	}
+	return 0;
+}
