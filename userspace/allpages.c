@@ -449,7 +449,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		ms_err("%s (allpages needs the bpf or the kmod backend)", why);
 		goto out;
 	}
-	d->pf.feat = be.bpf ? ms_bpf_features(be.bpf) : ms_kmod_features(be.kmod);
+	d->pf.feat = ms_backend_features(&be);
 	if (d->by_cgroup && (ret = ms_cgroups_knowable(d->pf.feat, why, sizeof(why)))) {
 		ms_err("--cgroup: %s", why);
 		goto out;
@@ -487,8 +487,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		ret = be.bpf ? ms_bpf_dump(be.bpf, &ranges, &res, on_page, d) :
-			       ms_kmod_walk(be.kmod, &ranges, &res, NULL, on_page, d);
+		ret = ms_backend_pages(&be, &ranges, &res, on_page, d);
 		if (!ret)
 			flush_held(d);	/* a failed write shows in werr */
 		werr = ms_pagefmt_pipe_finish(d->pipe);

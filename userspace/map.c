@@ -525,16 +525,7 @@ int ms_map_main(int argc, char **argv)
 	}
 	if (fallback[0])
 		ms_err("%s", fallback);
-	if (be.bpf)
-		ret = ms_bpf_walk(be.bpf, &ranges, &res, ms_map_run, &m);
-	else if (be.kmod)
-		ret = ms_kmod_walk(be.kmod, &ranges, &res, ms_map_run, NULL, &m);
-	else {
-		ret = ms_kpf_walk_jobs("/proc/kpageflags", &ranges, &res, ms_map_run, &m, 0, why,
-				       sizeof(why));
-		if (ret)
-			ms_err("%s", why);
-	}
+	ret = ms_backend_walk(&be, &ranges, &res, ms_map_run, &m);
 	if (ret)
 		goto out;
 	{

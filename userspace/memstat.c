@@ -140,12 +140,11 @@ static __u64 random_seed(void)
 
 /* One walk with whichever backend this run uses: the sampler calls it once per sample. */
 struct walker {
-	struct ms_backend be;	/* neither: /proc/kpageflags */
+	struct ms_backend be;
 	const struct ms_ranges *ranges;
 	ms_run_fn fn;
 	struct ms_groups *groups;	/* --by: the record walk fills them */
 	struct ms_attrs *attrs;		/* -a, -v: the record walk counts them */
-	unsigned int jobs;	/* kpageflags readers (the others' backends are told) */
 	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
 	double fraction;
 	__u64 seed;
@@ -183,7 +182,7 @@ static int record_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 
 static int walk_backend(struct walker *w, struct ms_result *res)
 {
-	char why[512] = "";
+	const struct ms_features *f;
 	int ret;
 
 	if (w->groups || w->attrs) {
@@ -213,28 +212,18 @@ static int walk_backend(struct walker *w, struct ms_result *res)
 		ms_approx_plan_free(&plan);
 		return ret;
 	}
-	if (w->be.bpf || w->be.kmod) {
-		const struct ms_features *f = w->be.bpf ? ms_bpf_features(w->be.bpf) :
-						 ms_kmod_features(w->be.kmod);
+	f = ms_backend_features(&w->be);
+	ret = ms_backend_walk(&w->be, w->ranges, res, w->fn, NULL);
+	/* < 6.12: unaccepted blocks carry no type (meminfo.c ms_unaccepted_from_meminfo()) */
+	if (!ret && f && !f->ptype[MS_T_UNACCEPTED]) {
 		struct ms_meminfo mi;
+		double t0 = ms_now_ms();
+		int err = ms_meminfo_read(meminfo_path(), &mi);
 
-		ret = w->be.bpf ? ms_bpf_walk(w->be.bpf, w->ranges, res, w->fn, NULL) :
-				  ms_kmod_walk(w->be.kmod, w->ranges, res, w->fn, NULL, NULL);
-		/* < 6.12: unaccepted blocks carry no type (meminfo.c ms_unaccepted_from_meminfo()) */
-		if (!ret && !f->ptype[MS_T_UNACCEPTED]) {
-			double t0 = ms_now_ms();
-			int err = ms_meminfo_read(meminfo_path(), &mi);
-
-			ms_timings.meminfo += ms_now_ms() - t0;
-			if (!err)
-				ms_unaccepted_from_meminfo(res, f, &mi, sysconf(_SC_PAGESIZE) / 1024);
-		}
-		return ret;
+		ms_timings.meminfo += ms_now_ms() - t0;
+		if (!err)
+			ms_unaccepted_from_meminfo(res, f, &mi, sysconf(_SC_PAGESIZE) / 1024);
 	}
-	ret = ms_kpf_walk_jobs("/proc/kpageflags", w->ranges, res, w->fn, NULL, w->jobs, why,
-			       sizeof(why));
-	if (ret)
-		ms_err("%s", why);
 	return ret;
 }
 
@@ -331,18 +320,14 @@ int main(int argc, char **argv)
 	bpf = walker.be.bpf;
 	if (!o.jobs)	/* a one-shot bpf run has one walk to repay the extra workers' start */
 		o.jobs = ms_jobs_auto(&ranges, !o.sampling && bpf);
-	walker.jobs = o.jobs;
-	if (bpf)
-		ms_bpf_set_jobs(bpf, o.jobs);
-	if (walker.be.kmod)
-		ms_kmod_set_jobs(walker.be.kmod, o.jobs);
+	ms_backend_set_jobs(&walker.be, o.jobs);
 	if (o.features) {
-		if (!bpf && !walker.be.kmod) {
+		if (!ms_backend_features(&walker.be)) {
 			ms_err("--features needs the bpf or kmod backend");
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		print_features(bpf ? ms_bpf_features(bpf) : ms_kmod_features(walker.be.kmod),
+		print_features(ms_backend_features(&walker.be),
 			       bpf ? (ms_bpf_has_cast(bpf) ? "3 words per page via bpf_rdonly_cast "
 				      "(>= 6.2)" : "64-byte copies") : "kernel module");
 		/* the BPF task iterator sees only this PID namespace's tasks (docs/backends.md) */
@@ -363,16 +348,15 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		walker.groups->tree = o.tree;
-		if (o.by == MS_BY_CGROUP && (ret = ms_cgroups_knowable(bpf ? ms_bpf_features(bpf) :
-				walker.be.kmod ? ms_kmod_features(walker.be.kmod) : NULL, why,
-				sizeof(why)))) {
+		if (o.by == MS_BY_CGROUP &&
+		    (ret = ms_cgroups_knowable(ms_backend_features(&walker.be), why, sizeof(why)))) {
 			ms_err("--by cgroup: %s", why);
 			goto out;
 		}
 		ro.groups = walker.groups;
 		ms_files_backend(&walker.be);	/* file, exec: the path program's backend */
 	}
-	if (want_attrs && (bpf || walker.be.kmod)) {
+	if (want_attrs && walker.be.ops->pages) {
 		attrs = calloc(1, sizeof(*attrs));
 		if (!attrs) {
 			ms_err("out of memory");

@@ -264,16 +264,44 @@ void ms_kmod_set_folio_counters(struct ms_kmod *k, bool on);
 void ms_kmod_set_jobs(struct ms_kmod *k, unsigned int jobs);
 void ms_kmod_free(struct ms_kmod *k);
 
-/* The backend asked for with --backend, and the one opened (neither: /proc/kpageflags). */
+/* The backend asked for with --backend. */
 enum ms_backend_choice { MS_BE_AUTO, MS_BE_BPF, MS_BE_KMOD, MS_BE_KPF };
+/*
+ * The backend opened: what every caller asks of it goes through its ops (backend.c), whichever
+ * it is. bpf and kmod are that backend's own state, for what only it can do (the bpf backend's
+ * --approx walk and file names, the module's pointer words); neither is set for kpageflags.
+ */
+struct ms_backend;
+struct ms_backend_ops {
+	const char *name;	/* as --backend names it */
+	/* the counting walk: res, and fn(arg, ...) for every run of one sub-class (fn NULL: none) */
+	int (*walk)(struct ms_backend *be, const struct ms_ranges *r, struct ms_result *res,
+		    ms_run_fn fn, void *arg);
+	/* the record walk (ms_backend_pages()); NULL: the backend has no records */
+	int (*pages)(struct ms_backend *be, const struct ms_ranges *r, struct ms_result *res,
+		     ms_page_fn fn, void *arg);
+	/* the kernel layout it found; NULL: it reads none (kpageflags) */
+	const struct ms_features *(*features)(const struct ms_backend *be);
+	/* workers of the following counting walks (0: ms_jobs_auto()) */
+	void (*set_jobs)(struct ms_backend *be, unsigned int jobs);
+	void (*close)(struct ms_backend *be);
+};
 struct ms_backend {
+	const struct ms_backend_ops *ops;	/* NULL until opened */
 	struct ms_bpf *bpf;
 	struct ms_kmod *kmod;
+	unsigned int jobs;			/* kpageflags: its readers */
 };
 int ms_backend_parse(const char *name, enum ms_backend_choice *out);
 int ms_backend_open(enum ms_backend_choice c, unsigned int bpf_flags, bool kpf_ok,
 		    struct ms_backend *be, char *why, size_t whylen, char *fallback, size_t flen);
 void ms_backend_close(struct ms_backend *be);
+/* be->ops->walk(); on failure the reason was printed (MS_EXIT_*) */
+int ms_backend_walk(struct ms_backend *be, const struct ms_ranges *r, struct ms_result *res,
+		    ms_run_fn fn, void *arg);
+/* the layout the backend found, NULL for kpageflags */
+const struct ms_features *ms_backend_features(const struct ms_backend *be);
+void ms_backend_set_jobs(struct ms_backend *be, unsigned int jobs);
 /*
  * Every present page's record (struct ms_page_rec), in pfn order, from the open bpf (opened
  * with MS_BPF_ALLPAGES) or kmod backend; -EOPNOTSUPP with neither (kpageflags). backend.c.

@@ -237,18 +237,8 @@ static int walker_open(struct walker *w, unsigned int bpf_flags)
 
 static int walker_walk(struct walker *w, struct ms_result *res)
 {
-	char why[512] = "";
-	int ret;
-
 	memset(res, 0, sizeof(*res));
-	if (w->be.bpf)
-		return ms_bpf_walk(w->be.bpf, &w->ranges, res, NULL, NULL);
-	if (w->be.kmod)
-		return ms_kmod_walk(w->be.kmod, &w->ranges, res, NULL, NULL, NULL);
-	ret = ms_kpf_walk_jobs("/proc/kpageflags", &w->ranges, res, NULL, NULL, 0, why, sizeof(why));
-	if (ret)
-		rerr("%s", why);
-	return ret;
+	return ms_backend_walk(&w->be, &w->ranges, res, NULL, NULL);
 }
 
 static void walker_close(struct walker *w)
@@ -1507,7 +1497,7 @@ static int driver_main(struct rmss_opts *o)
 		 * The cgroup's class split comes from the record walk (--by cgroup's), where the
 		 * bpf or kmod backend can give it; without one, from the cgroup's memory.stat.
 		 */
-		if (walker_open(&d.w, MS_BPF_ALLPAGES) == 0 && !d.w.be.bpf && !d.w.be.kmod)
+		if (walker_open(&d.w, MS_BPF_ALLPAGES) == 0 && !d.w.be.ops->pages)
 			walker_close(&d.w);
 	}
 	start = o->start_set ? o->start : d.m.real_mb;
