@@ -42,6 +42,15 @@ long long ms_kv_get(const char *text, const char *key)
 	return -1;
 }
 
+long long ms_kv_file(const char *path, const char *key)
+{
+	static char buf[65536];
+
+	if (ms_read_text(path, buf, sizeof(buf)))
+		return -1;
+	return ms_kv_get(buf, key);
+}
+
 /*
  * The pages the kernel has moved so far: /proc/vmstat's pgmigrate_success (compaction, NUMA
  * balancing, memory offlining, any migrate_pages()) and thp_collapse_alloc times a PMD's pages
@@ -76,7 +85,7 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 	} fields[] = {
 #define F(n, m) { n, offsetof(struct ms_meminfo, m) }
 		F("MemTotal", mem_total), F("MemFree", mem_free), F("Buffers", buffers),
-		F("Cached", cached), F("SwapCached", swap_cached), F("AnonPages", anon_pages),
+		F("Cached", cached), F("SwapCached", swap_cached), F("SwapTotal", swap_total), F("AnonPages", anon_pages),
 		F("Shmem", shmem), F("Slab", slab), F("PageTables", page_tables),
 		F("Hugetlb", hugetlb), F("HugePages_Total", hugepages_total),
 		F("Hugepagesize", hugepagesize), F("Unaccepted", unaccepted),

@@ -390,7 +390,7 @@ enum ms_sub ms_kpf_classify(__u64 kpf, enum ms_sub prev_head);
 struct ms_meminfo {
 	long long mem_total, mem_free, buffers, cached, swap_cached, anon_pages, shmem, slab,
 		page_tables, hugetlb, hugepages_total, hugepagesize, unaccepted, vmalloc_used,
-		percpu, kernel_stack, zswap, s_reclaimable, s_unreclaim;
+		percpu, kernel_stack, zswap, s_reclaimable, s_unreclaim, swap_total;
 	/* the rows of memstat -a --reconcile (attrs.c) */
 	long long dirty, writeback, mlocked, unevictable, active_anon, inactive_anon,
 		active_file, inactive_file, anon_huge, shmem_huge, file_huge;
@@ -400,6 +400,8 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi);
 int ms_read_text(const char *path, char *buf, size_t len);
 /* In "key value" lines (/proc/vmstat, memory.stat, memory.events): key's value, or -1. */
 long long ms_kv_get(const char *text, const char *key);
+/* The same of a whole file (at most 64 KiB: memory.stat, memory.events): its value, or -1. */
+long long ms_kv_file(const char *path, const char *key);
 /* Pages the kernel has moved so far (migrated, or copied into a collapsed THP), -1 unknown. */
 long long ms_pages_moved(void);
 /* Unaccepted memory on a kernel without the page type (< 6.12), from meminfo (meminfo.c). */

@@ -9,6 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <stdio.h>
+
+#include "memstat_int.h"
+#include "outfile.h"
 
 #define POOL_COMM "memstat-rmss"	/* the pool's name (comm) */
 #define GUARD_COMM "memstat-rmss-gd"	/* the guardian's */
@@ -84,5 +88,129 @@ int ms_rmss_self_pidfd(void);
 
 /* the hidden verbs: memstat rmss --internal-pool / --internal-guard (rmss_guard.c) */
 int ms_rmss_internal_main(int argc, char **argv);
+
+/* ---- what the rmss files share ---- */
+
+/* exit codes of memstat rmss beyond memstat's (docs/rmss.md) */
+#define RMSS_EXIT_BUSY 6	/* another memstat rmss holds the lock */
+#define RMSS_EXIT_INTR 130	/* interrupted (SIGINT, SIGTERM, SIGHUP): the report kept */
+
+#define RMSS_MAX_SIZES 100000
+#define RMSS_DEFAULT_DELTA 8.0
+#define RMSS_AUTO_SECONDS 10.0	/* -n default: runs enough to accumulate this */
+#define RMSS_MAX_AUTO_N 100
+/* the safe floor's margin: RMSS_MARGIN_MB + RMSS_MARGIN_PCT % of MemTotal */
+#define RMSS_MARGIN_MB 256.0
+#define RMSS_MARGIN_PCT 2.0
+#define RMSS_CGROUP_FLOOR_MB 16.0	/* cgroup mode: the least limit */
+/*
+ * the knee: page-in rate within max(KNEE_REL * base, KNEE_ABS, KNEE_NOISE * the highest rate
+ * measured) of the largest size's. The last is the noise floor: a run that needs no page-in
+ * takes milliseconds, so one stray page-in (a shared library page that some other cgroup's
+ * reclaim evicted) is a rate of hundreds a second
+ */
+#define RMSS_KNEE_REL 0.10
+#define RMSS_KNEE_ABS 10.0
+#define RMSS_KNEE_NOISE 0.01
+
+struct rmss_opts {
+	bool change, print, reset, cgroup, json;
+	double change_mb, start, final, delta, zram_mb;
+	bool start_set, final_set, delta_set;
+	long iterations;	/* 0: auto */
+	const char *output, *plot;
+	char **cmd;
+	int ncmd;
+};
+
+/* ---- the machine ---- */
+
+struct machine {
+	double real_mb;		/* MemTotal */
+	double swap_mb;		/* SwapTotal */
+	long page_kb;
+};
+
+/* ---- the walk (the floor, the class split) ---- */
+
+struct walker {
+	struct ms_backend be;
+	struct ms_ranges ranges;
+	bool open;
+};
+
+/* ---- the cgroup ---- */
+
+struct cg {
+	int v;			/* 1 or 2; 0: none */
+	char dir[MS_RMSS_PATH_MAX];
+	char freezer[MS_RMSS_PATH_MAX];	/* v1: the twin in the freezer hierarchy, or "" */
+	int peak_fd;		/* v2 memory.peak opened per size (reset per fd, 6.12+), or -1 */
+};
+
+/* the cgroup's page-ins: its refaults (docs/rmss.md), and its OOM kills */
+struct cg_count {
+	long long refaults, majfaults, oom_kills;
+};
+
+struct size_row {
+	double mb;
+	int measured, ok_runs, oom_kills;
+	double sum_pageins, sum_secs, sum_rate;
+	long long majfaults;
+	double peak_mb;
+	double pages_mb[MS_NR_CLASSES];	/* -1: not known */
+	double stolen_mb;
+	bool done;
+};
+
+struct driver {
+	struct rmss_opts *o;
+	struct machine m;
+	struct walker w;
+	struct cg cg;
+	struct ms_rmss_state st;	/* what is changed now: pool, zram device, cgroup */
+	bool have_pool;
+	struct ms_rmss_guard guard;
+	int pidfd;		/* this process's: its pools end with it */
+	struct ms_out report;	/* -o FILE (outfile.c): replaced at the end */
+	struct ms_out plot;	/* --plot FILE.svg */
+	FILE *out;		/* the report's stream: -o FILE's temporary file, or NULL for -o - */
+	bool reporting;		/* the report has begun: it is finished whatever happens */
+	bool to_stdout;
+	struct size_row *rows;
+	int nrows;
+	double floor_mb;
+	long iterations;
+};
+
+/* rmss_machine.c */
+int ms_rmss_read_machine(struct machine *m);
+int ms_rmss_walker_open(struct walker *w, unsigned int bpf_flags);
+int ms_rmss_walker_walk(struct walker *w, struct ms_result *res);
+void ms_rmss_walker_close(struct walker *w);
+int ms_rmss_safe_floor(struct walker *w, const struct machine *m, double pool_mb, double *floor_mb,
+		      struct ms_result *res);
+int ms_rmss_take_lock(int *fdp);
+int ms_rmss_zram_setup(double mb, struct ms_rmss_state *s, char *dev, size_t devlen);
+/* rmss_cgroup.c */
+int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st);
+int ms_rmss_cg_file(const struct cg *cg, const char *name, char *path, size_t len);
+int ms_rmss_cg_limit(struct cg *cg, double mb, double swap_mb);
+void ms_rmss_cg_counts(const struct cg *cg, struct cg_count *c);
+double ms_rmss_cg_peak_mb(const struct cg *cg);
+void ms_rmss_cg_pages(const struct cg *cg, double *mb);
+int ms_rmss_cg_walk_pages(struct walker *w, const struct cg *cg, double page_mb, double *mb);
+/* rmss.c */
+int ms_rmss_driver_main(struct rmss_opts *o);
+/* rmss_report.c */
+/* the report, to -o FILE and (unless --json) stdout */
+void ms_rmss_emit(struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ms_rmss_print_header(struct driver *d, double start_mb);
+void ms_rmss_print_row(struct driver *d, const struct size_row *r);
+double ms_rmss_knee(const struct driver *d, double *base_out, double *abs_out);
+void ms_rmss_print_pages_table(struct driver *d);
+void ms_rmss_print_json(struct driver *d, double knee_mb, bool interrupted);
+int ms_rmss_write_plot(struct driver *d);
 
 #endif /* MEMSTAT_RMSS_H */

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		F("Shmem", shmem), F("Slab", slab), F("PageTables", page_tables),
 		F("HugePages_Total", hugepages_total), F("Hugepagesize", hugepagesize),
 		F("Unaccepted", unaccepted), F("VmallocUsed", vmalloc_used), F("Percpu", percpu),
-		F("KernelStack", kernel_stack), F("Zswap", zswap),
+		F("KernelStack", kernel_stack), F("Zswap", zswap), F("SwapTotal", swap_total),
 #undef F
 	};
 	struct ms_meminfo mi;
