@@ -101,3 +101,16 @@ def test_no_circle_among_the_commands_files():
                 if syms:
                     why.append("%s.c -> %s.c: %s" % (a, b, " ".join(syms[:5])))
     assert not found, "circles among the command's files: %s\n%s" % (found, "\n".join(why))
+
+
+def test_no_product_file_over_800_lines():
+    # a file a maintainer can read whole: the product's sources (tests/ and tools/ aside)
+    long = []
+    for d in SOURCE_DIRS:
+        for name in sorted(os.listdir(os.path.join(ROOT, d))):
+            if name.endswith((".c", ".h")):
+                with open(os.path.join(ROOT, d, name), encoding="utf-8") as f:
+                    n = sum(1 for _ in f)
+                if n > 800:
+                    long.append("%s/%s: %d lines" % (d, name, n))
+    assert not long, "files over 800 lines: %s" % ", ".join(long)
