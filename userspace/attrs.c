@@ -196,7 +196,7 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 	if (!btf)
 		return -errno;
 	/* test builds: a kernel whose BTF names no page flag (the module without BTF) */
-	if (!ms_test_env("MEMSTAT_TEST_NO_PAGEFLAGS"))
+	if (!ms_test_hook(MS_TEST_NO_PAGEFLAGS))
 		flag_bits(btf, f);
 	bits = struct_member_bits(btf, "page", "_refcount");
 	if (bits >= 0 && bits % 32 == 0 && bits < 512) {

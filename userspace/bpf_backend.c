@@ -574,7 +574,7 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	 * only for counting walks) asks for longer runs, so that a test can check that a run longer
 	 * than the walker's loop is reported, not counted in part.
 	 */
-	test_step = ms_test_env("MEMSTAT_TEST_WALK_PAGES");
+	test_step = ms_test_hook(MS_TEST_WALK_PAGES);
 	if (test_step && !run_fn && !page_fn) {
 		unsigned long long v = strtoull(test_step, NULL, 0);
 

@@ -98,7 +98,7 @@ static int find_vmemmap(struct ms_bpf *b, char *why, size_t whylen)
 			continue;
 		s->bss->feat.vmemmap_base = base;
 		/* test builds: a kernel whose page-to-memcg link memstat cannot tell (cli test) */
-		if (ms_test_env("MEMSTAT_TEST_MEMCG_UNKNOWN"))
+		if (ms_test_hook(MS_TEST_MEMCG_UNKNOWN))
 			s->bss->feat.memcg_kind = MS_MEMCG_UNKNOWN;
 		ret = MS_EXIT_OK;
 		goto out;
@@ -179,7 +179,7 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 	 * MEMSTAT_TEST_NO_CAST=1 (test builds only) loads walk at once, so that the integration test can
 	 * compare the two programs on one kernel.
 	 */
-	for (b->cast = !ms_test_env("MEMSTAT_TEST_NO_CAST");; b->cast = false) {
+	for (b->cast = !ms_test_hook(MS_TEST_NO_CAST);; b->cast = false) {
 		double t0 = ms_now_ms(), t1;
 
 		b->skel = memstat_bpf__open();

@@ -106,7 +106,7 @@ static int allpages(int argc, char **argv)
  */
 static const char *meminfo_path(void)
 {
-	const char *p = ms_test_env("MEMSTAT_MEMINFO");
+	const char *p = ms_test_hook(MS_TEST_MEMINFO);
 
 	return p ? p : "/proc/meminfo";
 }

@@ -120,7 +120,7 @@ void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *
  */
 static void prom_reconcile(FILE *out, const struct ms_result *r)
 {
-	const char *path = ms_test_env("MEMSTAT_MEMINFO");
+	const char *path = ms_test_hook(MS_TEST_MEMINFO);
 	struct ms_meminfo mi;
 	struct ms_recon rc;
 	int i;

@@ -32,7 +32,7 @@ void ms_rmss_err(const char *fmt, ...)
 static const char *run_dir(void)
 {
 	/* test builds only: another directory for the lock and state files (tests/rmss_test.py) */
-	const char *d = ms_test_env("MEMSTAT_RMSS_RUNDIR");
+	const char *d = ms_test_hook(MS_TEST_RMSS_RUNDIR);
 
 	return d ? d : "/run";
 }

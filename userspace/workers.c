@@ -70,7 +70,7 @@ static __u64 pfn_at(const struct ms_ranges *r, __u64 t)
  */
 size_t ms_split_chunks(const struct ms_ranges *r, unsigned int jobs, struct ms_ranges *chunks)
 {
-	const char *test = ms_test_env("MEMSTAT_TEST_SPLIT_PFN");
+	const char *test = ms_test_hook(MS_TEST_SPLIT_PFN);
 	__u64 *bound, pages = 0;
 	size_t nb = 0, i, c, n;
 

@@ -301,8 +301,7 @@ long long off(long long v, const long long k[2])
 	return v < lo ? lo - v : v > hi ? v - hi : 0;
 }
 
-// The walk's anon, file and shmem of a cgroup against its memory.stat, within 1% of its usage
-// (the bound).
+// The walk's anon, file and shmem of a cgroup against its memory.stat, within 1% of its usage.
 void expect_matches_memory_stat(const Kernel &k, const json &pages, const char *what)
 {
 	long long wa, wf, ws;

@@ -281,7 +281,7 @@ TEST(Files, MemfdIsNamedMemfdName)
 	EXPECT_EQ(g["pages"]["total"].get<long long>(), n);
 }
 
-// Names are a user's choice (issue 18): a memfd whose name holds escape sequences and a newline
+// Names are a user's choice: a memfd whose name holds escape sequences and a newline
 // (it cleared root's screen and forged a row of the table) and one whose name is not UTF-8 (it
 // made the JSON invalid). The table shows both escaped, one row each, with no ESC byte; the JSON
 // is strict UTF-8 (nlohmann, and python3's json.loads where installed) and gives the hostile name

@@ -1707,8 +1707,8 @@ TEST(CrossCheck, PerPageClassesAgreeWithKpageflags)
 
 // A process whose group leader exited while another thread runs (the leader is a zombie and
 // has no mm of its own) still maps what its threads map: a file it maps PROT_EXEC is Exec and
-// libs for the module as for the bpf walk. The module used to take the mm from the leader only
-// and left such a process's exec mappings out of its set (page cache instead of exec).
+// libs for the module as for the bpf walk: a module that took the mm from the leader only would
+// leave such a process's exec mappings out of its set (page cache instead of exec).
 namespace {
 struct LeaderGone {
 	int fd;

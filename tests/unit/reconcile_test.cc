@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// Reconciliation with /proc/meminfo read just before and just after the walk (issue 7, item 20):
+// Reconciliation with /proc/meminfo read just before and just after the walk:
 // a row agrees when the walk is within the tolerance of some value between the two readings.
 #include <gtest/gtest.h>
 
