@@ -194,14 +194,6 @@ static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 
 /* ---- options ---- */
 
-static int usage_error(const char *msg, const char *arg)
-{
-	fputs("memstat: ", stderr);
-	fprintf(stderr, msg, arg);
-	fputs("\nTry 'memstat allpages --help' for more information.\n", stderr);
-	return MS_EXIT_USAGE;
-}
-
 /* A pfn: digits, hex with 0x; strtoull() alone would also take " -1" (as 2^64 - 1) or "+1". */
 static int parse_pfn(const char *s, __u64 *v, char **end)
 {
@@ -235,7 +227,7 @@ static int parse_class_list(const char *arg, __u32 *want)
 			}
 		}
 		if (!found) {
-			int ret = usage_error("unknown class '%s' (expected kernel, anon, shmem, exec, "
+			int ret = ms_usage_error("allpages", "unknown class '%s' (expected kernel, anon, shmem, exec, "
 					      "page_cache, hugetlb, free or a detail key such as "
 					      "kernel_slab)", tok);
 
@@ -244,7 +236,7 @@ static int parse_class_list(const char *arg, __u32 *want)
 		}
 	}
 	free(copy);
-	return *want ? 0 : usage_error("%s", "--class needs at least one class");
+	return *want ? 0 : ms_usage_error("allpages", "%s", "--class needs at least one class");
 }
 
 /*
@@ -266,7 +258,7 @@ static int parse_cgroup(const char *arg, struct dumper *d)
 	mounted = cg.n > 0;
 	ms_cgroups_free(&cg);
 	if (err)
-		return usage_error(mounted || isdigit((unsigned char)*arg) ?
+		return ms_usage_error("allpages", mounted || isdigit((unsigned char)*arg) ?
 				   "no memory cgroup '%s' (expected its path as --by cgroup prints "
 				   "it, e.g. /system.slice, its directory, or its id)" :
 				   "no memory cgroup '%s' (no memory cgroup hierarchy is mounted: "
@@ -341,13 +333,14 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:b:h", longopts, NULL)) != -1) {
+		unsigned long long njobs;
 		char *end;
 
 		switch (c) {
 		case OPT_PFN:
 			if (parse_pfn(optarg, &d->first, &end) || *end != '-' ||
 			    parse_pfn(end + 1, &d->last, &end) || *end || d->first > d->last) {
-				ret = usage_error("invalid pfn range '%s': expected START-END, e.g. "
+				ret = ms_usage_error("allpages", "invalid pfn range '%s': expected START-END, e.g. "
 						  "0x100000-0x1fffff", optarg);
 				goto out;
 			}
@@ -375,7 +368,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			break;
 		case OPT_INODE:
 			if (ms_file_parse_inode(optarg, &d->fdev, &d->fino)) {
-				ret = usage_error("invalid --inode '%s': expected MAJOR:MINOR:INODE, "
+				ret = ms_usage_error("allpages", "invalid --inode '%s': expected MAJOR:MINOR:INODE, "
 						  "e.g. 254:0:1234 (decimal)", optarg);
 				goto out;
 			}
@@ -389,14 +382,14 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			else if (!strcmp(optarg, "jsonl"))
 				d->pf.fmt = MS_PF_JSONL;
 			else {
-				ret = usage_error("unknown format '%s' (expected text, csv or jsonl)",
+				ret = ms_usage_error("allpages", "unknown format '%s' (expected text, csv or jsonl)",
 						  optarg);
 				goto out;
 			}
 			break;
 		case 'b':
 			if (ms_backend_parse(optarg, &backend) || backend == MS_BE_KPF) {
-				ret = usage_error("unknown backend '%s' (allpages: auto, bpf or kmod)",
+				ret = ms_usage_error("allpages", "unknown backend '%s' (allpages: auto, bpf or kmod)",
 						  optarg);
 				goto out;
 			}
@@ -408,28 +401,27 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			d->pf.raw = true;
 			break;
 		case OPT_JOBS:
-			errno = 0;
-			jobs = isdigit((unsigned char)*optarg) ? strtol(optarg, &end, 10) : 0;
-			if (!jobs || errno || *end || jobs > MS_ALLPAGES_MAX_JOBS) {
-				ret = usage_error("invalid --jobs '%s': expected a number of threads "
+			if (ms_parse_count(optarg, 1, MS_ALLPAGES_MAX_JOBS, &njobs)) {
+				ret = ms_usage_error("allpages", "invalid --jobs '%s': expected a number of threads "
 						  "from 1 to " MS_STR(MS_ALLPAGES_MAX_JOBS), optarg);
 				goto out;
 			}
+			jobs = (long)njobs;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = MS_EXIT_OK;
 			goto out;
 		case ':':
-			ret = usage_error("option '%s' needs an argument", argv[optind - 1]);
+			ret = ms_usage_error("allpages", "option '%s' needs an argument", argv[optind - 1]);
 			goto out;
 		default:
-			ret = usage_error("unknown option '%s'", argv[optind - 1]);
+			ret = ms_usage_error("allpages", "unknown option '%s'", argv[optind - 1]);
 			goto out;
 		}
 	}
 	if (optind < argc) {
-		ret = usage_error("unexpected argument '%s'", argv[optind]);
+		ret = ms_usage_error("allpages", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
 	if (clip_ranges(present, d->first, d->last, &ranges)) {

@@ -445,14 +445,6 @@ static void set_title(struct ms_map *m)
 		 u.release, when);
 }
 
-static int map_usage_error(const char *fmt, const char *arg)
-{
-	fputs("memstat: map: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'memstat map --help' for more information.\n", stderr);
-	return MS_EXIT_USAGE;
-}
-
 int ms_map_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -482,22 +474,22 @@ int ms_map_main(int argc, char **argv)
 			break;
 		case 'b':
 			if (ms_backend_parse(optarg, &choice))
-				return map_usage_error("unknown backend '%s' (expected auto, bpf, "
+				return ms_usage_error("map", "unknown backend '%s' (expected auto, bpf, "
 						       "kmod or kpageflags)", optarg);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return MS_EXIT_OK;
 		case ':':
-			return map_usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return ms_usage_error("map", "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return map_usage_error("unknown option '%s'", argv[optind - 1]);
+			return ms_usage_error("map", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return map_usage_error("unexpected argument '%s'", argv[optind]);
+		return ms_usage_error("map", "unexpected argument '%s'", argv[optind]);
 	if (!out)
-		return map_usage_error("%s", "-o FILE is needed: the picture's file (.svg or .png)");
+		return ms_usage_error("map", "%s", "-o FILE is needed: the picture's file (.svg or .png)");
 	ret = ms_picture_open(&pic, out, why, sizeof(why));
 	if (ret) {
 		ms_err("map: %s", why);

@@ -85,7 +85,7 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 	} fields[] = {
 #define F(n, m) { n, offsetof(struct ms_meminfo, m) }
 		F("MemTotal", mem_total), F("MemFree", mem_free), F("Buffers", buffers),
-		F("Cached", cached), F("SwapCached", swap_cached), F("SwapTotal", swap_total), F("AnonPages", anon_pages),
+		F("Cached", cached), F("SwapCached", swap_cached), F("AnonPages", anon_pages),
 		F("Shmem", shmem), F("Slab", slab), F("PageTables", page_tables),
 		F("Hugetlb", hugetlb), F("HugePages_Total", hugepages_total),
 		F("Hugepagesize", hugepagesize), F("Unaccepted", unaccepted),
@@ -96,7 +96,7 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 		F("Active(anon)", active_anon), F("Inactive(anon)", inactive_anon),
 		F("Active(file)", active_file), F("Inactive(file)", inactive_file),
 		F("AnonHugePages", anon_huge), F("ShmemHugePages", shmem_huge),
-		F("FileHugePages", file_huge),
+		F("FileHugePages", file_huge), F("SwapTotal", swap_total),
 #undef F
 	};
 	char line[256];

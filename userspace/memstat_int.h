@@ -548,6 +548,15 @@ int ms_present_memory(struct ms_ranges *ranges);
 
 /* Errors: "memstat: " + message, one line, on stderr. */
 void ms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A usage error, the one way every verb says it: "memstat VERB: message" and the hint "Try
+ * 'memstat VERB --help' for more information." on stderr (verb NULL: memstat's own options).
+ * Returns MS_EXIT_USAGE.
+ */
+int ms_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A whole number from lo to hi, decimal digits only (no sign, no space): 0, or -1. */
+int ms_parse_count(const char *arg, unsigned long long lo, unsigned long long hi,
+		   unsigned long long *out);
 /* The last message ms_err() printed ("" if none), for the reason of a --json error. */
 const char *ms_last_error(void);
 void ms_clear_last_error(void);

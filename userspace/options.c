@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,14 +83,6 @@ void ms_fail_json(const char *msg)
 	fputs("}\n", stdout);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("memstat: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'memstat --help' for more information.\n", stderr);
-	return MS_EXIT_USAGE;
-}
-
 static int parse_interval(const char *arg, double *out)
 {
 	char *end;
@@ -98,24 +91,21 @@ static int parse_interval(const char *arg, double *out)
 	errno = 0;
 	v = strtod(arg, &end);
 	if (end == arg || *end || errno || !isfinite(v) || v <= 0)
-		return usage_error("invalid interval '%s': expected a number of seconds above 0, "
+		return ms_usage_error(NULL, "invalid interval '%s': expected a number of seconds above 0, "
 				   "e.g. 1 or 0.5", arg);
 	if (v < 0.01)
-		return usage_error("interval '%s' is too short: the least is 0.01 s", arg);
+		return ms_usage_error(NULL, "interval '%s' is too short: the least is 0.01 s", arg);
 	*out = v;
 	return 0;
 }
 
 static int parse_count(const char *arg, long *out)
 {
-	char *end;
-	long v;
+	unsigned long long v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (end == arg || *end || errno || v <= 0)
-		return usage_error("invalid count '%s': expected a whole number above 0", arg);
-	*out = v;
+	if (ms_parse_count(arg, 1, LONG_MAX, &v))
+		return ms_usage_error(NULL, "invalid count '%s': expected a whole number above 0", arg);
+	*out = (long)v;
 	return 0;
 }
 
@@ -163,7 +153,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			continue;
 		}
 		if (a[0] == '-' && (isdigit((unsigned char)a[1]) || a[1] == '.'))
-			return usage_error("invalid interval or count '%s': expected a number "
+			return ms_usage_error(NULL, "invalid interval or count '%s': expected a number "
 					   "above 0", a);
 	}
 	while ((c = getopt_long(argc, argv, ":vajrb:o:f:Vh", longopts, NULL)) != -1) {
@@ -182,12 +172,12 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			break;
 		case 'b':
 			if (ms_backend_parse(optarg, &o->backend))
-				return usage_error("unknown backend '%s' (expected auto, bpf, kmod or "
+				return ms_usage_error(NULL, "unknown backend '%s' (expected auto, bpf, kmod or "
 						   "kpageflags)", optarg);
 			break;
 		case 'o':
 			if (!*optarg)
-				return usage_error("%s", "--output needs a file name");
+				return ms_usage_error(NULL, "%s", "--output needs a file name");
 			o->output = optarg;
 			break;
 		case 'f':
@@ -198,7 +188,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			else if (!strcmp(optarg, "prom"))
 				o->format = MS_FMT_PROM;
 			else
-				return usage_error("unknown format '%s' (expected csv, jsonl or prom)",
+				return ms_usage_error(NULL, "unknown format '%s' (expected csv, jsonl or prom)",
 						   optarg);
 			break;
 		case OPT_RUNS:
@@ -208,15 +198,11 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			o->features = true;
 			break;
 		case OPT_JOBS: {
-			char *end;
-			long v;
+			unsigned long long v;
 
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (!isdigit((unsigned char)*optarg) || *end || errno || v < 1 ||
-			    v > MS_JOBS_MAX)
-				return usage_error("invalid --jobs '%s': expected a whole number of "
-						   "workers from 1 to 256", optarg);
+			if (ms_parse_count(optarg, 1, MS_JOBS_MAX, &v))
+				return ms_usage_error(NULL, "invalid --jobs '%s': expected a whole "
+						      "number of workers from 1 to 256", optarg);
 			o->jobs = (unsigned int)v;
 			break;
 		}
@@ -228,18 +214,17 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			break;
 		case OPT_APPROX:
 			if (ms_approx_parse_fraction(optarg, &o->approx_fraction))
-				return usage_error("invalid --approx fraction '%s': expected a number "
+				return ms_usage_error(NULL, "invalid --approx fraction '%s': expected a number "
 						   "from 0.001 to 1, e.g. --approx=0.05", optarg);
 			o->approx = true;
 			break;
 		case OPT_SEED: {
-			char *end;
+			unsigned long long v;
 
-			errno = 0;
-			o->seed = strtoull(optarg, &end, 10);
-			if (!isdigit((unsigned char)*optarg) || *end || errno)
-				return usage_error("invalid seed '%s': expected a whole number from 0 "
-						   "to 18446744073709551615", optarg);
+			if (ms_parse_count(optarg, 0, ULLONG_MAX, &v))
+				return ms_usage_error(NULL, "invalid seed '%s': expected a whole number "
+						      "from 0 to 18446744073709551615", optarg);
+			o->seed = v;
 			o->seed_given = true;
 			break;
 		}
@@ -247,21 +232,17 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			enum ms_by by;
 
 			if (ms_by_parse(optarg, &by))
-				return usage_error("unknown --by key '%s' (expected node, zone, fs, "
+				return ms_usage_error(NULL, "unknown --by key '%s' (expected node, zone, fs, "
 						   "cgroup, file or exec)", optarg);
 			o->by = (int)by;
 			break;
 		}
 		case OPT_TOP: {
-			char *end;
-			long v;
+			unsigned long long v;
 
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (!isdigit((unsigned char)*optarg) || *end || errno || v < 1 ||
-			    v > 1000000)
-				return usage_error("invalid --top '%s': expected a whole number of "
-						   "groups from 1 to 1000000", optarg);
+			if (ms_parse_count(optarg, 1, 1000000, &v))
+				return ms_usage_error(NULL, "invalid --top '%s': expected a whole number "
+						      "of groups from 1 to 1000000", optarg);
 			o->top = (size_t)v;
 			break;
 		}
@@ -275,9 +256,9 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			fputs(usage_text, stdout);
 			exit(MS_EXIT_OK);
 		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return ms_usage_error(NULL, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return ms_usage_error(NULL, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
@@ -292,73 +273,73 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return err;
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return ms_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
 	if (o->output || o->format >= 0)
 		o->sampling = true;
 	if (o->sampling && !o->so.interval && !o->so.count)
 		o->so.count = 1;	/* -o/--format without an interval: one sample */
 	if (o->runs && (o->json || o->reconcile || o->features || o->sampling))
-		return usage_error("%s", "--runs cannot be combined with --json, --reconcile, "
+		return ms_usage_error(NULL, "%s", "--runs cannot be combined with --json, --reconcile, "
 				   "--features, an interval or an output format");
 	if (o->features && (o->json || o->reconcile || o->sampling || o->backend == MS_BE_KPF))
-		return usage_error("%s", "--features cannot be combined with --json, --reconcile, "
+		return ms_usage_error(NULL, "%s", "--features cannot be combined with --json, --reconcile, "
 				   "an interval, an output format or --backend kpageflags");
 	if (o->sampling && o->reconcile)
-		return usage_error("%s", "--reconcile is for one summary; it cannot be combined "
+		return ms_usage_error(NULL, "%s", "--reconcile is for one summary; it cannot be combined "
 				   "with an interval or an output format");
 	if (o->sampling && o->json) {
 		if (o->format >= 0 && o->format != MS_FMT_JSONL)
-			return usage_error("%s", "--json conflicts with --format csv/prom");
+			return ms_usage_error(NULL, "%s", "--json conflicts with --format csv/prom");
 		o->format = MS_FMT_JSONL;
 	}
 	if (o->fsync && !o->output)
-		return usage_error("%s", "--fsync needs --output FILE");
+		return ms_usage_error(NULL, "%s", "--fsync needs --output FILE");
 	if (o->output) {
 		char why[300];
 
 		/* before memstat opens a descriptor of its own that could take N */
 		if (ms_out_check_fd(o->output, why, sizeof(why)))
-			return usage_error("%s", why);
+			return ms_usage_error(NULL, "%s", why);
 	}
 	if (o->seed_given && !o->approx)
-		return usage_error("%s", "--seed needs --approx");
+		return ms_usage_error(NULL, "%s", "--seed needs --approx");
 	if (o->approx && o->reconcile)
-		return usage_error("%s", "--approx cannot be combined with --reconcile: an estimate's "
+		return ms_usage_error(NULL, "%s", "--approx cannot be combined with --reconcile: an estimate's "
 				   "error can exceed the reconciliation's tolerance (reconcile an "
 				   "exact walk)");
 	if (o->approx && (o->backend == MS_BE_KMOD || o->backend == MS_BE_KPF))
-		return usage_error("%s", "--approx needs the bpf backend");
+		return ms_usage_error(NULL, "%s", "--approx needs the bpf backend");
 	if (o->approx)
 		o->backend = MS_BE_BPF;	/* no fallback: the others walk every page */
 	if (o->rotate_incompatible && (!o->output || o->format == MS_FMT_PROM))
-		return usage_error("%s", "--rotate-incompatible needs --output FILE with --format csv "
+		return ms_usage_error(NULL, "%s", "--rotate-incompatible needs --output FILE with --format csv "
 				   "or jsonl");
 	if (o->format < 0)
 		o->format = o->output ? MS_FMT_CSV : MS_FMT_ROWS;
 	if (o->tree && o->by != MS_BY_CGROUP)
-		return usage_error("%s", "--tree needs --by cgroup");
+		return ms_usage_error(NULL, "%s", "--tree needs --by cgroup");
 	if (o->tree && o->top)
-		return usage_error("%s", "--tree shows every cgroup with pages: it cannot be "
+		return ms_usage_error(NULL, "%s", "--tree shows every cgroup with pages: it cannot be "
 				   "combined with --top");
 	if (o->top && o->by < 0)
-		return usage_error("%s", "--top needs --by KEY");
+		return ms_usage_error(NULL, "%s", "--top needs --by KEY");
 	if (o->attributes) {
 		if (o->backend == MS_BE_KPF)
-			return usage_error("%s", "-a needs the bpf or kmod backend: /proc/kpageflags "
+			return ms_usage_error(NULL, "%s", "-a needs the bpf or kmod backend: /proc/kpageflags "
 					   "has no per-page records");
 		if (o->runs || o->features || o->approx)
-			return usage_error("%s", "-a cannot be combined with --runs, --features or "
+			return ms_usage_error(NULL, "%s", "-a cannot be combined with --runs, --features or "
 					   "--approx");
 	}
 	if (o->by >= 0) {
 		if (o->backend == MS_BE_KPF)
-			return usage_error("%s", "--by needs the bpf or kmod backend: "
+			return ms_usage_error(NULL, "%s", "--by needs the bpf or kmod backend: "
 					   "/proc/kpageflags has no per-page owner records");
 		if (o->runs || o->features || o->reconcile || o->approx)
-			return usage_error("%s", "--by cannot be combined with --runs, --features, "
+			return ms_usage_error(NULL, "%s", "--by cannot be combined with --runs, --features, "
 					   "--reconcile or --approx");
 		if (o->sampling && o->format != MS_FMT_JSONL && o->format != MS_FMT_PROM)
-			return usage_error("%s", "--by with an interval or -o needs --format jsonl "
+			return ms_usage_error(NULL, "%s", "--by with an interval or -o needs --format jsonl "
 					   "or prom (csv and the terminal rows have no group columns)");
 	}
 	return 0;

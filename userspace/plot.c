@@ -631,14 +631,6 @@ void ms_plot_free(struct ms_plot *p)
 	p->n = p->cap = 0;
 }
 
-static int plot_usage_error(const char *fmt, const char *arg)
-{
-	fputs("memstat: plot: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'memstat plot --help' for more information.\n", stderr);
-	return MS_EXIT_USAGE;
-}
-
 int ms_plot_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -663,16 +655,16 @@ int ms_plot_main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return MS_EXIT_OK;
 		case ':':
-			return plot_usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return ms_usage_error("plot", "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return plot_usage_error("unknown option '%s'", argv[optind - 1]);
+			return ms_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return plot_usage_error("%s", "a LOG to draw is needed (memstat -o LOG's CSV or "
+		return ms_usage_error("plot", "%s", "a LOG to draw is needed (memstat -o LOG's CSV or "
 					"JSON lines)");
 	if (!out)
-		return plot_usage_error("%s", "-o FILE is needed: the picture's file (.svg or .png)");
+		return ms_usage_error("plot", "%s", "-o FILE is needed: the picture's file (.svg or .png)");
 	ret = ms_picture_open(&pic, out, why, sizeof(why));
 	if (ret) {
 		ms_err("plot: %s", why);

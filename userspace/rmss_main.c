@@ -57,20 +57,6 @@ static const char rmss_usage[] =
 
 /* ---- small helpers ---- */
 
-static int rmss_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int rmss_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("memstat rmss: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'memstat rmss --help' for more information.\n", stderr);
-	return MS_EXIT_USAGE;
-}
-
 static int parse_mb(const char *arg, double *out)
 {
 	char *end;
@@ -209,7 +195,7 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 		switch (c) {
 		case 'c':
 			if (parse_mb(optarg, &o->change_mb))
-				return rmss_usage_error("invalid size '%s': expected megabytes above 0, "
+				return ms_usage_error("rmss", "invalid size '%s': expected megabytes above 0, "
 							"e.g. 12 or 12.25", optarg);
 			o->change = true;
 			break;
@@ -225,7 +211,7 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 			double v;
 
 			if (parse_mb(optarg, &v))
-				return rmss_usage_error("invalid %s '%s': expected megabytes above 0",
+				return ms_usage_error("rmss", "invalid %s '%s': expected megabytes above 0",
 							c == 's' ? "START (-s)" : c == 'f' ?
 							"FINAL (-f)" : "DELTA (-d)", optarg);
 			if (c == 's') {
@@ -241,19 +227,17 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 			break;
 		}
 		case 'n': {
-			char *end;
+			unsigned long long n;
 
-			errno = 0;
-			o->iterations = strtol(optarg, &end, 10);
-			if (!isdigit((unsigned char)*optarg) || *end || errno || o->iterations < 1 ||
-			    o->iterations > 1000000)
-				return rmss_usage_error("invalid ITER (-n) '%s': expected a whole "
-							"number of runs above 0", optarg);
+			if (ms_parse_count(optarg, 1, 1000000, &n))
+				return ms_usage_error("rmss", "invalid ITER (-n) '%s': expected a "
+						      "whole number of runs above 0", optarg);
+			o->iterations = (long)n;
 			break;
 		}
 		case 'o':
 			if (!*optarg)
-				return rmss_usage_error("-o needs a file name");
+				return ms_usage_error("rmss", "-o needs a file name");
 			o->output = optarg;
 			break;
 		case OPT_CGROUP:
@@ -261,7 +245,7 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 			break;
 		case OPT_ZRAM:
 			if (parse_mb(optarg, &o->zram_mb))
-				return rmss_usage_error("invalid --zram size '%s': expected megabytes "
+				return ms_usage_error("rmss", "invalid --zram size '%s': expected megabytes "
 							"above 0", optarg);
 			break;
 		case 'j':
@@ -269,34 +253,34 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 			break;
 		case OPT_PLOT:
 			if (!*optarg)
-				return rmss_usage_error("--plot needs a file name");
+				return ms_usage_error("rmss", "--plot needs a file name");
 			o->plot = optarg;
 			break;
 		case 'h':
 			fputs(rmss_usage, stdout);
 			exit(MS_EXIT_OK);
 		case ':':
-			return rmss_usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return ms_usage_error("rmss", "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return rmss_usage_error("unknown option '%s'", argv[optind - 1]);
+			return ms_usage_error("rmss", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	o->cmd = argv + optind;
 	o->ncmd = argc - optind;
 	modes = o->change + o->print + o->reset;
 	if (modes > 1)
-		return rmss_usage_error("-c, -p and -r are one at a time");
+		return ms_usage_error("rmss", "-c, -p and -r are one at a time");
 	if (modes) {
 		if (o->ncmd || o->start_set || o->final_set || o->delta_set || o->iterations ||
 		    o->cgroup || o->zram_mb > 0 || o->json || o->plot || strcmp(o->output, "rmss.out"))
-			return rmss_usage_error("-c, -p and -r take no command and no driver options");
+			return ms_usage_error("rmss", "-c, -p and -r take no command and no driver options");
 		return 0;
 	}
 	if (!o->ncmd)
-		return rmss_usage_error("no command to measure (memstat rmss [options] command "
+		return ms_usage_error("rmss", "no command to measure (memstat rmss [options] command "
 					"[args...]), or -c MB, -p or -r");
 	if (o->plot && ms_out_fd_name(o->plot) < 0 && !strstr(o->plot, ".svg"))
-		return rmss_usage_error("--plot '%s': the plot is an SVG file (FILE.svg)", o->plot);
+		return ms_usage_error("rmss", "--plot '%s': the plot is an SVG file (FILE.svg)", o->plot);
 	return 0;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Names of the classes and sub-classes, errors, time. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,6 +92,35 @@ void ms_err(const char *fmt, ...)
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "memstat: %s\n", last_error);
+}
+
+int ms_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "memstat%s%s: ", verb ? " " : "", verb ? verb : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'memstat%s%s --help' for more information.\n", verb ? " " : "",
+		verb ? verb : "");
+	return MS_EXIT_USAGE;
+}
+
+int ms_parse_count(const char *arg, unsigned long long lo, unsigned long long hi,
+		   unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*arg))
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end || errno || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 const char *ms_last_error(void)
