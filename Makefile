@@ -18,9 +18,12 @@ CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -DMEMSTAT_VERSION='"$(VERSION)"'
 CXXFLAGS  ?= -O2 -g
 CXXFLAGS  += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -std=gnu++17
-CPPFLAGS  += -Ibpf -Iuserspace -I$(BUILD) -MMD -MP
+# the layout: include/ (the ABI and the classifier, shared with BPF and the module), src/ and its
+# parts (docs/development.md); every part's headers by name, objects flat in $(BUILD)
+SRC_DIRS  := src src/cmd src/rmss src/backend src/core src/sys src/out
+CPPFLAGS  += -Iinclude -Ibpf $(addprefix -I,$(SRC_DIRS)) -I$(BUILD) -MMD -MP
 BPFFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
-             $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH)) -Ibpf
+             $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH)) -Iinclude -Ibpf
 LDLIBS    := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -lm
 LDFLAGS   += -static
 
@@ -50,10 +53,11 @@ endif
 .PHONY: fuzz fuzz-bins san san-bins vmtest-debug
 .PHONY: man install uninstall pkgtest rmsstest debtest
 
-USER_SRCS := $(wildcard userspace/*.c)
-USER_OBJS := $(patsubst userspace/%.c,$(BUILD)/%.o,$(USER_SRCS))
+USER_SRCS := $(wildcard $(addsuffix /*.c,$(SRC_DIRS)))
+USER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(notdir $(USER_SRCS)))
+vpath %.c $(SRC_DIRS)
 LIB_OBJS  := $(filter-out $(BUILD)/memstat.o,$(USER_OBJS))
-# the test build (userspace/testhooks.h): the same objects, but testhooks.c with its hooks on;
+# the test build (src/core/testhooks.h): the same objects, but testhooks.c with its hooks on;
 # the suites run $(BUILD)/memstat-test and link TEST_LIB_OBJS, the installed memstat has none
 TEST_USER_OBJS := $(filter-out $(BUILD)/testhooks.o,$(USER_OBJS)) $(BUILD)/testhooks-test.o
 TEST_LIB_OBJS  := $(filter-out $(BUILD)/memstat.o,$(TEST_USER_OBJS))
@@ -79,7 +83,7 @@ $(BUILD)/memstat.skel.h: $(BUILD)/memstat.bpf.o
 
 $(BUILD)/bpf_backend.o $(BUILD)/bpf_open.o: $(BUILD)/memstat.skel.h
 
-$(BUILD)/%.o: userspace/%.c | $(BUILD)
+$(BUILD)/%.o: %.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -87,7 +91,7 @@ $(BUILD)/memstat: $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/testhooks-test.o: userspace/testhooks.c | $(BUILD)
+$(BUILD)/testhooks-test.o: src/core/testhooks.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DMEMSTAT_TEST_HOOKS -c $< -o $@
 
@@ -145,13 +149,13 @@ install: $(BUILD)/memstat $(MAN_OUT)
 	install -D -m 0755 $(BUILD)/memstat $(DESTDIR)$(SBINDIR)/memstat
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(MAN_OUT) $(DESTDIR)$(MANDIR)/man8/
-	install -D -m 0644 tools/completion/memstat.bash $(DESTDIR)$(BASHCOMPDIR)/memstat
-	install -D -m 0644 tools/completion/_memstat $(DESTDIR)$(ZSHCOMPDIR)/_memstat
+	install -D -m 0644 contrib/completion/memstat.bash $(DESTDIR)$(BASHCOMPDIR)/memstat
+	install -D -m 0644 contrib/completion/_memstat $(DESTDIR)$(ZSHCOMPDIR)/_memstat
 	install -d $(DESTDIR)$(UNITDIR)
-	sed 's|^ExecStart=/usr/local/bin/memstat |ExecStart=$(SBINDIR)/memstat |' tools/memstat.service \
+	sed 's|^ExecStart=/usr/local/bin/memstat |ExecStart=$(SBINDIR)/memstat |' contrib/memstat.service \
 		> $(DESTDIR)$(UNITDIR)/memstat.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/memstat.service
-	install -D -m 0644 tools/memstat.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/memstat
+	install -D -m 0644 contrib/memstat.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/memstat
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
@@ -176,9 +180,9 @@ $(BUILD)/churn: tests/tools/churn.c | $(BUILD)
 	$(Q)$(CC) $(CFLAGS) -static $< -o $@
 
 # the module's ioctl fed bad input, run inside the debug-kernel VM (tools/vm/debug-kernel.sh)
-$(BUILD)/kmod_abuse: tests/tools/kmod_abuse.c bpf/memstat.h | $(BUILD)
+$(BUILD)/kmod_abuse: tests/tools/kmod_abuse.c include/memstat.h | $(BUILD)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Ibpf -static -pthread $< -o $@
+	$(Q)$(CC) $(CFLAGS) -Iinclude -static -pthread $< -o $@
 
 $(BUILD)/vmload: tests/tools/vmload.c | $(BUILD)
 	$(call msg,CC,$@)
@@ -218,10 +222,10 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
                 -Wno-unused-function -DMEMSTAT_VERSION='"$(VERSION)"' $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 # user space with coverage; memstat.c (main) only where a target includes it
-FUZZ_LIB     := $(patsubst userspace/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out userspace/memstat.c,$(USER_SRCS)))
+FUZZ_LIB     := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(notdir $(filter-out src/memstat.c,$(USER_SRCS))))
 FUZZ_LINK     = $(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer $^ -lbpf -lelf -lz -lzstd -lm -o $@
 
-$(FUZZ_DIR)/obj/%.o: userspace/%.c
+$(FUZZ_DIR)/obj/%.o: %.c
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@

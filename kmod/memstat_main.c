@@ -2,9 +2,9 @@
 /*
  * memstat.ko: the memstat page walk done natively, for kernels where BPF cannot be used.
  *
- * /dev/memstat (root only, read-only) answers one ioctl, MS_KMOD_IOC_WALK (bpf/memstat.h): it
+ * /dev/memstat (root only, read-only) answers one ioctl, MS_KMOD_IOC_WALK (include/memstat.h): it
  * classifies at most one memory section per call with the same per-page decision as the BPF
- * walker (ms_page_verdict() in bpf/classify.h) and returns counters and, for allpages, one record
+ * walker (ms_page_verdict() in include/classify.h) and returns counters and, for allpages, one record
  * per page. The module only reads: struct pages are copied with copy_from_kernel_nofault() after
  * pfn_to_online_page(), so an offlined or hot-removed section reads as a hole, and mapping facts
  * are read the same way. Work per call is bounded (one section, cond_resched() every 1024
@@ -53,7 +53,7 @@ struct ms_facts_slot {
 struct ms_kwalk {
 	struct mutex lock;
 	struct ms_features f;
-	struct ms_walker w;	/* the walk (bpf/walk.h): cursor, carry, counts, owner */
+	struct ms_walker w;	/* the walk (include/walk.h): cursor, carry, counts, owner */
 	u32 generation;
 	bool have_generation;
 	u64 lookups;

@@ -102,7 +102,7 @@ if [ ${#missing[@]} -eq 0 ]; then ok "memstat has the binary, man pages, complet
 else bad "memstat has the binary, man pages, completions, unit, logrotate rule" "missing: ${missing[*]}"; fi
 contents=$(dpkg-deb -c "$dkms_deb" | awk '{ print $NF }' | sed 's#^\./#/#')
 missing=()
-for f in dkms.conf kmod/Kbuild kmod/memstat_main.c kmod/kfeatures.h bpf/memstat.h bpf/walk.h bpf/classify.h; do
+for f in dkms.conf kmod/Kbuild kmod/memstat_main.c kmod/kfeatures.h include/memstat.h include/walk.h include/classify.h; do
 	grep -qx -- "/usr/src/memstat-$version/$f" <<<"$contents" || missing+=("$f")
 done
 if [ ${#missing[@]} -eq 0 ]; then ok "memstat-dkms has dkms.conf and the module's sources in /usr/src/memstat-$version"
@@ -110,10 +110,10 @@ else bad "memstat-dkms has dkms.conf and the module's sources in /usr/src/memsta
 
 # the module's sources include only what the package ships: every "..." include of kmod/*.c
 # and of the headers they include resolves among the shipped files
-incs=$(cd "$root" && sed -n 's/^#include "\(.*\)"/\1/p' kmod/*.c kmod/*.h bpf/memstat.h bpf/walk.h bpf/classify.h | sort -u)
+incs=$(cd "$root" && sed -n 's/^#include "\(.*\)"/\1/p' kmod/*.c kmod/*.h include/memstat.h include/walk.h include/classify.h | sort -u)
 missing=()
 for i in $incs; do
-	grep -qE "^/usr/src/memstat-$version/(kmod|bpf)/$i\$" <<<"$contents" || missing+=("$i")
+	grep -qE "^/usr/src/memstat-$version/(kmod|include)/$i\$" <<<"$contents" || missing+=("$i")
 done
 if [ -n "$incs" ] && [ ${#missing[@]} -eq 0 ]; then ok "every header the module includes is in memstat-dkms ($(echo $incs))"
 else bad "every header the module includes is in memstat-dkms" "missing: ${missing[*]}"; fi

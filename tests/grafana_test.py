@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""tools/grafana/memstat.json references only metrics memstat writes, and only their labels;
+"""contrib/grafana/memstat.json references only metrics memstat writes, and only their labels;
 the reconcile metrics of a Prometheus file agree with memstat --reconcile --json.
 
 Run as root: MEMSTAT=build/memstat python3 -m pytest tests/grafana_test.py
@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 MEMSTAT = os.environ.get("MEMSTAT", "build/memstat-test")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DASHBOARD = os.path.join(ROOT, "tools", "grafana", "memstat.json")
+DASHBOARD = os.path.join(ROOT, "contrib", "grafana", "memstat.json")
 
 # PromQL words that are not metric names (aggregations may be followed by "by (...)")
 KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "and", "or",

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The house's arrows run one way: no include circle among the headers, and no circle among the
-files of the command, where a file depends on another when its object calls a function or uses
+files of the command (src/), where a file depends on another when its object calls a function or uses
 a variable the other defines (nm of the objects `make` built beside $MEMSTAT). A circle means
 two files that cannot be read, tested or replaced one without the other."""
 import os
@@ -12,7 +12,10 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.dirname(os.path.abspath(os.environ.get("MEMSTAT", os.path.join(ROOT, "build",
                                                                                  "memstat"))))
-SOURCE_DIRS = ["userspace", "bpf", "kmod"]
+# the product's sources: include/ (shared by BPF, the module and user space), bpf/, kmod/ and
+# src/ with its parts
+SOURCE_DIRS = ["include", "bpf", "kmod"] + sorted(
+    os.path.relpath(d, ROOT) for d, _, _ in os.walk(os.path.join(ROOT, "src")))
 
 
 def circles(graph):
@@ -80,7 +83,8 @@ def symbols(obj):
 
 
 def test_no_circle_among_the_commands_files():
-    names = sorted(n[:-2] for n in os.listdir(os.path.join(ROOT, "userspace")) if n.endswith(".c"))
+    names = sorted(n[:-2] for d in SOURCE_DIRS if d.startswith("src")
+                   for n in os.listdir(os.path.join(ROOT, d)) if n.endswith(".c"))
     objs = {n: os.path.join(BUILD, n + ".o") for n in names}
     missing = [o for o in objs.values() if not os.path.exists(o)]
     if missing:

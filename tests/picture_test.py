@@ -18,7 +18,7 @@ import pytest
 MEMSTAT = os.environ.get("MEMSTAT", "build/memstat-test")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# userspace/svg.c ms_class_colours[]
+# src/out/svg.c ms_class_colours[]
 COLOURS = {
     "kernel": (0xd6, 0x27, 0x28),
     "anon": (0x1f, 0x77, 0xb4),
@@ -27,7 +27,7 @@ COLOURS = {
 }
 
 
-RSVG = "/usr/bin/rsvg-convert"     # userspace/picture.h MS_RSVG_CONVERT
+RSVG = "/usr/bin/rsvg-convert"     # src/out/picture.h MS_RSVG_CONVERT
 
 
 def rsvg():

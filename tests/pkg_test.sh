@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # memstat as installed: the man pages (BUILD/NAME.8 from docs/NAME.8.scd), the bash and zsh
-# completions (tools/completion/), make install and make uninstall into a temporary DESTDIR.
+# completions (contrib/completion/), make install and make uninstall into a temporary DESTDIR.
 # Usage: tests/pkg_test.sh BUILD_DIR   (as root: the class list comes from `memstat --json`)
 # Ends with one "N passed, N failed" line.
 set -u
@@ -92,8 +92,8 @@ print("\n".join(sorted(keys)))'
 fi
 
 # ---- completion ----
-comp_bash=$root/tools/completion/memstat.bash
-comp_zsh=$root/tools/completion/_memstat
+comp_bash=$root/contrib/completion/memstat.bash
+comp_zsh=$root/contrib/completion/_memstat
 # the class and sub-class names memstat knows: the keys of "pages" (less total) and "detail"
 classes=$("$bin" --json 2>/dev/null | /usr/bin/python3 -c 'import json, sys
 d = json.load(sys.stdin)

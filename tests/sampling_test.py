@@ -240,7 +240,7 @@ def test_systemd_unit_verifies(tmp_path):
     if not shutil.which("systemd-analyze"):
         pytest.skip("systemd-analyze is not installed (no systemd on this machine)")
     here = os.path.dirname(os.path.abspath(__file__))
-    unit = open(os.path.join(here, "..", "tools", "memstat.service")).read()
+    unit = open(os.path.join(here, "..", "contrib", "memstat.service")).read()
     unit = unit.replace("/usr/local/bin/memstat", MEMSTAT)
     (tmp_path / "memstat.service").write_text(unit)
     r = subprocess.run(["systemd-analyze", "verify", str(tmp_path / "memstat.service")],
@@ -646,7 +646,7 @@ def test_a_counter_that_moved_during_the_walk_is_not_a_mismatch(tmp_path):
 def service_args(log):
     """The arguments of the unit's ExecStart, writing to `log`, for one sample."""
     here = os.path.dirname(os.path.abspath(__file__))
-    unit = open(os.path.join(here, "..", "tools", "memstat.service")).read()
+    unit = open(os.path.join(here, "..", "contrib", "memstat.service")).read()
     line = next(l for l in unit.splitlines() if l.startswith("ExecStart="))
     args = line.split("=", 1)[1].split()[1:]
     args = [str(log) if a == "/var/log/memstat/memstat.csv" else a for a in args]

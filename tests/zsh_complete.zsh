@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Drives the zsh completion tools/completion/_memstat in an interactive zsh on a pseudo-terminal
+# Drives the zsh completion contrib/completion/_memstat in an interactive zsh on a pseudo-terminal
 # (zsh/zpty): types each LINE, presses Tab, and waits up to 20 s for the completed WORD to be
 # echoed. Prints "PASS|FAIL zsh completion of 'LINE'" per case. Used by tests/pkg_test.sh.
 # Usage: zsh -f tests/zsh_complete.zsh COMPLETION_DIR LINE WORD [LINE WORD ...]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Fuzz target: the command line of `memstat allpages` (userspace/allpages.c, included here as
+ * Fuzz target: the command line of `memstat allpages` (src/cmd/allpages.c, included here as
  * it is; the backend is a stub that refuses, so no walk runs). The input is the arguments,
  * one a line, after "allpages".
  *
@@ -13,7 +13,7 @@
 
 /* the backend: a stub, defined below (the prototype of memstat_int.h declares it) */
 #define ms_backend_open fuzz_backend_open
-#include "../../userspace/allpages.c"
+#include "../../src/cmd/allpages.c"
 
 #define MAX_ARGS 32
 #define STUB_EXIT 77	/* no MS_EXIT_* code */

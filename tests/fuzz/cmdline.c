@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Fuzz target: memstat's command line (ms_parse_args of userspace/options.c, included here as
+ * Fuzz target: memstat's command line (ms_parse_args of src/options.c, included here as
  * it is, its exit() for --help and --version turned into a jump back).
  * The input is the arguments, one a line.
  *
@@ -24,7 +24,7 @@ __attribute__((noreturn)) static void fuzz_exit(int code)
 }
 
 #define exit(code) fuzz_exit(code)
-#include "../../userspace/options.c"
+#include "../../src/options.c"
 #undef exit
 
 #define MAX_ARGS 32

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Fuzz target: the escaping of names that users choose (userspace/escape.c), the input a name
+ * Fuzz target: the escaping of names that users choose (src/out/escape.c), the input a name
  * of any bytes.
  *
  * Invariants, for each format: the output is valid UTF-8 and decodes back to the input (the

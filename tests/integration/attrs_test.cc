@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// memstat -a (userspace/attrs.c): the attributes of pages this test puts in a known state, page
+// memstat -a (src/core/attrs.c): the attributes of pages this test puts in a known state, page
 // by page (an in-process record walk tells each folio's verdict, and the test looks up its own
 // pages by their pfns), and the new reconcile rows against /proc/meminfo.
 #include <linux/io_uring.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// memstat --by cgroup (userspace/cgroup.c, groups.c) and allpages --cgroup against the kernel's
+// memstat --by cgroup (src/sys/cgroup.c, groups.c) and allpages --cgroup against the kernel's
 // own memory.stat, with cgroups this test makes under the memory controller: v1 on the test
 // machine, v2 in the VM matrix (which mounts no cgroup file system: the test mounts cgroup2
 // itself when no memory hierarchy is mounted). Run as root.

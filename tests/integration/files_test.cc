@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// memstat --by file and --by exec, the names from the kernel's dentries (userspace/files.c, the
+// memstat --by file and --by exec, the names from the kernel's dentries (src/sys/files.c, the
 // file_paths BPF program), and allpages --file / --inode. Run as root.
 #include <fcntl.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// memstat --by node, zone and fs (userspace/groups.c) against the kernel's own counters:
+// memstat --by node, zone and fs (src/core/groups.c) against the kernel's own counters:
 // /sys/devices/system/node/node*/meminfo, /proc/zoneinfo, and the file systems of files this
 // test reads. Run as root; the node test runs on more than one node in the VM matrix's
 // two-node boot (tools/vm/matrix.sh).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kmod_abuse: the kernel module's ioctl interface (bpf/memstat.h) fed bad input, run as root
+ * kmod_abuse: the kernel module's ioctl interface (include/memstat.h) fed bad input, run as root
  * inside the test VMs (tools/vm/debug-kernel.sh) against a loaded module. One line per check,
  * "PASS name: ..." or "FAIL name: ...", then "kmod_abuse: N passed, N failed".
  * Exit status: 0 all passed, 1 a check failed, 2 the device could not be used at all.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// memstat -a (userspace/attrs.c) on made-up page records: a folio is judged at its head and its
+// memstat -a (src/core/attrs.c) on made-up page records: a folio is judged at its head and its
 // tails share the verdict; DMA pins as folio_maybe_dma_pinned() tells them.
 #include <cstring>
 

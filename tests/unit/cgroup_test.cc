@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// Memory cgroups (userspace/cgroup.c): the memory controller's mount in mountinfo (v1, v2,
+// Memory cgroups (src/sys/cgroup.c): the memory controller's mount in mountinfo (v1, v2,
 // hybrid), the directory walk that names ids, --cgroup's PATH|ID and --tree's totals.
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// Unit tests of the page classifier (bpf/classify.h) on every layout family it supports (6.1,
+// Unit tests of the page classifier (include/classify.h) on every layout family it supports (6.1,
 // 6.6.0-6.6.29, 6.6.30+, 6.12, 6.18, 7.x) and on raw words measured on 6.18. The rules and the
 // values come from docs/page-classes.md; section numbers below refer to it.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// The escaping of names that users choose (userspace/escape.c): terminal, JSON, CSV and
+// The escaping of names that users choose (src/out/escape.c): terminal, JSON, CSV and
 // Prometheus; one reversible mapping (ms_unesc) of invalid UTF-8 and the backslash; printable
 // UTF-8 unchanged. And where names are printed: a --by fs table, JSON and Prometheus series
 // of hostile mount points, and allpages --cgroup given a path as --by cgroup prints it.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// memstat --by file/exec names (userspace/files.c): the path program's slot joined with a mount
+// memstat --by file/exec names (src/sys/files.c): the path program's slot joined with a mount
 // of /proc/self/mountinfo; allpages --inode parsing.
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// The --by group engine (userspace/groups.c) fed synthetic page records: every page in exactly
+// The --by group engine (src/core/groups.c) fed synthetic page records: every page in exactly
 // one group, the hash under many keys, --top with (none) and (other), the check against the
 // walk's total, node and zone by pfn, fs names from a mountinfo file.
 #include <gtest/gtest.h>

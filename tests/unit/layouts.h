@@ -5,7 +5,7 @@
 // (bpf/core_fixes.bpf.h) fills from that kernel's BTF, plus what the tests know about the kernel
 // from docs/page-classes.md (which marker it uses for hugetlb, slab, zsmalloc ...), so a
 // test builds pages the way that kernel writes them and not the way the classifier reads them.
-// A Memmap holds struct pages by pfn; a Walker runs the range walk of bpf/walk.h over it, the
+// A Memmap holds struct pages by pfn; a Walker runs the range walk of include/walk.h over it, the
 // same code the BPF walker and the kernel module run, in any of its three modes.
 #ifndef MEMSTAT_TEST_LAYOUTS_H
 #define MEMSTAT_TEST_LAYOUTS_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// /proc/self/mountinfo (userspace/mountinfo.c): the one reader of it, for --by fs (groups.c),
+// /proc/self/mountinfo (src/sys/mountinfo.c): the one reader of it, for --by fs (groups.c),
 // --by file/exec (files.c) and the memory cgroup hierarchy (cgroup.c).
 #include <errno.h>
 #include <stdlib.h>

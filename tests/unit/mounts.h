@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// For the unit tests of userspace/mountinfo.c and of its callers (mountinfo_test.cc,
+// For the unit tests of src/sys/mountinfo.c and of its callers (mountinfo_test.cc,
 // files_test.cc): a mountinfo text in a temporary file, read back with ms_mountinfo_load().
 #ifndef MEMSTAT_TEST_MOUNTS_H
 #define MEMSTAT_TEST_MOUNTS_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// allpages records (userspace/pagefmt.c): byte for byte the output of the formatting that
+// allpages records (src/cmd/pagefmt.c): byte for byte the output of the formatting that
 // allpages.c had before it was rewritten for speed (snprintf and a 64 KiB stdio-less buffer,
 // ported below as the reference), for every format, with and without --raw-pointers, on fixed
 // records (zero and largest values, every sub-class and role) and on many random ones; and

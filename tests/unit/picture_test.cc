@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// memstat map's layout and cells (userspace/map.c) at 24 GiB and 4 TB, from synthetic runs, and
-// memstat plot's log reader and breaks (userspace/plot.c).
+// memstat map's layout and cells (src/cmd/map.c) at 24 GiB and 4 TB, from synthetic runs, and
+// memstat plot's log reader and breaks (src/cmd/plot.c).
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// The SVG writer (userspace/svg.c): escaping, nice ticks, axes on each side, the legend.
+// The SVG writer (src/out/svg.c): escaping, nice ticks, axes on each side, the legend.
 #include <stdio.h>
 #include <stdlib.h>
 

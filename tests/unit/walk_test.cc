@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// Unit tests of the range walk (bpf/walk.h), the loop the BPF walker, the kernel module and
+// Unit tests of the range walk (include/walk.h), the loop the BPF walker, the kernel module and
 // these tests share: a folio or free block carried from batch to batch and from call to call
 // of one walker, and split between two walkers that take adjacent ranges (the parallel walk's
 // workers), in counting, runs and allpages mode. docs/page-classes.md section 1.2.

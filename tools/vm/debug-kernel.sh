@@ -193,7 +193,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 t0=$(date +%s)
 mkdir -p "$run/src"
-cp -r "$repo/kmod" "$repo/bpf" "$run/src/"
+cp -r "$repo/kmod" "$repo/include" "$run/src/"
 rm -f "$run"/src/kmod/*.ko "$run"/src/kmod/*.o "$run"/src/kmod/.*.cmd
 say "building kmod/memstat.ko against $KDIR"
 if ! make -C "$KDIR" M="$run/src/kmod" modules >"$KTOP/kmod-build.log" 2>&1 || [ ! -f "$run/src/kmod/memstat.ko" ]; then

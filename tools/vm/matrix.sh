@@ -423,7 +423,7 @@ cp /bin/busybox "$ird/bin/busybox"
 for a in $("$ird/bin/busybox" --list-full); do
 	[ -e "$ird/$a" ] || ln -s /bin/busybox "$ird/$a"
 done
-# the test build (its test hooks on, userspace/testhooks.h): the integration suite steers it
+# the test build (its test hooks on, src/core/testhooks.h): the integration suite steers it
 cp "$repo/$BUILD/memstat-test" "$ird/bin/memstat"
 cp "$repo/$BUILD/integration_tests.static" "$ird/bin/integration_tests"
 cp "$repo/$BUILD/churn" "$repo/$BUILD/bench" "$repo/$BUILD/vmload" "$repo/$BUILD/kmod_abuse" "$ird/bin/"
@@ -590,7 +590,7 @@ build_kmod() {
 	case $h in unavailable*) echo "no headers: $h"; return 1 ;; esac
 	rm -rf "$out"
 	mkdir -p "$out"
-	cp -r "$repo/kmod" "$repo/bpf" "$out/"
+	cp -r "$repo/kmod" "$repo/include" "$out/"
 	rm -f "$out"/kmod/*.ko "$out"/kmod/*.o "$out"/kmod/.*.cmd
 	kgcc=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)/\1/p' "$h/.config")
 	hgcc=$(gcc -dumpversion | cut -d. -f1)

@@ -25,7 +25,7 @@ enum ms_class {
 
 /*
  * Sub-classes: what the classifier returns. Each belongs to exactly one class
- * (ms_subs[] in userspace/util.c); counters are kept per sub-class and summed per class.
+ * (ms_subs[] in src/core/util.c); counters are kept per sub-class and summed per class.
  */
 enum ms_sub {
 	MS_KERNEL_SLAB = 0,	/* slab pages (heads and tails) */
@@ -275,7 +275,7 @@ struct ms_path_slot {
 #define MS_KMOD_RAW_POINTERS	0x2
 /*
  * -a without raw pointers: the record of a large folio's first tail page keeps the words that
- * hold the folio's counters (_pincount and the PMD mapcount: userspace/attrs.c), which are not
+ * hold the folio's counters (_pincount and the PMD mapcount: src/core/attrs.c), which are not
  * pointers; lockdown does not refuse it. A module without this flag refuses it (EINVAL), and
  * memstat then asks that module for raw pointers, as it did before.
  */
