@@ -15,6 +15,13 @@
 #include <linux/capability.h>
 
 #include "memstat_int.h"
+#include "report.h"
+#include "sample.h"
+#include "approx.h"
+#include "groups.h"
+#include "backend.h"
+#include "mountinfo.h"
+#include "meminfo.h"
 #include "testhooks.h"
 #include "attrs.h"
 #include "picture.h"

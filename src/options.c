@@ -14,6 +14,11 @@
 #include <string.h>
 
 #include "memstat_int.h"
+#include "groups.h"
+#include "approx.h"
+#include "sample.h"
+#include "backend.h"
+#include "report.h"
 #include "options.h"
 #include "outfile.h"
 

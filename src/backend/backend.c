@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "backend.h"
 
 int ms_backend_parse(const char *name, enum ms_backend_choice *out)
 {

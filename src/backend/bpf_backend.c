@@ -21,6 +21,10 @@
 #include <bpf/libbpf.h>
 
 #include "memstat_int.h"
+#include "approx.h"
+#include "backend.h"
+#include "mountinfo.h"
+#include "meminfo.h"
 #include "testhooks.h"
 #include "files.h"
 #include "bpf_backend.h"

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "memstat_int.h"
+#include "backend.h"
 #include "testhooks.h"
 #include "files.h"
 #include "bpf_backend.h"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "backend.h"
 
 struct ms_kmod {
 	int fd;

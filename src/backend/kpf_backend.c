@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "backend.h"
 
 #define KPF(n)	(1ULL << (n))
 #define KPF_SLAB		7

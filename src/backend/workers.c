@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "backend.h"
 #include "testhooks.h"
 
 struct ms_timings ms_timings;

@@ -17,6 +17,9 @@
 #include <bpf/btf.h>
 
 #include "memstat_int.h"
+#include "report.h"
+#include "groups.h"
+#include "backend.h"
 #include "attrs.h"
 #include "cgroup.h"
 #include "files.h"

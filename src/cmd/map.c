@@ -26,6 +26,7 @@
 
 #include "picture.h"
 #include "svg.h"
+#include "backend.h"
 
 #define CELL	4.0		/* pixels per cell, both ways */
 #define X0	92.0		/* the grid's left edge */

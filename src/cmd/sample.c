@@ -27,6 +27,12 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "backend.h"
+#include "approx.h"
+#include "groups.h"
+#include "report.h"
+#include "sample.h"
+#include "output.h"
 #include "attrs.h"
 #include "outfile.h"
 

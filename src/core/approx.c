@@ -63,6 +63,7 @@
 #include <string.h>
 
 #include "memstat_int.h"
+#include "approx.h"
 
 /* splitmix64 (Steele, Lea, Flood 2014): small, fast, and the same on every machine */
 static __u64 rng_next(__u64 *state)

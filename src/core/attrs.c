@@ -41,6 +41,8 @@
 #include <bpf/btf.h>
 
 #include "memstat_int.h"
+#include "meminfo.h"
+#include "report.h"
 #include "attrs.h"
 #include "testhooks.h"
 

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "report.h"
 #include "attrs.h"
 #include "cgroup.h"
 #include "escape.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "meminfo.h"
 
 int ms_read_text(const char *path, char *buf, size_t len)
 {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "report.h"
 #include "escape.h"
 #include "groups.h"
 

@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "approx.h"
+#include "meminfo.h"
+#include "report.h"
 #include "testhooks.h"
 #include "attrs.h"
 #include "escape.h"

@@ -6,6 +6,10 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "groups.h"
+#include "meminfo.h"
+#include "approx.h"
+#include "report.h"
 #include "attrs.h"
 #include "escape.h"
 

@@ -36,6 +36,8 @@
 #include <sys/wait.h>
 
 #include "memstat_int.h"
+#include "backend.h"
+#include "meminfo.h"
 #include "escape.h"
 #include "outfile.h"
 #include "rmss.h"

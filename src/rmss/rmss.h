@@ -13,6 +13,7 @@
 
 #include "memstat_int.h"
 #include "outfile.h"
+#include "backend.h"
 
 #define POOL_COMM "memstat-rmss"	/* the pool's name (comm) */
 #define GUARD_COMM "memstat-rmss-gd"	/* the guardian's */

@@ -13,6 +13,9 @@
 #include <sys/stat.h>
 
 #include "memstat_int.h"
+#include "backend.h"
+#include "groups.h"
+#include "meminfo.h"
 #include "escape.h"
 #include "outfile.h"
 #include "rmss.h"

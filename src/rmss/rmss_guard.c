@@ -34,13 +34,12 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
-#include <sys/types.h>
 #include <sys/wait.h>
 
 #include "memstat_int.h"
+#include "meminfo.h"
 #include "outfile.h"
 #include "rmss.h"
 

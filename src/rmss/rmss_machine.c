@@ -15,6 +15,8 @@
 #include <sys/sysmacros.h>
 
 #include "memstat_int.h"
+#include "backend.h"
+#include "meminfo.h"
 #include "escape.h"
 #include "outfile.h"
 #include "rmss.h"

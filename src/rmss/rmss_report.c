@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "memstat_int.h"
+#include "report.h"
 #include "escape.h"
 #include "outfile.h"
 #include "rmss.h"

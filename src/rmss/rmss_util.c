@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "meminfo.h"
 #include "rmss.h"
 #include "testhooks.h"
 

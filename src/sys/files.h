@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "memstat_int.h"
+#include "groups.h"
+#include "backend.h"
 #include "mountinfo.h"
 
 /* ms_bpf_open(): also load file_paths and its slots (memstat --by file or exec) */

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 
 #include "memstat_int.h"
+#include "sample.h"
+#include "output.h"
 
 static char dir[64], path[96];
 static char *hdr;

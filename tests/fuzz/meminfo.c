@@ -12,6 +12,7 @@
 #include <errno.h>
 
 #include "memstat_int.h"
+#include "meminfo.h"
 
 /* Is there a line "NAME:..." in the input (as fgets() with 256 bytes cuts lines)? */
 static int names(const uint8_t *data, size_t size, const char *name)

@@ -11,6 +11,8 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "approx.h"
+#include "backend.h"
 }
 
 using namespace mstest;

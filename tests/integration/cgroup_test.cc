@@ -20,6 +20,7 @@
 extern "C" {
 #include "cgroup.h"
 #include "memstat_int.h"
+#include "backend.h"
 }
 
 using namespace mstest;

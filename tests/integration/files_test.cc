@@ -19,6 +19,7 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "backend.h"
 #include "files.h"
 }
 

@@ -16,6 +16,9 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "meminfo.h"
+#include "backend.h"
+#include "groups.h"
 }
 
 using namespace mstest;

@@ -25,6 +25,8 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "meminfo.h"
+#include "backend.h"
 }
 
 using namespace mstest;

@@ -16,6 +16,7 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "approx.h"
 }
 
 namespace {

@@ -19,6 +19,8 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "groups.h"
+#include "report.h"
 #include "cgroup.h"
 #include "escape.h"
 }

@@ -14,6 +14,7 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "groups.h"
 }
 
 namespace {

@@ -9,6 +9,7 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "backend.h"
 }
 
 namespace {

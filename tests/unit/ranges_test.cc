@@ -12,6 +12,7 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "meminfo.h"
 }
 
 namespace {

@@ -5,6 +5,8 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "backend.h"
+#include "meminfo.h"
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "meminfo.h"
 }
 
 namespace {

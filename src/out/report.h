@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The summary's table, its reconciliation table and its JSON document (report.c, json.c). */
+#ifndef MEMSTAT_REPORT_H
+#define MEMSTAT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "memstat_int.h"
+#include "meminfo.h"
+
+/* Output. */
+struct ms_attrs;
+struct ms_report_opts {
+	bool verbose;
+	bool reconcile;
+	double elapsed_ms;	/* process start to end of walk */
+	const char *kernel;	/* uname -r */
+	const char *fallback_reason;	/* why the bpf backend was not used, or NULL */
+	const struct ms_timings *timings;	/* --json "timings" (one-shot), or NULL */
+	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
+	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
+};
+/* the member "moved_pages": N (null when unknown), for every JSON document of a walk */
+void ms_json_moved_pages(FILE *out, const struct ms_result *r);
+/* "(the kernel moved N pages while the walk ran ...)" when it did (res->moved_pages > 0) */
+void ms_print_moved(FILE *out, const struct ms_result *r);
+void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o);
+void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_meminfo *mi,
+			const struct ms_result *r);
+void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
+		   const struct ms_recon *rc);
+/* The --json object; with a timestamp (iso, ts) for JSON lines. */
+struct timespec;
+void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
+		    const struct ms_recon *rc, const char *iso, const struct timespec *ts);
+
+/* s (NULL: "") as a JSON string, quoted, escaped as escape.h says for names */
+void ms_json_string(FILE *out, const char *s);
+
+#endif /* MEMSTAT_REPORT_H */
