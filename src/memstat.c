@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		walker.groups->tree = o.tree;
+		ms_groups_set_tree(walker.groups, o.tree);
 		if (o.by == MS_BY_CGROUP &&
 		    (ret = ms_cgroups_knowable(ms_backend_features(&walker.be), why, sizeof(why)))) {
 			ms_err("--by cgroup: %s", why);
@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 		walker.attrs = attrs;
 		ro.attrs = attrs;
 		if (walker.groups && o.attributes) {	/* --by -a: a Pinned column */
-			walker.groups->pinned = true;
+			ms_groups_set_pinned(walker.groups, true);
 			attrs->on_folio = ms_groups_pinned;
 			attrs->on_folio_arg = walker.groups;
 		}

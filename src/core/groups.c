@@ -45,6 +45,7 @@
 #include "escape.h"
 #include "files.h"
 #include "groups.h"
+#include "groups_int.h"
 
 /* ---- keys ---- */
 
@@ -381,6 +382,26 @@ const struct ms_by_key ms_by_keys[MS_NR_BY] = {
 	[MS_BY_EXEC] = { "exec", 20, key_exec, ms_file_name, ms_file_json, ms_file_cols_head,
 			 ms_file_cols },
 };
+
+void ms_groups_set_tree(struct ms_groups *g, bool on)
+{
+	g->tree = on;
+}
+
+void ms_groups_set_pinned(struct ms_groups *g, bool on)
+{
+	g->pinned = on;
+}
+
+size_t ms_groups_count(const struct ms_groups *g)
+{
+	return g->n;
+}
+
+const struct ms_group *ms_groups_at(const struct ms_groups *g, size_t i)
+{
+	return i < g->n ? &g->g[i] : NULL;
+}
 
 int ms_by_parse(const char *s, enum ms_by *out)
 {

@@ -36,31 +36,16 @@ struct ms_by_key {
 	void (*cols)(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
 };
 extern const struct ms_by_key ms_by_keys[MS_NR_BY];
-struct ms_groups {
-	enum ms_by by;
-	const struct ms_by_key *key;
-	size_t top;			/* rows shown besides "(none)"; 0: all */
-	struct ms_group *g;		/* the groups, in order of first page */
-	size_t n, cap;
-	__u32 *slots;			/* open addressing: index + 1 into g, 0 empty */
-	size_t nslots;
-	size_t last;			/* index + 1 of the previous page's group */
-	__u64 last_k1, last_k2;
-	__u64 total;			/* pages put in groups */
-	size_t *order, nshown;		/* after finish: the rows shown, sorted by total */
-	struct ms_group other;		/* after finish: the rest, summed */
-	size_t nother;
-	const struct ms_result *res;
-	struct ms_zone *zones;		/* node, zone: /proc/zoneinfo */
-	size_t nzones, zi;
-	struct ms_mountinfo mounts;	/* fs: /proc/self/mountinfo (mountinfo.h) */
-	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
-	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
-	bool pinned;			/* -a: a Pinned column (ms_groups_pinned() fills it) */
-	struct ms_cgroups *cgroups;	/* cgroup: the memory hierarchy (cgroup.c), read at finish */
-};
 int ms_by_parse(const char *s, enum ms_by *out);
+/* the groups of one key, opaque to callers (groups_int.h is the engine's own) */
 struct ms_groups *ms_groups_new(enum ms_by by, size_t top);
+/* --by cgroup --tree: each row shows its subtree's pages */
+void ms_groups_set_tree(struct ms_groups *g, bool on);
+/* -a: a Pinned column, filled by ms_groups_pinned() */
+void ms_groups_set_pinned(struct ms_groups *g, bool on);
+/* the groups made so far (before ms_groups_finish() folds any), in order of first page */
+size_t ms_groups_count(const struct ms_groups *g);
+const struct ms_group *ms_groups_at(const struct ms_groups *g, size_t i);
 int ms_groups_reset(struct ms_groups *g);
 int ms_groups_page(void *arg, __u64 pfn, const struct ms_page_rec *r);	/* an ms_page_fn */
 /*
@@ -83,24 +68,5 @@ void ms_groups_free(struct ms_groups *g);
  * would land in "(none)": refuse instead. MS_EXIT_OK, or MS_EXIT_UNSUPPORTED with why.
  */
 int ms_cgroups_knowable(const struct ms_features *f, char *why, size_t whylen);
-
-
-/* ---- what groups.c and groups_out.c share ---- */
-
-#define NONE_KEY (~0ULL)	/* k1 of the "(none)" group */
-
-/* struct ms_group.extra of --by cgroup */
-struct cgroup_extra {
-	bool known, removed;	/* in the mount's view; removed (not in the view, nor elsewhere) */
-	bool elsewhere;		/* a live cgroup outside the mount's view */
-	unsigned int depth;	/* known: 0 for the root */
-	__u64 parent;		/* known and not the root: the parent's id */
-	bool tree;		/* --tree: sub[], total and pinned are the cgroup's and its descendants' */
-	__u64 sub[MS_NR_SUBS];
-	__u64 total, pinned;
-};
-
-/* "pages" (the classes and total) and "detail" (the sub-classes but unknown) of a group */
-void ms_groups_json_pages(FILE *out, const struct ms_group *x);
 
 #endif /* MEMSTAT_GROUPS_H */

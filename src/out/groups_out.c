@@ -13,6 +13,7 @@
 #include "report.h"
 #include "escape.h"
 #include "groups.h"
+#include "groups_int.h"
 
 static double mb(__u64 pages)
 {

@@ -344,11 +344,13 @@ int ms_rmss_cg_walk_pages(struct walker *w, const struct cg *cg, double page_mb,
 	if (!ret) {
 		for (int c = 0; c < MS_NR_CLASSES; c++)
 			mb[c] = c == MS_C_UNKNOWN ? -1 : 0;
-		for (size_t i = 0; i < g->n; i++) {
-			if (g->g[i].k1 != (__u64)st.st_ino)
+		for (size_t i = 0; i < ms_groups_count(g); i++) {
+			const struct ms_group *x = ms_groups_at(g, i);
+
+			if (x->k1 != (__u64)st.st_ino)
 				continue;
 			for (int k = 0; k < MS_NR_SUBS; k++)
-				mb[ms_subs[k].cls] += g->g[i].sub[k] * page_mb;
+				mb[ms_subs[k].cls] += x->sub[k] * page_mb;
 		}
 	}
 	ms_groups_free(g);

@@ -20,6 +20,7 @@
 extern "C" {
 #include "memstat_int.h"
 #include "groups.h"
+#include "groups_int.h"
 #include "report.h"
 #include "cgroup.h"
 #include "escape.h"

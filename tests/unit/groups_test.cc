@@ -14,7 +14,9 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "report.h"
 #include "groups.h"
+#include "groups_int.h"
 }
 
 namespace {

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The group engine's own: what groups.c and groups_out.c (and the unit tests) see of it. */
+#ifndef MEMSTAT_GROUPS_INT_H
+#define MEMSTAT_GROUPS_INT_H
+
+#include <stdio.h>
+
+#include "groups.h"
+#include "mountinfo.h"
+
+struct ms_groups {
+	enum ms_by by;
+	const struct ms_by_key *key;
+	size_t top;			/* rows shown besides "(none)"; 0: all */
+	struct ms_group *g;		/* the groups, in order of first page */
+	size_t n, cap;
+	__u32 *slots;			/* open addressing: index + 1 into g, 0 empty */
+	size_t nslots;
+	size_t last;			/* index + 1 of the previous page's group */
+	__u64 last_k1, last_k2;
+	__u64 total;			/* pages put in groups */
+	size_t *order, nshown;		/* after finish: the rows shown, sorted by total */
+	struct ms_group other;		/* after finish: the rest, summed */
+	size_t nother;
+	const struct ms_result *res;
+	struct ms_zone *zones;		/* node, zone: /proc/zoneinfo */
+	size_t nzones, zi;
+	struct ms_mountinfo mounts;	/* fs: /proc/self/mountinfo (mountinfo.h) */
+	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
+	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
+	bool pinned;			/* -a: a Pinned column (ms_groups_pinned() fills it) */
+	struct ms_cgroups *cgroups;	/* cgroup: the memory hierarchy (cgroup.c), read at finish */
+};
+
+#define NONE_KEY (~0ULL)	/* k1 of the "(none)" group */
+
+/* struct ms_group.extra of --by cgroup */
+struct cgroup_extra {
+	bool known, removed;	/* in the mount's view; removed (not in the view, nor elsewhere) */
+	bool elsewhere;		/* a live cgroup outside the mount's view */
+	unsigned int depth;	/* known: 0 for the root */
+	__u64 parent;		/* known and not the root: the parent's id */
+	bool tree;		/* --tree: sub[], total and pinned are the cgroup's and its descendants' */
+	__u64 sub[MS_NR_SUBS];
+	__u64 total, pinned;
+};
+
+/* "pages" (the classes and total) and "detail" (the sub-classes but unknown) of a group */
+void ms_groups_json_pages(FILE *out, const struct ms_group *x);
+
+#endif /* MEMSTAT_GROUPS_INT_H */
