@@ -364,21 +364,20 @@ int main(int argc, char **argv)
 		ms_files_backend(&walker.be);	/* file, exec: the path program's backend */
 	}
 	if (want_attrs && walker.be.ops->pages) {
-		attrs = calloc(1, sizeof(*attrs));
+		attrs = ms_attrs_new();
 		if (!attrs) {
 			ms_err("out of memory");
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		if (ms_attr_facts_load(&attrs->f))
+		if (ms_attrs_load_facts(attrs))
 			ms_err("kernel BTF has no enum pageflags: the attributes of page flags are "
 			       "unknown");
 		walker.attrs = attrs;
 		ro.attrs = attrs;
 		if (walker.groups && o.attributes) {	/* --by -a: a Pinned column */
 			ms_groups_set_pinned(walker.groups, true);
-			attrs->on_folio = ms_groups_pinned;
-			attrs->on_folio_arg = walker.groups;
+			ms_attrs_on_folio(attrs, ms_groups_pinned, walker.groups);
 		}
 		/* the module blanks the pointer words of its records, and the first tail page's
 		 * _pincount shares such a word: it keeps the folio's counters when asked */
@@ -445,7 +444,7 @@ int main(int argc, char **argv)
 	ro.elapsed_ms = ms_now_ms() - t0;
 	if (o.reconcile) {
 		ms_reconcile_between(&res, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
-		if (o.attributes && attrs && attrs->valid) {
+		if (o.attributes && ms_attrs_valid(attrs)) {
 			ms_attrs_reconcile(attrs, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
 			rc.attrs = attrs;
 		}
@@ -478,7 +477,7 @@ int main(int argc, char **argv)
 	}
 	ret = o.reconcile && !rc.all_ok ? MS_EXIT_MISMATCH : MS_EXIT_OK;
 out:
-	free(attrs);
+	ms_attrs_free(attrs);
 	ms_groups_free(walker.groups);
 	ms_backend_close(&walker.be);
 	ms_ranges_free(&ranges);

@@ -431,7 +431,7 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		break;
 	case MS_FMT_PROM:
 		ms_prom(m, ts, r);
-		if (o->attrs && o->attrs->valid)	/* -a */
+		if (ms_attrs_valid(o->attrs))	/* -a */
 			ms_attrs_prom(m, o->attrs);
 		if (o->groups)	/* --by: the top N groups and (other) */
 			ms_groups_prom(m, o->groups);

@@ -44,6 +44,7 @@
 #include "meminfo.h"
 #include "report.h"
 #include "attrs.h"
+#include "attrs_int.h"
 #include "testhooks.h"
 
 const struct ms_attr_info ms_attr_names[MS_NR_ATTRS] = {
@@ -656,4 +657,37 @@ void ms_attrs_prom(FILE *out, const struct ms_attrs *a)
 				fprintf(out, "memstat_attribute_pages{class=\"%s\",attribute=\"%s\"} %llu\n",
 				ms_classes[c].key, ms_attr_names[k].key,
 				(unsigned long long)a->cls[c][k]);
+}
+
+struct ms_attrs *ms_attrs_new(void)
+{
+	return calloc(1, sizeof(struct ms_attrs));
+}
+
+void ms_attrs_free(struct ms_attrs *a)
+{
+	free(a);
+}
+
+int ms_attrs_load_facts(struct ms_attrs *a)
+{
+	return ms_attr_facts_load(&a->f);
+}
+
+void ms_attrs_on_folio(struct ms_attrs *a,
+		       void (*fn)(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub),
+		       void *arg)
+{
+	a->on_folio = fn;
+	a->on_folio_arg = arg;
+}
+
+bool ms_attrs_valid(const struct ms_attrs *a)
+{
+	return a && a->valid;
+}
+
+__u64 ms_attrs_class_pages(const struct ms_attrs *a, enum ms_class c, enum ms_attr k)
+{
+	return a->cls[c][k];
 }

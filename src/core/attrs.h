@@ -57,24 +57,20 @@ struct ms_attr_facts {
 	bool btf_ok;		/* the flag bits came from BTF */
 };
 
-struct ms_attrs {
-	struct ms_attr_facts f;
-	__u64 cls[MS_NR_CLASSES][MS_NR_ATTRS];	/* pages per class and attribute */
-	__u64 sub_pinned[MS_NR_SUBS];	/* DMA-pinned pages per sub-class (memstat -v) */
-	__u64 orders[MS_ATTR_ORDERS];	/* pages of allocated folios per order (not free) */
-	__u64 acct_dirty;	/* dirty page cache of a writeback-accounting mapping (Dirty) */
-	bool valid;		/* a record walk filled them */
-	/* optional: told each folio's verdict (the tests check their own pages with it) */
-	void (*on_folio)(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub);
-	void *on_folio_arg;
-	/* the folio being counted (a tail shares its head's verdict) */
-	bool open;
-	__u64 cur_head, cur_first, cur_pages;	/* cur_first: the first pfn seen of it */
-	__u32 cur_mask;		/* 1 << enum ms_attr */
-	__u8 cur_sub, cur_order;
-	bool cur_thp_unseen;	/* anon of PMD order: anon THP once its PMD mapcount is read */
-	bool cur_acct_dirty;
-};
+/* the counts of one walk, opaque to callers (attrs_int.h is attrs.c's own) */
+struct ms_attrs;
+struct ms_attrs *ms_attrs_new(void);
+void ms_attrs_free(struct ms_attrs *a);
+/* the facts of this kernel's page flags (ms_attr_facts_load() into the counts' own) */
+int ms_attrs_load_facts(struct ms_attrs *a);
+/* told each folio's verdict: --by -a's Pinned column (ms_groups_pinned()) */
+void ms_attrs_on_folio(struct ms_attrs *a,
+		       void (*fn)(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub),
+		       void *arg);
+/* a record walk filled them */
+bool ms_attrs_valid(const struct ms_attrs *a);
+/* pages of class c with attribute k */
+__u64 ms_attrs_class_pages(const struct ms_attrs *a, enum ms_class c, enum ms_attr k);
 
 /* Reads BTF and sysfs; 0, or -errno when the kernel has no BTF (flags then cannot be named). */
 int ms_attr_facts_load(struct ms_attr_facts *f);

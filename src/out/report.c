@@ -108,8 +108,9 @@ void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_repo
 		if (o->verbose && c != MS_C_SHMEM && c != MS_C_EXEC)
 			subrows(out, r, (enum ms_class)c, t, NULL, 0);
 		/* -v with the record walk: the DMA-pinned pages of the class (also in its rows) */
-		if (o->verbose && o->attrs && o->attrs->valid)
-			line(out, "  (of which DMA-pinned)", o->attrs->cls[c][MS_A_DMA_PINNED], t, true,
+		if (o->verbose && ms_attrs_valid(o->attrs))
+			line(out, "  (of which DMA-pinned)",
+			     ms_attrs_class_pages(o->attrs, (enum ms_class)c, MS_A_DMA_PINNED), t, true,
 			     -1);
 	}
 	line(out, "Total", t, t, false, ERR(r, err_total));
@@ -323,7 +324,7 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		}
 		fputs("]}", out);
 	}
-	if (o->attrs && o->attrs->valid)	/* -a */
+	if (ms_attrs_valid(o->attrs))	/* -a */
 		ms_attrs_json(out, o->attrs);
 	if (o->groups) {	/* --by in periodic sampling (groups.c) */
 		fputc(',', out);

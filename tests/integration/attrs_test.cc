@@ -17,6 +17,7 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "attrs_int.h"
 #include "backend.h"
 #include "attrs.h"
 }

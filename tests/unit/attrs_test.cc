@@ -7,6 +7,7 @@
 
 extern "C" {
 #include "memstat_int.h"
+#include "attrs_int.h"
 #include "attrs.h"
 }
 
