@@ -328,10 +328,14 @@ while [ $i -lt 120 ]; do
 done
 R "service rows ${rows:-0} $(systemctl is-enabled memstat) $(systemctl is-active memstat) $(systemctl show -P ExecStart memstat | grep -o 'path=[^ ]*')"
 [ "${rows:-0}" -ge 1 ] || R "journal $(journalctl -u memstat -n 5 --no-pager 2>&1 | tr '\n' '|')"
+systemctl disable --now memstat >/dev/null 2>&1
+# rmss --cgroup under systemd: its cgroup in a scope of its own (tests/tools/rmss_systemd.sh)
+/usr/local/sbin/rmss-systemd
 R "end"
 systemctl --force --force poweroff
 EOF
 chmod 0755 "$chroot_dir/usr/local/sbin/deb-test"
+install -m 0755 "$root/tests/tools/rmss_systemd.sh" "$chroot_dir/usr/local/sbin/rmss-systemd"
 cat >"$chroot_dir/etc/systemd/system/deb-test.service" <<'EOF'
 [Unit]
 Description=memstat package test (tests/deb_test.sh)
@@ -383,7 +387,7 @@ chmod 0755 "$ird/init"
 res=$logs/vm-results.log
 : >"$res"
 echo "booting the chroot on $rel under systemd (TCG; serial log $logs/vm-serial.log)"
-timeout -k 10 420 qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 1G -smp 1 -nographic \
+timeout -k 10 600 qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 1G -smp 1 -nographic \
 	-no-reboot -nic none -kernel "$CACHE/$FAM/vmlinuz" -initrd "$tmp/initrd.cpio" \
 	-append "console=ttyS0 panic=-1 quiet" \
 	-drive "file=$img,format=raw,if=virtio,snapshot=on,cache=unsafe" \
@@ -414,4 +418,19 @@ if grep -q '^@@ before disabled inactive$' "$res" && grep -q '^@@ enable rc 0' "
 else
 	bad "systemd: systemctl enable --now memstat logs samples" "$(grep -E '^@@ (before|enable|service|journal)' "$res" | tr '\n' ' ')"
 fi
+# rmss --cgroup under systemd (docs/rmss.md, "Where the cgroup is made")
+sd_says=$(sed -n 's/^@@ sd systemd //p' "$res" | head -n 1)
+for check in "run|the command runs in memstat-rmss-PID.scope/command, a transient scope with Delegate=yes" \
+	"run-cleaned|after the run, no memstat-rmss scope or cgroup is left (within 10 s)" \
+	"subtree-unchanged|the root's and system.slice's subtree_control are as before" \
+	"kill9|kill -9 of the driver: the command ended, the scope and its cgroups gone (within 10 s)" \
+	"reset|rmss -r after that crash exits 0"; do
+	name=${check%%|*}
+	what="rmss --cgroup under systemd ($sd_says): ${check#*|}"
+	if grep -qx "@@ sd ok $name" "$res"; then
+		ok "$what"
+	else
+		bad "$what" "$(sed -n "s/^@@ sd-fail $name: //p" "$res" | head -n 1 | grep . || echo 'no result')"
+	fi
+done
 finish

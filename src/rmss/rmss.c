@@ -394,7 +394,7 @@ int ms_rmss_driver_main(struct rmss_opts *o)
 	}
 	/* before anything is changed: what outlives this process and undoes it after a crash */
 	d.pidfd = ms_rmss_self_pidfd();
-	ret = ms_rmss_guard_start(&d.guard, lock_fd, d.pidfd);
+	ret = ms_rmss_guard_start(&d.guard, lock_fd, d.pidfd, o->cgroup && ms_rmss_systemd_v2());
 	if (ret) {
 		if (d.pidfd >= 0)
 			close(d.pidfd);
@@ -488,7 +488,7 @@ int ms_rmss_driver_main(struct rmss_opts *o)
 		ms_rmss_read_machine(&d.m);
 	}
 	if (o->cgroup) {
-		ret = ms_rmss_cg_create(&d.cg, &d.st);
+		ret = ms_rmss_cg_create(&d.cg, &d.st, &d.guard);
 		if (ret)
 			goto out;
 	}

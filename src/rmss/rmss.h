@@ -80,8 +80,16 @@ int ms_rmss_undo(struct ms_rmss_state *s, bool keep_pool);
 struct ms_rmss_guard {
 	pid_t pid;
 	int ctl;		/* the driver's end of the control pipe */
+	char scope[64];		/* the systemd scope it runs in (--cgroup under systemd), or "" */
 };
-int ms_rmss_guard_start(struct ms_rmss_guard *g, int lock_fd, int pidfd);
+/*
+ * scope: --cgroup on cgroup v2 under systemd, where the guardian is started in a transient
+ * scope with Delegate=yes (memstat-rmss-PID.scope, by systemd-run) for the command's cgroup
+ * to be made in; where that fails, one line says so and the guardian starts as elsewhere.
+ */
+int ms_rmss_guard_start(struct ms_rmss_guard *g, int lock_fd, int pidfd, bool scope);
+/* cgroup v2 with the memory controller, systemd its manager (/run/systemd/system) */
+bool ms_rmss_systemd_v2(void);
 /* the driver restored everything: the guardian ends without touching anything */
 void ms_rmss_guard_stop(struct ms_rmss_guard *g);
 /* a pidfd of this process (-1 before Linux 5.3) */
@@ -195,7 +203,7 @@ int ms_rmss_safe_floor(struct walker *w, const struct machine *m, double pool_mb
 int ms_rmss_take_lock(int *fdp);
 int ms_rmss_zram_setup(double mb, struct ms_rmss_state *s, char *dev, size_t devlen);
 /* rmss_cgroup.c */
-int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st);
+int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st, const struct ms_rmss_guard *g);
 int ms_rmss_cg_file(const struct cg *cg, const char *name, char *path, size_t len);
 int ms_rmss_cg_limit(struct cg *cg, double mb, double swap_mb);
 void ms_rmss_cg_counts(const struct cg *cg, struct cg_count *c);

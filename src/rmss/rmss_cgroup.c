@@ -26,15 +26,16 @@
 
 
 /*
- * This process's cgroup in a hierarchy, from /proc/self/cgroup: v1's that has controller ctrl,
+ * A process's cgroup in a hierarchy, from /proc/PID/cgroup: v1's that has controller ctrl,
  * or v2's (ctrl NULL). "" for the hierarchy's root; 0 or -1.
  */
-static int self_cgroup(const char *ctrl, char *buf, size_t len)
+static int proc_cgroup(pid_t pid, const char *ctrl, char *buf, size_t len)
 {
 	static char text[8192];
-	char *line, *next;
+	char path[48], *line, *next;
 
-	if (ms_read_text("/proc/self/cgroup", text, sizeof(text)))
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (ms_read_text(path, text, sizeof(text)))
 		return -1;
 	for (line = text; line && *line; line = next) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -96,6 +97,55 @@ static int v2_enable_memory(const char *dir, struct ms_rmss_state *st)
 }
 
 /*
+ * Under systemd (cgroup v2): the guardian runs in memstat-rmss-PID.scope, which systemd made
+ * with Delegate=yes, so that the subtree below it is rmss's to shape. The guardian moves to a
+ * leaf of its own (guard), the memory controller is enabled in the scope's subtree_control (a
+ * scope without processes of its own may), and the command's cgroup is the scope's "command".
+ * Nothing outside the scope is changed; when the guardian ends and the scope is empty,
+ * systemd removes it (--collect: even when it failed). 0, or MS_EXIT_FAIL said.
+ */
+static int in_scope(struct cg *cg, const struct ms_rmss_guard *g)
+{
+	char self[MS_RMSS_PATH_MAX], dir[MS_RMSS_PATH_MAX], path[MS_RMSS_PATH_MAX + 32];
+	char pid[24], ctl[256] = "";
+	const char *base;
+	int err;
+
+	if (proc_cgroup(g->pid, NULL, self, sizeof(self)) || !(base = strrchr(self, '/')) ||
+	    strcmp(base + 1, g->scope)) {
+		rerr("--cgroup: the guardian is not in %s", g->scope);
+		return MS_EXIT_FAIL;
+	}
+	if ((size_t)snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", self) >= sizeof(dir) ||
+	    (size_t)snprintf(cg->dir, sizeof(cg->dir), "%s/command", dir) >= sizeof(cg->dir)) {
+		rerr("--cgroup: the cgroup path is too long");
+		return MS_EXIT_FAIL;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
+	if (ms_read_text(path, ctl, sizeof(ctl)) || !strstr(ctl, "memory")) {
+		rerr("--cgroup: systemd gave %s no memory controller", g->scope);
+		return MS_EXIT_FAIL;
+	}
+	snprintf(path, sizeof(path), "%s/guard", dir);
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		rerr("--cgroup: mkdir %s: %s", path, strerror(errno));
+		return MS_EXIT_FAIL;
+	}
+	snprintf(path, sizeof(path), "%s/guard/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", (int)g->pid);
+	err = ms_rmss_write_str(path, pid);
+	if (!err) {
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+		err = ms_rmss_write_str(path, "+memory");
+	}
+	if (err) {
+		rerr("--cgroup: cannot write %s: %s", path, strerror(-err));
+		return MS_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/*
  * The command's cgroup, memstat-rmss-PID, made where the caller may make one (docs/rmss.md,
  * "Where the cgroup is made"): on v1, under the caller's own memory cgroup
  * (v1 has no rule against processes beside child cgroups), with a twin under the caller's
@@ -105,7 +155,7 @@ static int v2_enable_memory(const char *dir, struct ms_rmss_state *st)
  * subtree_control only where it is not, recorded and disabled again at the end. Each is
  * recorded in st and the state file before it is made.
  */
-int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st)
+int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st, const struct ms_rmss_guard *g)
 {
 	char self[MS_RMSS_PATH_MAX], parent[MS_RMSS_PATH_MAX];
 
@@ -113,7 +163,7 @@ int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st)
 	cg->freezer[0] = '\0';
 	if (access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0) {
 		cg->v = 1;
-		if (self_cgroup("memory", self, sizeof(self)) ||
+		if (proc_cgroup(getpid(), "memory", self, sizeof(self)) ||
 		    (size_t)snprintf(cg->dir, sizeof(cg->dir),
 				     "/sys/fs/cgroup/memory%s/memstat-rmss-%d", self,
 				     getpid()) >= sizeof(cg->dir)) {
@@ -122,7 +172,7 @@ int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st)
 			return MS_EXIT_FAIL;
 		}
 		if (access("/sys/fs/cgroup/freezer/cgroup.procs", F_OK) == 0 &&
-		    !self_cgroup("freezer", self, sizeof(self)) &&
+		    !proc_cgroup(getpid(), "freezer", self, sizeof(self)) &&
 		    (size_t)snprintf(cg->freezer, sizeof(cg->freezer),
 				     "/sys/fs/cgroup/freezer%s/memstat-rmss-%d", self,
 				     getpid()) >= sizeof(cg->freezer))
@@ -137,7 +187,14 @@ int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st)
 			return MS_EXIT_FAIL;
 		}
 		cg->v = 2;
-		if (self_cgroup(NULL, self, sizeof(self))) {
+		if (g->scope[0]) {
+			if (in_scope(cg, g)) {
+				cg->v = 0;
+				return MS_EXIT_FAIL;
+			}
+			goto make;
+		}
+		if (proc_cgroup(getpid(), NULL, self, sizeof(self))) {
 			rerr("--cgroup: cannot tell this process's cgroup");
 			cg->v = 0;
 			return MS_EXIT_FAIL;
@@ -158,6 +215,7 @@ int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st)
 			return MS_EXIT_FAIL;
 		}
 	}
+make:
 	st->cg_v = cg->v;
 	snprintf(st->cgroup, sizeof(st->cgroup), "%s", cg->dir);
 	snprintf(st->freezer, sizeof(st->freezer), "%s", cg->freezer);

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -52,126 +53,6 @@
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
-
-/* ---- the state file ---- */
-
-void ms_rmss_state_init(struct ms_rmss_state *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->zram = -1;
-}
-
-bool ms_rmss_state_empty(const struct ms_rmss_state *s)
-{
-	return s->pid <= 0 && s->zram < 0 && !s->cgroup[0] && !s->freezer[0] && !s->subtree[0];
-}
-
-static void read_path(const char *p, char *dst, size_t len)
-{
-	size_t n = strcspn(p, "\n");
-
-	if (n >= len)
-		n = 0;	/* not one of ours: nothing */
-	memcpy(dst, p, n);
-	dst[n] = '\0';
-}
-
-int ms_rmss_state_read(struct ms_rmss_state *s)
-{
-	char path[512], buf[4096];
-	const char *p;
-
-	ms_rmss_state_init(s);
-	ms_rmss_run_path(path, sizeof(path), "state");
-	if (ms_read_text(path, buf, sizeof(buf)))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (!strncmp(p, "pid ", 4))
-			s->pid = (pid_t)strtol(p + 4, NULL, 10);
-		else if (!strncmp(p, "starttime ", 10))
-			s->starttime = strtoull(p + 10, NULL, 10);
-		else if (!strncmp(p, "real_mb ", 8))
-			s->real_mb = strtod(p + 8, NULL);
-		else if (!strncmp(p, "simulated_mb ", 13))
-			s->simulated_mb = strtod(p + 13, NULL);
-		else if (!strncmp(p, "stolen_mb ", 10))
-			s->stolen_mb = strtod(p + 10, NULL);
-		else if (!strncmp(p, "zram ", 5))
-			s->zram = (int)strtol(p + 5, NULL, 10);
-		else if (!strncmp(p, "cgroup_v ", 9))
-			s->cg_v = (int)strtol(p + 9, NULL, 10);
-		else if (!strncmp(p, "cgroup ", 7))
-			read_path(p + 7, s->cgroup, sizeof(s->cgroup));
-		else if (!strncmp(p, "freezer ", 8))
-			read_path(p + 8, s->freezer, sizeof(s->freezer));
-		else if (!strncmp(p, "subtree ", 8))
-			read_path(p + 8, s->subtree, sizeof(s->subtree));
-	}
-	/* only cgroups under the cgroup file systems are ever removed */
-	if (strncmp(s->cgroup, "/sys/fs/cgroup/", 15) || strstr(s->cgroup, "/../"))
-		s->cgroup[0] = '\0';
-	if (strncmp(s->freezer, "/sys/fs/cgroup/", 15) || strstr(s->freezer, "/../"))
-		s->freezer[0] = '\0';
-	if (strncmp(s->subtree, "/sys/fs/cgroup", 14) || strstr(s->subtree, "/../"))
-		s->subtree[0] = '\0';
-	if (!s->cgroup[0])
-		s->cg_v = 0;
-	return 0;
-}
-
-/* the state file, replaced whole through outfile.c; 0 or -errno (the reason said on stderr) */
-int ms_rmss_state_write(const struct ms_rmss_state *s)
-{
-	char path[512], why[600], buf[4096];
-	struct ms_out o;
-	int n, ret;
-
-	ms_rmss_run_path(path, sizeof(path), "state");
-	/* "pid " first: outfile.c knows the file by it */
-	n = snprintf(buf, sizeof(buf), "pid %d\nstarttime %llu\nreal_mb %.4f\nsimulated_mb %.4f\n"
-		     "stolen_mb %.4f\nzram %d\n", s->pid, s->starttime, s->real_mb,
-		     s->simulated_mb, s->stolen_mb, s->zram);
-	if (s->cgroup[0])
-		n += snprintf(buf + n, sizeof(buf) - n, "cgroup_v %d\ncgroup %s\n", s->cg_v,
-			      s->cgroup);
-	if (s->freezer[0])
-		n += snprintf(buf + n, sizeof(buf) - n, "freezer %s\n", s->freezer);
-	if (s->subtree[0])
-		n += snprintf(buf + n, sizeof(buf) - n, "subtree %s\n", s->subtree);
-	ret = ms_out_open(&o, path, MS_OUT_RMSS_STATE, 0644, why, sizeof(why));
-	if (!ret) {
-		if (write(o.fd, buf, (size_t)n) != n) {
-			snprintf(why, sizeof(why), "failed to write %s: %s", path,
-				 strerror(errno ? errno : EIO));
-			ms_out_abort(&o);
-			ret = MS_EXIT_FAIL;
-		} else {
-			ret = ms_out_commit(&o, why, sizeof(why));
-		}
-	}
-	if (ret) {
-		ms_rmss_err("%s", why);
-		return ret == MS_EXIT_USAGE ? -EPERM : -EIO;
-	}
-	return 0;
-}
-
-void ms_rmss_state_remove(void)
-{
-	char path[512];
-
-	ms_rmss_run_path(path, sizeof(path), "state");
-	unlink(path);
-}
-
-int ms_rmss_state_sync(const struct ms_rmss_state *s)
-{
-	if (ms_rmss_state_empty(s)) {
-		ms_rmss_state_remove();
-		return 0;
-	}
-	return ms_rmss_state_write(s);
-}
 
 /* ---- processes ---- */
 
@@ -658,7 +539,66 @@ int ms_rmss_undo(struct ms_rmss_state *s, bool keep_pool)
 
 /* ---- the guardian ---- */
 
-int ms_rmss_guard_start(struct ms_rmss_guard *g, int lock_fd, int pidfd)
+/* systemd's tool for transient units; Debian's path (/bin is /usr/bin on merged-/usr) */
+#define SYSTEMD_RUN "/usr/bin/systemd-run"
+
+bool ms_rmss_systemd_v2(void)
+{
+	struct stat st;
+
+	return access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) != 0 &&
+	       access("/sys/fs/cgroup/cgroup.subtree_control", F_OK) == 0 &&
+	       !lstat("/run/systemd/system", &st) && S_ISDIR(st.st_mode);
+}
+
+/*
+ * The guardian in a scope of its own: systemd-run (found by its absolute path, owned by root)
+ * asks systemd for memstat-rmss-DRIVER.scope with Delegate=yes, holding systemd-run itself,
+ * and then execs the guardian there (the descriptors 3-6 pass through). The driver's own
+ * executable is reached through /proc/DRIVER/exe, valid while it waits for the guardian.
+ */
+static void exec_guard_in_scope(const char *scope, pid_t driver, char *dpid, char *dstart)
+{
+	char unit[96], exe[48];
+	struct stat st;
+	char *argv[] = { SYSTEMD_RUN, "--scope", "--quiet", "--collect", "--no-ask-password",
+			 unit, "--property=Delegate=yes",
+			 "--description=memstat rmss --cgroup: the command's cgroup and its guardian",
+			 "--", exe, "rmss", "--internal-guard", dpid, dstart, NULL };
+
+	if (stat(SYSTEMD_RUN, &st) || st.st_uid != 0 || (st.st_mode & 022))
+		_exit(126);
+	snprintf(unit, sizeof(unit), "--unit=%s", scope);
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)driver);
+	execv(SYSTEMD_RUN, argv);
+	_exit(127);
+}
+
+static int guard_spawn(struct ms_rmss_guard *g, int lock_fd, int pidfd, const char *scope);
+
+int ms_rmss_guard_start(struct ms_rmss_guard *g, int lock_fd, int pidfd, bool scope)
+{
+	char name[sizeof(g->scope)];
+
+	g->scope[0] = '\0';
+	if (scope) {
+		snprintf(name, sizeof(name), "memstat-rmss-%d.scope", (int)getpid());
+		if (!guard_spawn(g, lock_fd, pidfd, name)) {
+			snprintf(g->scope, sizeof(g->scope), "%s", name);
+			return 0;
+		}
+		ms_rmss_err("--cgroup: systemd-run could not start the guardian in %s (Delegate=yes): "
+			    "the cgroup is made beside memstat's own instead", name);
+	}
+	if (guard_spawn(g, lock_fd, pidfd, NULL)) {
+		ms_rmss_err("cannot start the guardian process: %s", strerror(errno ? errno : EIO));
+		return MS_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* the guardian started, directly or in scope through systemd-run, and ready; 0 or -1 */
+static int guard_spawn(struct ms_rmss_guard *g, int lock_fd, int pidfd, const char *scope)
 {
 	int ctl[2], ready[2];
 	pid_t c, me = getpid();
@@ -685,6 +625,8 @@ int ms_rmss_guard_start(struct ms_rmss_guard *g, int lock_fd, int pidfd)
 		snprintf(dstart, sizeof(dstart), "%llu", me_start);
 		child_fds(fds, 4);
 		null_stdio(true);	/* its errors go where the driver's go */
+		if (scope)
+			exec_guard_in_scope(scope, me, dpid, dstart);
 		exec_self("--internal-guard", dpid, dstart, NULL);
 	}
 	close(ctl[0]);
@@ -701,8 +643,7 @@ int ms_rmss_guard_start(struct ms_rmss_guard *g, int lock_fd, int pidfd)
 	g->ctl = ctl[1];
 	return 0;
 fail:
-	ms_rmss_err("cannot start the guardian process: %s", strerror(errno ? errno : EIO));
-	return MS_EXIT_FAIL;
+	return -1;
 }
 
 void ms_rmss_guard_stop(struct ms_rmss_guard *g)
