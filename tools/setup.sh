@@ -31,7 +31,7 @@ test_packages=(
 # the VM matrix (tools/vm): kernels are downloaded there, into a cache outside the tree
 vm_packages=(qemu-system-x86 busybox-static cpio e2fsprogs kmod xz-utils zstd debootstrap)
 # make vmtest-debug (tools/vm/debug-kernel.sh): building a kernel from Debian's linux-source
-kernel_packages=(bc bison flex libssl-dev)
+kernel_packages=(bc bison flex libssl-dev openssl)
 
 # --print-packages TARGET...: print the packages those make targets need, one a line, and stop
 print=0

@@ -6,9 +6,10 @@
 # DEBUG_ATOMIC_SLEEP and DEBUG_VM from Debian 12's linux-source-6.1 package, cached; build
 # kmod/memstat.ko against it; boot it under qemu with the module and run tools/vm/debug-init.sh:
 # memstat --backend kmod (summary, --reconcile, allpages of some sections), the ioctl abuse
-# program (tests/tools/kmod_abuse.c), two walks at once, a memory block offline, rmmod, a
-# kmemleak scan. Then the console is searched for any KASAN, lockdep, BUG, WARNING, "sleeping
-# function" or kmemleak report. One line at the end: "vmtest-debug PASS|FAIL ...", and exit
+# program (tests/tools/kmod_abuse.c), two walks at once, a memory block offline, a kmemleak
+# scan, rmmod; then lockdown (confidentiality): the unsigned module refused, a copy signed with
+# the kernel's build-time key (MODULE_SIG) loaded and walked. Then the console is searched for
+# any KASAN, lockdep, BUG, WARNING, "sleeping function" or kmemleak report. One line at the end: "vmtest-debug PASS|FAIL ...", and exit
 # status 0 (PASS), 1 (FAIL) or 2 (not run: a download, the kernel's configuration or build failed).
 #
 # Usage (as root, on Debian 12):
@@ -73,7 +74,7 @@ APT_OPTS=(-o "Dir::Etc::SourceList=$APTDIR/sources.list" -o "Dir::Etc::SourcePar
 	-o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=/dev/null")
 
 # what building a kernel needs beyond tools/setup.sh's packages
-need=(bc bison flex libssl-dev libelf-dev xz-utils qemu-system-x86 busybox-static cpio kmod)
+need=(bc bison flex libssl-dev openssl libelf-dev xz-utils qemu-system-x86 busybox-static cpio kmod)
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -98,9 +99,10 @@ DEBUG_OPTS=(
 	KASAN KASAN_GENERIC KASAN_INLINE KASAN_VMALLOC
 	PROVE_LOCKING DEBUG_PAGEALLOC DEBUG_ATOMIC_SLEEP DEBUG_VM DEBUG_LIST
 	DEBUG_KMEMLEAK SOFTLOCKUP_DETECTOR DETECT_HUNG_TASK
+	MODULE_SIG MODULE_SIG_SHA256 SECURITY SECURITYFS SECURITY_LOCKDOWN_LSM
 )
 DEBUG_OFF=(KASAN_OUTLINE UNWINDER_GUESS SLOB DEBUG_KMEMLEAK_AUTO_SCAN DEBUG_KMEMLEAK_DEFAULT_OFF
-	MODULE_SIG DEBUG_INFO HIBERNATION WERROR)
+	MODULE_SIG_FORCE DEBUG_INFO HIBERNATION WERROR)
 
 ver=$(apt-cache "${APT_OPTS[@]}" policy "$SRC_PKG" 2>/dev/null | awk '/Candidate:/ { print $2 }')
 [ -n "$ver" ] && [ "$ver" != "(none)" ] || die "$SRC_PKG: not in the archive (private sources: $APTDIR/sources.list)"
@@ -200,6 +202,17 @@ if ! make -C "$KDIR" M="$run/src/kmod" modules >"$KTOP/kmod-build.log" 2>&1 || [
 	result FAIL "the module does not build against the debug kernel: $(grep -m1 -E 'error|Error' "$KTOP/kmod-build.log") (log $KTOP/kmod-build.log)"
 fi
 grep -E 'warning:' "$KTOP/kmod-build.log" >&2 || true
+# a signed copy, with the key the kernel build made and built in (certs/signing_key.*): under
+# lockdown the kernel must refuse memstat.ko, which is unsigned, and load the signed copy
+sig_magic='~Module signature appended~'
+if tail -c 28 "$run/src/kmod/memstat.ko" | grep -qF "$sig_magic"; then
+	result FAIL "memstat.ko came out of the build signed: the lockdown check needs an unsigned one"
+fi
+"$KDIR/scripts/sign-file" sha256 "$KDIR/certs/signing_key.pem" "$KDIR/certs/signing_key.x509" \
+	"$run/src/kmod/memstat.ko" "$run/src/kmod/memstat-signed.ko" ||
+	die "scripts/sign-file could not sign the module with $KDIR/certs/signing_key.pem"
+tail -c 28 "$run/src/kmod/memstat-signed.ko" | grep -qF "$sig_magic" ||
+	die "scripts/sign-file left no signature on memstat-signed.ko"
 
 # ---- 3. initramfs: busybox, the binaries, the module, debug-init.sh as /init ----------------
 ird=$run/initramfs
@@ -209,7 +222,7 @@ for a in $("$ird/bin/busybox" --list-full); do
 	[ -e "$ird/$a" ] || ln -s /bin/busybox "$ird/$a"
 done
 cp "$bdir/memstat" "$bdir/kmod_abuse" "$ird/bin/"
-cp "$run/src/kmod/memstat.ko" "$ird/lib/modules/"
+cp "$run/src/kmod/memstat.ko" "$run/src/kmod/memstat-signed.ko" "$ird/lib/modules/"
 install -m 0755 "$here/debug-init.sh" "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/initrd.cpio"
 
