@@ -18,6 +18,7 @@
 #include "approx.h"
 #include "sample.h"
 #include "backend.h"
+#include "json.h"
 #include "report.h"
 #include "options.h"
 #include "outfile.h"
@@ -83,9 +84,7 @@ void ms_fail_json(const char *msg)
 {
 	if (!ms_json_errors)
 		return;
-	fputs("{\"error\":", stdout);
-	ms_json_string(stdout, msg);
-	fputs("}\n", stdout);
+	ms_jw_error_document(stdout, msg);
 }
 
 static int parse_interval(const char *arg, double *out)

@@ -44,6 +44,7 @@
 #include "meminfo.h"
 #include "report.h"
 #include "attrs.h"
+#include "json.h"
 #include "attrs_int.h"
 #include "testhooks.h"
 
@@ -486,50 +487,56 @@ void ms_attrs_print(FILE *out, const struct ms_attrs *a)
 	fputs("  (pages of allocated folios, hugetlb pool included)\n", out);
 }
 
-static void json_attrs(FILE *out, const struct ms_attr_facts *f, const __u64 *v)
+static void json_attrs(struct ms_jw *w, const struct ms_attr_facts *f, const __u64 *v)
 {
 	int k;
 
 	for (k = 0; k < MS_NR_ATTRS; k++)
 		if (ms_attr_unknown(f, (enum ms_attr)k))
-			fprintf(out, "%s\"%s\":null", k ? "," : "", ms_attr_names[k].key);
+			ms_jw_null_field(w, ms_attr_names[k].key);
 		else
-			fprintf(out, "%s\"%s\":%llu", k ? "," : "", ms_attr_names[k].key,
-				(unsigned long long)v[k]);
+			ms_jw_u64_field(w, ms_attr_names[k].key, v[k]);
 }
 
-void ms_attrs_json(FILE *out, const struct ms_attrs *a)
+void ms_attrs_json(struct ms_jw *w, const struct ms_attrs *a)
 {
 	__u64 tot[MS_NR_ATTRS];
+	char order[16];
 	int c, k;
 
 	for (k = 0; k < MS_NR_ATTRS; k++)
 		tot[k] = ms_attrs_total(a, (enum ms_attr)k);
-	fputs(",\"attributes\":{", out);
-	json_attrs(out, &a->f, tot);
-	fprintf(out, ",\"mglru\":%s,\"thp_order\":%u,\"by_class\":{", a->f.mglru ? "true" : "false",
-		a->f.pmd_order);
+	ms_jw_object_field(w, "attributes");
+	json_attrs(w, &a->f, tot);
+	ms_jw_bool_field(w, "mglru", a->f.mglru);
+	ms_jw_u64_field(w, "thp_order", a->f.pmd_order);
+	ms_jw_object_field(w, "by_class");
 	for (c = 0; c < MS_NR_CLASSES; c++) {
-		fprintf(out, "%s\"%s\":{", c ? "," : "", ms_classes[c].key);
-		json_attrs(out, &a->f, a->cls[c]);
-		fputc('}', out);
+		ms_jw_object_field(w, ms_classes[c].key);
+		json_attrs(w, &a->f, a->cls[c]);
+		ms_jw_end_object(w);
 	}
-	fputs("},\"folio_orders\":{", out);
-	for (k = 0, c = 0; k < MS_ATTR_ORDERS; k++)
-		if (a->orders[k])
-			fprintf(out, "%s\"%d\":%llu", c++ ? "," : "", k,
-				(unsigned long long)a->orders[k]);
-	fputc('}', out);
+	ms_jw_end_object(w);
+	ms_jw_object_field(w, "folio_orders");
+	for (k = 0; k < MS_ATTR_ORDERS; k++)
+		if (a->orders[k]) {
+			snprintf(order, sizeof(order), "%d", k);
+			ms_jw_u64_field(w, order, a->orders[k]);
+		}
+	ms_jw_end_object(w);
 	/* the attributes that are null, and why: only where some are */
 	for (k = 0, c = 0; k < MS_NR_ATTRS; k++) {
 		const char *why = ms_attr_unknown(&a->f, (enum ms_attr)k);
 
 		if (!why)
 			continue;
-		fprintf(out, "%s\"%s\":", c++ ? "," : ",\"unknown\":{", ms_attr_names[k].key);
-		ms_json_string(out, why);
+		if (!c++)
+			ms_jw_object_field(w, "unknown");
+		ms_jw_string_field(w, ms_attr_names[k].key, why);
 	}
-	fputs(c ? "}}" : "}", out);
+	if (c)
+		ms_jw_end_object(w);
+	ms_jw_end_object(w);
 }
 
 /* ---- reconciliation ---- */

@@ -101,7 +101,8 @@ __u64 ms_attrs_total(const struct ms_attrs *a, enum ms_attr k);
 const char *ms_attr_unknown(const struct ms_attr_facts *f, enum ms_attr k);
 void ms_attrs_print(FILE *out, const struct ms_attrs *a);
 /* ,"attributes":{...} */
-void ms_attrs_json(FILE *out, const struct ms_attrs *a);
+struct ms_jw;
+void ms_attrs_json(struct ms_jw *w, const struct ms_attrs *a);
 /* The reconcile rows of the attributes (meminfo.c row()), after the existing rows. */
 void ms_attrs_reconcile(const struct ms_attrs *a, const struct ms_meminfo *b,
 			const struct ms_meminfo *m, long page_kb, struct ms_recon *rc);

@@ -46,6 +46,7 @@
 #include "files.h"
 #include "groups.h"
 #include "groups_int.h"
+#include "json.h"
 
 /* ---- keys ---- */
 
@@ -156,13 +157,14 @@ static int name_node(struct ms_groups *g, struct ms_group *grp)
 	return grp->name ? 0 : -ENOMEM;
 }
 
-static void json_node(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+static void json_node(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
 {
 	__u64 s, e;
 
 	node_span(g, (int)grp->k1, &s, &e);
-	fprintf(out, ",\"node\":%llu,\"start_pfn\":%llu,\"end_pfn\":%llu",
-		(unsigned long long)grp->k1, (unsigned long long)s, (unsigned long long)e);
+	ms_jw_u64_field(w, "node", grp->k1);
+	ms_jw_u64_field(w, "start_pfn", s);
+	ms_jw_u64_field(w, "end_pfn", e);
 }
 
 static int name_zone(struct ms_groups *g, struct ms_group *grp)
@@ -173,14 +175,14 @@ static int name_zone(struct ms_groups *g, struct ms_group *grp)
 	return grp->name ? 0 : -ENOMEM;
 }
 
-static void json_zone(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+static void json_zone(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
 {
 	const struct ms_zone *z = &g->zones[grp->k1];
 
-	fprintf(out, ",\"node\":%d,\"zone\":", z->node);
-	ms_json_string(out, z->name);
-	fprintf(out, ",\"start_pfn\":%llu,\"end_pfn\":%llu", (unsigned long long)z->start,
-		(unsigned long long)z->end);
+	ms_jw_i64_field(w, "node", z->node);
+	ms_jw_string_field(w, "zone", z->name);
+	ms_jw_u64_field(w, "start_pfn", z->start);
+	ms_jw_u64_field(w, "end_pfn", z->end);
 }
 
 /* fs: a mount of the superblock, from /proc/self/mountinfo (read at ms_groups_finish()) */
@@ -207,20 +209,14 @@ static int name_fs(struct ms_groups *g, struct ms_group *grp)
 	return grp->name ? 0 : -ENOMEM;
 }
 
-static void json_fs(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+static void json_fs(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
 {
 	const struct ms_mountinfo_entry *m = mount_of(g, grp->k1);
 
-	fprintf(out, ",\"dev\":\"%u:%u\",\"fstype\":", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
-	if (m)
-		ms_json_string(out, m->fstype);
-	else
-		fputs("null", out);
-	fputs(",\"mount\":", out);
-	if (m)
-		ms_json_string(out, m->point);
-	else
-		fputs("null", out);
+	ms_jw_name(w, "dev");
+	ms_jw_stringf(w, "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
+	ms_jw_string_field(w, "fstype", m ? m->fstype : NULL);
+	ms_jw_string_field(w, "mount", m ? m->point : NULL);
 }
 
 static void cols_head_fs(FILE *out)
@@ -271,32 +267,32 @@ static int name_cgroup(struct ms_groups *g, struct ms_group *grp)
 	return grp->name ? 0 : -ENOMEM;
 }
 
-static void json_cgroup(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+static void json_cgroup(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
 {
 	const struct cgroup_extra *e = grp->extra;
 
-	fprintf(out, ",\"id\":%llu", (unsigned long long)grp->k1);
+	ms_jw_u64_field(w, "id", grp->k1);
 	if (!e)
 		return;
-	fprintf(out, ",\"removed\":%s,\"outside_view\":%s", e->removed ? "true" : "false",
-		e->elsewhere ? "true" : "false");
+	ms_jw_bool_field(w, "removed", e->removed);
+	ms_jw_bool_field(w, "outside_view", e->elsewhere);
 	if (e->known && e->depth)
-		fprintf(out, ",\"parent_id\":%llu", (unsigned long long)e->parent);
+		ms_jw_u64_field(w, "parent_id", e->parent);
 	else
-		fputs(",\"parent_id\":null", out);
+		ms_jw_null_field(w, "parent_id");
 	if (e->known)
-		fprintf(out, ",\"depth\":%u", e->depth);
+		ms_jw_u64_field(w, "depth", e->depth);
 	else
-		fputs(",\"depth\":null", out);
+		ms_jw_null_field(w, "depth");
 	if (e->tree) {
 		struct ms_group t = { .total = e->total, .pinned = e->pinned };
 
 		memcpy(t.sub, e->sub, sizeof(t.sub));
-		fputs(",\"tree\":{", out);
-		ms_groups_json_pages(out, &t);
+		ms_jw_object_field(w, "tree");
+		ms_groups_json_pages(w, &t);
 		if (g->pinned)
-			fprintf(out, ",\"dma_pinned\":%llu", (unsigned long long)t.pinned);
-		fputc('}', out);
+			ms_jw_u64_field(w, "dma_pinned", t.pinned);
+		ms_jw_end_object(w);
 	}
 }
 

@@ -25,13 +25,14 @@ struct ms_group {
 	void *extra;		/* a key's own facts (malloc'd, freed by the engine) */
 };
 struct ms_groups;
+struct ms_jw;
 struct ms_by_key {
 	const char *key_name;	/* the KEY of --by */
 	size_t default_top;	/* --top's default; 0: all groups */
 	bool (*key)(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
 		    __u64 *k2);	/* false: the page has no key ("(none)") */
 	int (*name)(struct ms_groups *g, struct ms_group *grp);	/* sets grp->name */
-	void (*json)(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
+	void (*json)(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp);
 	void (*cols_head)(FILE *out);	/* extra table columns, or NULL */
 	void (*cols)(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
 };
@@ -58,7 +59,7 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res);	/* MS_EX
 void ms_groups_print(FILE *out, const struct ms_groups *g);
 void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result *r);
 /* "by":...,"groups":[...],"other":{...} without braces, for a JSON-lines row */
-void ms_groups_json_fields(FILE *out, const struct ms_groups *g);
+void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g);
 void ms_groups_prom(FILE *out, const struct ms_groups *g);
 void ms_groups_free(struct ms_groups *g);
 

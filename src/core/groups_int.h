@@ -46,6 +46,6 @@ struct cgroup_extra {
 };
 
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown) of a group */
-void ms_groups_json_pages(FILE *out, const struct ms_group *x);
+void ms_groups_json_pages(struct ms_jw *w, const struct ms_group *x);
 
 #endif /* MEMSTAT_GROUPS_INT_H */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
+#include "json.h"
 #include "report.h"
 #include "escape.h"
 #include "groups.h"
@@ -110,61 +111,66 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 }
 
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */
-void ms_groups_json_pages(FILE *out, const struct ms_group *x)
+void ms_groups_json_pages(struct ms_jw *w, const struct ms_group *x)
 {
 	size_t c;
 	int i;
 
-	fputs("\"pages\":{", out);
+	ms_jw_object_field(w, "pages");
 	for (c = 0; c < NSHOWN; c++)
-		fprintf(out, "\"%s\":%llu,", ms_classes[shown_classes[c]].key,
-			(unsigned long long)class_of(x, shown_classes[c]));
-	fprintf(out, "\"total\":%llu},\"detail\":{", (unsigned long long)x->total);
+		ms_jw_u64_field(w, ms_classes[shown_classes[c]].key, class_of(x, shown_classes[c]));
+	ms_jw_u64_field(w, "total", x->total);
+	ms_jw_end_object(w);
+	ms_jw_object_field(w, "detail");
 	for (i = 0; i < MS_NR_SUBS; i++)	/* all but unknown (kpageflags has no --by) */
 		if (i != MS_UNKNOWN)
-			fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
-				(unsigned long long)x->sub[i]);
-	fputc('}', out);
+			ms_jw_u64_field(w, ms_subs[i].key, x->sub[i]);
+	ms_jw_end_object(w);
 }
 
-void ms_groups_json_fields(FILE *out, const struct ms_groups *g)
+void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 {
 	size_t i;
 
-	fputs("\"by\":", out);
-	ms_json_string(out, g->key->key_name);
-	fputs(",\"groups\":[", out);
+	ms_jw_string_field(w, "by", g->key->key_name);
+	ms_jw_array_field(w, "groups");
 	for (i = 0; i < g->nshown; i++) {
 		const struct ms_group *x = &g->g[g->order[i]];
 
-		fputs(i ? ",{\"name\":" : "{\"name\":", out);
-		ms_json_string(out, x->name);
-		fputc(',', out);
-		ms_groups_json_pages(out, x);
+		ms_jw_start_object(w);
+		ms_jw_string_field(w, "name", x->name);
+		ms_groups_json_pages(w, x);
 		if (g->pinned)
-			fprintf(out, ",\"dma_pinned\":%llu", (unsigned long long)x->pinned);
+			ms_jw_u64_field(w, "dma_pinned", x->pinned);
 		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
-			g->key->json(out, g, x);
-		fputc('}', out);
+			g->key->json(w, g, x);
+		ms_jw_end_object(w);
 	}
-	fprintf(out, "],\"other\":{\"groups\":%zu,", g->nother);
-	ms_groups_json_pages(out, &g->other);
+	ms_jw_end_array(w);
+	ms_jw_object_field(w, "other");
+	ms_jw_u64_field(w, "groups", g->nother);
+	ms_groups_json_pages(w, &g->other);
 	if (g->pinned)
-		fprintf(out, ",\"dma_pinned\":%llu", (unsigned long long)g->other.pinned);
-	fputc('}', out);
+		ms_jw_u64_field(w, "dma_pinned", g->other.pinned);
+	ms_jw_end_object(w);
 }
 
 void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result *r)
 {
-	fprintf(out, "{\"format_version\":%d,\"backend\":", MS_FORMAT_VERSION);
-	ms_json_string(out, r->backend);
-	fprintf(out, ",\"page_size\":%ld,\"total\":%llu,\"holes\":%llu,\"walk_ms\":%.3f,",
-		sysconf(_SC_PAGESIZE), (unsigned long long)r->total, (unsigned long long)r->holes,
-		r->walk_ms);
-	ms_json_moved_pages(out, r);
-	fputc(',', out);
-	ms_groups_json_fields(out, g);
-	fputs("}\n", out);
+	struct ms_jw w;
+
+	ms_jw_init(&w, out);
+	ms_jw_start_object(&w);
+	ms_jw_i64_field(&w, "format_version", MS_FORMAT_VERSION);
+	ms_jw_string_field(&w, "backend", r->backend);
+	ms_jw_i64_field(&w, "page_size", sysconf(_SC_PAGESIZE));
+	ms_jw_u64_field(&w, "total", r->total);
+	ms_jw_u64_field(&w, "holes", r->holes);
+	ms_jw_double_field(&w, "walk_ms", "%.3f", r->walk_ms);
+	ms_json_moved_pages(&w, r);
+	ms_groups_json_fields(&w, g);
+	ms_jw_end_object(&w);
+	fputc('\n', out);
 }
 
 /*

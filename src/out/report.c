@@ -9,6 +9,7 @@
 #include "groups.h"
 #include "meminfo.h"
 #include "approx.h"
+#include "json.h"
 #include "report.h"
 #include "attrs.h"
 #include "escape.h"
@@ -196,32 +197,94 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 }
 
 /*
- * ,"approx":{...}: how the sample was taken, and the error of every class and sub-class at the
+ * "approx":{...}: how the sample was taken, and the error of every class and sub-class at the
  * confidence level of "confidence" ("bound" says how; the key keeps its name)
  */
-static void ms_json_approx(FILE *out, const struct ms_result *r)
+static void json_approx(struct ms_jw *w, const struct ms_result *r)
 {
 	const struct ms_approx_info *a = &r->approx;
 	int c, i;
 
-	fprintf(out, ",\"approx\":{\"fraction\":%.6g,\"seed\":%llu,\"cluster_pages\":%u,"
-		"\"strata\":%llu,\"clusters\":%llu,\"clusters_sampled\":%llu,"
-		"\"pages_sampled\":%llu,\"bound\":\"the error at a %.0f%% confidence level: %d "
-		"standard errors and the detection limit in quadrature\",\"confidence\":%.2f,"
-		"\"detection_limit_pages\":%llu,\"error_pages\":{",
-		a->fraction, (unsigned long long)a->seed, a->cluster_pages,
-		(unsigned long long)a->strata, (unsigned long long)a->clusters,
-		(unsigned long long)a->clusters_sampled, (unsigned long long)a->pages_sampled,
-		100 * MS_APPROX_CONFIDENCE, MS_APPROX_BOUND_SE, MS_APPROX_CONFIDENCE,
-		(unsigned long long)a->floor_pages);
+	ms_jw_object_field(w, "approx");
+	ms_jw_double_field(w, "fraction", "%.6g", a->fraction);
+	ms_jw_u64_field(w, "seed", a->seed);
+	ms_jw_u64_field(w, "cluster_pages", a->cluster_pages);
+	ms_jw_u64_field(w, "strata", a->strata);
+	ms_jw_u64_field(w, "clusters", a->clusters);
+	ms_jw_u64_field(w, "clusters_sampled", a->clusters_sampled);
+	ms_jw_u64_field(w, "pages_sampled", a->pages_sampled);
+	ms_jw_name(w, "bound");
+	ms_jw_stringf(w, "the error at a %.0f%% confidence level: %d standard errors and the "
+		      "detection limit in quadrature", 100 * MS_APPROX_CONFIDENCE, MS_APPROX_BOUND_SE);
+	ms_jw_double_field(w, "confidence", "%.2f", MS_APPROX_CONFIDENCE);
+	ms_jw_u64_field(w, "detection_limit_pages", a->floor_pages);
+	ms_jw_object_field(w, "error_pages");
 	for (c = 0; c < MS_NR_CLASSES; c++)
-		fprintf(out, "\"%s\":%llu,", ms_classes[c].key,
-			(unsigned long long)a->err_class[c]);
-	fprintf(out, "\"total\":%llu},\"error_detail\":{", (unsigned long long)a->err_total);
+		ms_jw_u64_field(w, ms_classes[c].key, a->err_class[c]);
+	ms_jw_u64_field(w, "total", a->err_total);
+	ms_jw_end_object(w);
+	ms_jw_object_field(w, "error_detail");
 	for (i = 0; i < MS_NR_SUBS; i++)
-		fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
-			(unsigned long long)a->err_sub[i]);
-	fprintf(out, "},\"error_holes\":%llu}", (unsigned long long)a->err_holes);
+		ms_jw_u64_field(w, ms_subs[i].key, a->err_sub[i]);
+	ms_jw_end_object(w);
+	ms_jw_u64_field(w, "error_holes", a->err_holes);
+	ms_jw_end_object(w);
+}
+
+static void json_reconcile(struct ms_jw *w, const struct ms_recon *rc)
+{
+	ms_jw_object_field(w, "reconcile");
+	ms_jw_double_field(w, "tolerance_pct", "%.1f", MS_RECON_TOLERANCE_PCT);
+	ms_jw_bool_field(w, "ok", rc->all_ok);
+	ms_jw_array_field(w, "rows");
+	for (int i = 0; i < rc->n; i++) {
+		const struct ms_recon_row *x = &rc->row[i];
+
+		ms_jw_start_object(w);
+		ms_jw_string_field(w, "name", x->name);
+		ms_jw_string_field(w, "meminfo_field", x->field);
+		ms_jw_double_field(w, "tolerance_pct", "%.1f", x->tol_pct);
+		if (x->meminfo >= 0)
+			ms_jw_i64_field(w, "tolerance_pages", x->tol_pages);
+		ms_jw_u64_field(w, "walk_pages", x->walk);
+		if (x->meminfo < 0) {
+			ms_jw_null_field(w, "meminfo_before");
+			ms_jw_null_field(w, "meminfo_after");
+			ms_jw_null_field(w, "meminfo_pages");
+			ms_jw_null_field(w, "diff_pages");
+			ms_jw_null_field(w, "diff_pct");
+			ms_jw_bool_field(w, "ok", true);
+			ms_jw_string_field(w, "status", "n/a");
+			ms_jw_name(w, "reason");
+			ms_jw_stringf(w, "the kernel has no %s", x->missing ? x->missing : x->field);
+		} else {
+			ms_jw_i64_field(w, "meminfo_before", x->before);
+			ms_jw_i64_field(w, "meminfo_after", x->after);
+			ms_jw_i64_field(w, "meminfo_pages", x->meminfo);
+			ms_jw_i64_field(w, "diff_pages", x->diff);
+			ms_jw_double_field(w, "diff_pct", "%.4f", x->diff_pct);
+			ms_jw_bool_field(w, "ok", x->ok);
+			ms_jw_string_field(w, "status", x->ok ? "ok" : "mismatch");
+		}
+		ms_jw_end_object(w);
+	}
+	ms_jw_end_array(w);
+	ms_jw_end_object(w);
+}
+
+static void json_timings(struct ms_jw *w, const struct ms_timings *t)
+{
+	ms_jw_object_field(w, "timings");
+	ms_jw_double_field(w, "ranges", "%.3f", t->ranges);
+	ms_jw_double_field(w, "bpf_open", "%.3f", t->bpf_open);
+	ms_jw_double_field(w, "bpf_load", "%.3f", t->bpf_load);
+	ms_jw_double_field(w, "detect", "%.3f", t->detect);
+	ms_jw_double_field(w, "kmod_open", "%.3f", t->kmod_open);
+	ms_jw_double_field(w, "exec_set", "%.3f", t->exec_set);
+	ms_jw_double_field(w, "workers_load", "%.3f", t->workers_load);
+	ms_jw_double_field(w, "walk", "%.3f", t->walk);
+	ms_jw_double_field(w, "meminfo", "%.3f", t->meminfo);
+	ms_jw_end_object(w);
 }
 
 void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
@@ -233,102 +296,66 @@ void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_
 void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
 		    const struct ms_recon *rc, const char *iso, const struct timespec *ts)
 {
+	struct ms_jw jw, *w = &jw;
 	int c, i;
 
-	fprintf(out, "{\"format_version\":%d,", MS_FORMAT_VERSION);
+	ms_jw_init(w, out);
+	ms_jw_start_object(w);
+	ms_jw_i64_field(w, "format_version", MS_FORMAT_VERSION);
 	if (iso && ts) {
-		fputs("\"timestamp\":", out);
-		ms_json_string(out, iso);
-		fprintf(out, ",\"epoch\":%lld.%03ld,", (long long)ts->tv_sec, ts->tv_nsec / 1000000);
+		ms_jw_string_field(w, "timestamp", iso);
+		/* seconds with milliseconds, as a number */
+		ms_jw_double_field(w, "epoch", "%.3f",
+				   (double)ts->tv_sec + (double)(ts->tv_nsec / 1000000) / 1000.0);
 	}
-	fputs("\"backend\":", out);
-	ms_json_string(out, r->backend);
-	fputs(",\"kernel\":", out);
-	ms_json_string(out, o->kernel);
-	if (o->fallback_reason) {
-		fputs(",\"fallback_reason\":", out);
-		ms_json_string(out, o->fallback_reason);
-	}
-	fprintf(out, ",\"page_size\":%ld,\"pages\":{", sysconf(_SC_PAGESIZE));
+	ms_jw_string_field(w, "backend", r->backend);
+	ms_jw_string_field(w, "kernel", o->kernel);
+	if (o->fallback_reason)
+		ms_jw_string_field(w, "fallback_reason", o->fallback_reason);
+	ms_jw_i64_field(w, "page_size", sysconf(_SC_PAGESIZE));
+	ms_jw_object_field(w, "pages");
 	for (c = 0; c < MS_NR_CLASSES; c++)
-		fprintf(out, "\"%s\":%llu,", ms_classes[c].key,
-			(unsigned long long)ms_class_pages(r, (enum ms_class)c));
-	fprintf(out, "\"total\":%llu},\"detail\":{", (unsigned long long)r->total);
+		ms_jw_u64_field(w, ms_classes[c].key, ms_class_pages(r, (enum ms_class)c));
+	ms_jw_u64_field(w, "total", r->total);
+	ms_jw_end_object(w);
+	ms_jw_object_field(w, "detail");
 	for (i = 0; i < MS_NR_SUBS; i++)
-		fprintf(out, "%s\"%s\":%llu", i ? "," : "", ms_subs[i].key,
-			(unsigned long long)r->sub[i]);
-	fprintf(out, "},\"exec_known\":%s,\"exec_all_processes\":%s,\"unaccepted_from_meminfo\":%s,\"slab_split\":%s,\"uninit_known\":%s,\"holes\":%llu,"
-		"\"exec_mappings\":%llu,\"mapping_lookups\":%llu,\"reads\":%llu,"
-		"\"cached_pages\":%llu,"
-		"\"walk_ms\":%.3f,\"elapsed_ms\":%.3f",
-		r->exec_known ? "true" : "false",
-		r->exec_known && r->exec_all_processes ? "true" : "false",
-		r->unaccepted_from_meminfo ? "true" : "false",
-		r->slab_split ? "true" : "false",
-		r->uninit_known ? "true" : "false",
-		(unsigned long long)r->holes, (unsigned long long)r->exec_mappings,
-		(unsigned long long)r->mapping_lookups, (unsigned long long)r->reads,
-		(unsigned long long)r->cached_pages, r->walk_ms,
-		o->elapsed_ms);
-	fprintf(out, ",\"jobs\":%u,", r->jobs ? r->jobs : 1);
-	ms_json_moved_pages(out, r);
-	fprintf(out, ",\"own_maps\":{\"pages\":%llu,", (unsigned long long)r->own_maps_pages);
-	if (r->own_maps_known)
-		fprintf(out, "\"kernel_user_mapped\":%llu,\"kernel_other\":%llu}",
-			(unsigned long long)r->own_maps_mapped,
-			(unsigned long long)(r->own_maps_pages - r->own_maps_mapped));
-	else
-		fputs("\"kernel_user_mapped\":null,\"kernel_other\":null}", out);
+		ms_jw_u64_field(w, ms_subs[i].key, r->sub[i]);
+	ms_jw_end_object(w);
+	ms_jw_bool_field(w, "exec_known", r->exec_known);
+	ms_jw_bool_field(w, "exec_all_processes", r->exec_known && r->exec_all_processes);
+	ms_jw_bool_field(w, "unaccepted_from_meminfo", r->unaccepted_from_meminfo);
+	ms_jw_bool_field(w, "slab_split", r->slab_split);
+	ms_jw_bool_field(w, "uninit_known", r->uninit_known);
+	ms_jw_u64_field(w, "holes", r->holes);
+	ms_jw_u64_field(w, "exec_mappings", r->exec_mappings);
+	ms_jw_u64_field(w, "mapping_lookups", r->mapping_lookups);
+	ms_jw_u64_field(w, "reads", r->reads);
+	ms_jw_u64_field(w, "cached_pages", r->cached_pages);
+	ms_jw_double_field(w, "walk_ms", "%.3f", r->walk_ms);
+	ms_jw_double_field(w, "elapsed_ms", "%.3f", o->elapsed_ms);
+	ms_jw_u64_field(w, "jobs", r->jobs ? r->jobs : 1);
+	ms_json_moved_pages(w, r);
+	ms_jw_object_field(w, "own_maps");
+	ms_jw_u64_field(w, "pages", r->own_maps_pages);
+	if (r->own_maps_known) {
+		ms_jw_u64_field(w, "kernel_user_mapped", r->own_maps_mapped);
+		ms_jw_u64_field(w, "kernel_other", r->own_maps_pages - r->own_maps_mapped);
+	} else {
+		ms_jw_null_field(w, "kernel_user_mapped");
+		ms_jw_null_field(w, "kernel_other");
+	}
+	ms_jw_end_object(w);
 	if (o->timings)
-		fprintf(out, ",\"timings\":{\"ranges\":%.3f,\"bpf_open\":%.3f,\"bpf_load\":%.3f,"
-			"\"detect\":%.3f,\"kmod_open\":%.3f,\"exec_set\":%.3f,"
-			"\"workers_load\":%.3f,\"walk\":%.3f,\"meminfo\":%.3f}",
-			o->timings->ranges, o->timings->bpf_open, o->timings->bpf_load,
-			o->timings->detect, o->timings->kmod_open, o->timings->exec_set,
-			o->timings->workers_load, o->timings->walk, o->timings->meminfo);
+		json_timings(w, o->timings);
 	if (r->approx.on)
-		ms_json_approx(out, r);
-	if (rc) {
-		fprintf(out, ",\"reconcile\":{\"tolerance_pct\":%.1f,\"ok\":%s,\"rows\":[",
-			MS_RECON_TOLERANCE_PCT, rc->all_ok ? "true" : "false");
-		for (i = 0; i < rc->n; i++) {
-			const struct ms_recon_row *w = &rc->row[i];
-
-			fputs(i ? ",{\"name\":" : "{\"name\":", out);
-			ms_json_string(out, w->name);
-			fputs(",\"meminfo_field\":", out);
-			ms_json_string(out, w->field);
-			fprintf(out, ",\"tolerance_pct\":%.1f", w->tol_pct);
-			if (w->meminfo >= 0)
-				fprintf(out, ",\"tolerance_pages\":%lld", w->tol_pages);
-			if (w->meminfo < 0) {
-				char reason[128];
-
-				snprintf(reason, sizeof(reason), "the kernel has no %s",
-					 w->missing ? w->missing : w->field);
-				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_before\":null,"
-					"\"meminfo_after\":null,\"meminfo_pages\":null,"
-					"\"diff_pages\":null,\"diff_pct\":null,\"ok\":true,"
-					"\"status\":\"n/a\",\"reason\":", (unsigned long long)w->walk);
-				ms_json_string(out, reason);
-				fputc('}', out);
-			} else {
-				fprintf(out, ",\"walk_pages\":%llu,\"meminfo_before\":%lld,"
-					"\"meminfo_after\":%lld,\"meminfo_pages\":%lld,"
-					"\"diff_pages\":%lld,\"diff_pct\":%.4f,\"ok\":%s,"
-					"\"status\":\"%s\"}",
-					(unsigned long long)w->walk, w->before, w->after, w->meminfo,
-					w->diff, w->diff_pct, w->ok ? "true" : "false",
-					w->ok ? "ok" : "mismatch");
-			}
-		}
-		fputs("]}", out);
-	}
+		json_approx(w, r);
+	if (rc)
+		json_reconcile(w, rc);
 	if (ms_attrs_valid(o->attrs))	/* -a */
-		ms_attrs_json(out, o->attrs);
-	if (o->groups) {	/* --by in periodic sampling (groups.c) */
-		fputc(',', out);
-		ms_groups_json_fields(out, o->groups);
-	}
-	fputs("}\n", out);
+		ms_attrs_json(w, o->attrs);
+	if (o->groups)	/* --by in periodic sampling (groups_out.c) */
+		ms_groups_json_fields(w, o->groups);
+	ms_jw_end_object(w);
+	fputc('\n', out);
 }

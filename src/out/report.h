@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The summary's table, its reconciliation table and its JSON document (report.c, json.c). */
+/* The summary's table, its reconciliation table and its JSON document (report.c). */
 #ifndef MEMSTAT_REPORT_H
 #define MEMSTAT_REPORT_H
 
@@ -21,8 +21,6 @@ struct ms_report_opts {
 	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
 	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
 };
-/* the member "moved_pages": N (null when unknown), for every JSON document of a walk */
-void ms_json_moved_pages(FILE *out, const struct ms_result *r);
 /* "(the kernel moved N pages while the walk ran ...)" when it did (res->moved_pages > 0) */
 void ms_print_moved(FILE *out, const struct ms_result *r);
 void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_report_opts *o);
@@ -34,8 +32,5 @@ void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_
 struct timespec;
 void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
 		    const struct ms_recon *rc, const char *iso, const struct timespec *ts);
-
-/* s (NULL: "") as a JSON string, quoted, escaped as escape.h says for names */
-void ms_json_string(FILE *out, const char *s);
 
 #endif /* MEMSTAT_REPORT_H */

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "escape.h"
 #include "outfile.h"
+#include "json.h"
 #include "rmss.h"
 #include "testhooks.h"
 #include "svg.h"
@@ -173,65 +174,72 @@ void ms_rmss_print_pages_table(struct driver *d)
 	}
 }
 
-static void json_num(FILE *f, double v)
+/* a size in MB or a mean: negative (none) or not finite is null */
+static void json_num(struct ms_jw *w, const char *name, double v)
 {
-	if (v < 0 || !isfinite(v))
-		fputs("null", f);
+	if (v < 0)
+		ms_jw_null_field(w, name);
 	else
-		fprintf(f, "%.3f", v);
+		ms_jw_double_field(w, name, "%.3f", v);
 }
 
 void ms_rmss_print_json(struct driver *d, double knee_mb, bool interrupted)
 {
-	FILE *f = stdout;
+	struct ms_jw jw, *w = &jw;
 
-	fprintf(f, "{\"mode\":\"%s\",\"command\":[", d->o->cgroup ? "cgroup" : "machine");
-	for (int i = 0; i < d->o->ncmd; i++) {
-		if (i)
-			fputc(',', f);
-		ms_json_string(f, d->o->cmd[i]);
-	}
-	fprintf(f, "],\"iterations\":%ld,\"real_mb\":", d->iterations);
-	json_num(f, d->m.real_mb);
-	fputs(",\"floor_mb\":", f);
-	json_num(f, d->floor_mb);
-	fputs(",\"swap\":{\"total_mb\":", f);
-	fprintf(f, "%.3f", d->m.swap_mb);
-	fputs(",\"zram_mb\":", f);
-	fprintf(f, "%.3f", d->st.zram >= 0 || d->o->zram_mb > 0 ? d->o->zram_mb : 0.0);
-	fprintf(f, "},\"pageins_from\":\"%s\",\"pages_from\":\"%s\",\"sizes\":[",
-		d->o->cgroup ? "cgroup_refaults" : "vmstat_pgpgin_zswpin",
-		d->o->cgroup && !d->w.open ? "memory.stat" : d->o->cgroup ? "walk_cgroup" : "walk");
-	for (int i = 0, n = 0; i < d->nrows; i++) {
+	ms_jw_init(w, stdout);
+	ms_jw_start_object(w);
+	ms_jw_string_field(w, "mode", d->o->cgroup ? "cgroup" : "machine");
+	ms_jw_array_field(w, "command");
+	for (int i = 0; i < d->o->ncmd; i++)
+		ms_jw_string(w, d->o->cmd[i]);
+	ms_jw_end_array(w);
+	ms_jw_i64_field(w, "iterations", d->iterations);
+	json_num(w, "real_mb", d->m.real_mb);
+	json_num(w, "floor_mb", d->floor_mb);
+	ms_jw_object_field(w, "swap");
+	ms_jw_double_field(w, "total_mb", "%.3f", d->m.swap_mb);
+	ms_jw_double_field(w, "zram_mb", "%.3f",
+			   d->st.zram >= 0 || d->o->zram_mb > 0 ? d->o->zram_mb : 0.0);
+	ms_jw_end_object(w);
+	ms_jw_string_field(w, "pageins_from",
+			   d->o->cgroup ? "cgroup_refaults" : "vmstat_pgpgin_zswpin");
+	ms_jw_string_field(w, "pages_from", d->o->cgroup && !d->w.open ? "memory.stat" :
+			   d->o->cgroup ? "walk_cgroup" : "walk");
+	ms_jw_array_field(w, "sizes");
+	for (int i = 0; i < d->nrows; i++) {
 		const struct size_row *r = &d->rows[i];
 		bool ok = r->ok_runs > 0;
+		char key[64];
 
 		if (!r->done)
 			continue;
-		fprintf(f, "%s{\"mb\":%.3f,\"avg_pageins\":", n++ ? "," : "", r->mb);
-		json_num(f, ok ? r->sum_pageins / r->ok_runs : -1);
-		fputs(",\"avg_response_s\":", f);
-		json_num(f, ok ? r->sum_secs / r->ok_runs : -1);
-		fputs(",\"avg_pagein_rate\":", f);
-		json_num(f, ok ? r->sum_rate / r->ok_runs : -1);
-		fprintf(f, ",\"runs\":%d,\"oom_kills\":%d,\"majfaults\":%lld,\"peak_mb\":", r->measured,
-			r->oom_kills, r->majfaults);
-		json_num(f, r->peak_mb);
-		fputs(",\"stolen_mb\":", f);
-		json_num(f, d->o->cgroup ? -1 : r->stolen_mb);
-		fputs(",\"pages\":{", f);
-		for (int c = 0, k = 0; c < MS_NR_CLASSES; c++) {
+		ms_jw_start_object(w);
+		ms_jw_double_field(w, "mb", "%.3f", r->mb);
+		json_num(w, "avg_pageins", ok ? r->sum_pageins / r->ok_runs : -1);
+		json_num(w, "avg_response_s", ok ? r->sum_secs / r->ok_runs : -1);
+		json_num(w, "avg_pagein_rate", ok ? r->sum_rate / r->ok_runs : -1);
+		ms_jw_i64_field(w, "runs", r->measured);
+		ms_jw_i64_field(w, "oom_kills", r->oom_kills);
+		ms_jw_i64_field(w, "majfaults", r->majfaults);
+		json_num(w, "peak_mb", r->peak_mb);
+		json_num(w, "stolen_mb", d->o->cgroup ? -1 : r->stolen_mb);
+		ms_jw_object_field(w, "pages");
+		for (int c = 0; c < MS_NR_CLASSES; c++) {
 			if (r->pages_mb[c] < 0)
 				continue;
-			fprintf(f, "%s\"%s_mb\":%.3f", k++ ? "," : "", ms_classes[c].key,
-				r->pages_mb[c]);
+			snprintf(key, sizeof(key), "%s_mb", ms_classes[c].key);
+			ms_jw_double_field(w, key, "%.3f", r->pages_mb[c]);
 		}
-		fputs("}}", f);
+		ms_jw_end_object(w);
+		ms_jw_end_object(w);
 	}
-	fputs("],\"knee_mb\":", f);
-	json_num(f, knee_mb);
-	fprintf(f, ",\"interrupted\":%s}\n", interrupted ? "true" : "false");
-	fflush(f);
+	ms_jw_end_array(w);
+	json_num(w, "knee_mb", knee_mb);
+	ms_jw_bool_field(w, "interrupted", interrupted);
+	ms_jw_end_object(w);
+	fputc('\n', stdout);
+	fflush(stdout);
 }
 
 /*

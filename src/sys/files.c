@@ -31,6 +31,7 @@
 #include "files.h"
 #include "groups.h"
 #include "backend.h"
+#include "json.h"
 #include "report.h"
 
 #define BDEVFS_MAGIC	0x62646576
@@ -259,32 +260,29 @@ static const char *const source_name[] = {
 	[MS_PSRC_KMOD] = "unavailable",
 };
 
-void ms_file_json(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+void ms_file_json(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
 {
 	const struct ms_file_info *fi = grp->extra;
+	bool mounted = fi && fi->mount;
 
-	fprintf(out, ",\"dev\":\"%u:%u\",\"inode\":%llu,\"path\":", MS_DEV_MAJOR(grp->k1),
-		MS_DEV_MINOR(grp->k1), (unsigned long long)grp->k2);
-	ms_json_string(out, grp->name ? grp->name : "");
-	fprintf(out, ",\"path_source\":\"%s\",\"deleted\":%s,\"pseudo\":%s,\"mount\":",
-		fi ? source_name[fi->source] : "unknown", fi && fi->deleted ? "true" : "false",
-		fi && fi->pseudo ? "true" : "false");
-	if (fi && fi->mount)
-		ms_json_string(out, fi->mount->point);
-	else
-		fputs("null", out);
-	fputs(",\"fstype\":", out);
-	if (fi && fi->mount)
-		ms_json_string(out, fi->mount->fstype);
-	else
-		fputs("null", out);
-	if (fi && fi->magic)
-		fprintf(out, ",\"fs_magic\":\"%#llx\"", (unsigned long long)fi->magic);
-	else
-		fputs(",\"fs_magic\":null", out);
-	fprintf(out, ",\"cached_pages\":%llu,\"exec_pages\":%llu,\"mapped_exec\":%s",
-		(unsigned long long)grp->total, (unsigned long long)grp->sub[MS_EXEC],
-		grp->sub[MS_EXEC] ? "true" : "false");
+	ms_jw_name(w, "dev");
+	ms_jw_stringf(w, "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
+	ms_jw_u64_field(w, "inode", grp->k2);
+	ms_jw_string_field(w, "path", grp->name ? grp->name : "");
+	ms_jw_string_field(w, "path_source", fi ? source_name[fi->source] : "unknown");
+	ms_jw_bool_field(w, "deleted", fi && fi->deleted);
+	ms_jw_bool_field(w, "pseudo", fi && fi->pseudo);
+	ms_jw_string_field(w, "mount", mounted ? fi->mount->point : NULL);
+	ms_jw_string_field(w, "fstype", mounted ? fi->mount->fstype : NULL);
+	if (fi && fi->magic) {
+		ms_jw_name(w, "fs_magic");
+		ms_jw_stringf(w, "%#llx", (unsigned long long)fi->magic);
+	} else {
+		ms_jw_null_field(w, "fs_magic");
+	}
+	ms_jw_u64_field(w, "cached_pages", grp->total);
+	ms_jw_u64_field(w, "exec_pages", grp->sub[MS_EXEC]);
+	ms_jw_bool_field(w, "mapped_exec", grp->sub[MS_EXEC] != 0);
 }
 
 void ms_file_cols_head(FILE *out)

@@ -24,6 +24,7 @@ extern "C" {
 #include "report.h"
 #include "cgroup.h"
 #include "escape.h"
+#include "json.h"
 }
 
 namespace {
@@ -248,9 +249,14 @@ TEST(Escape, JsonIsValidAndWritesControlsAsUnicodeEscapes)
 	EXPECT_EQ(esc("\x7f\xc2\x9b\xe2\x80\xae", MS_ESC_JSON), "\\u007f\\u009b\\u202e")
 		<< "no raw DEL, C1 or bidi in the text";
 	EXPECT_EQ(json_value("\x7f\xc2\x9b\xe2\x80\xae"), "\x7f\xc2\x9b\xe2\x80\xae");
-	// ms_json_string: the quotes, and NULL as ""
-	EXPECT_EQ(mstest::capture([](FILE *f) { ms_json_string(f, "bad\xff"); }), "\"bad\\\\xff\"");
-	EXPECT_EQ(mstest::capture([](FILE *f) { ms_json_string(f, nullptr); }), "\"\"");
+	// through the JSON writer: the quotes, invalid bytes as \\xNN
+	EXPECT_EQ(mstest::capture([](FILE *f) {
+			  struct ms_jw w;
+
+			  ms_jw_init(&w, f);
+			  ms_jw_string(&w, "bad\xff");
+		  }),
+		  "\"bad\\\\xff\"");
 }
 
 TEST(Escape, CsvQuotesPerRfc4180AndDisarmsFormulas)
