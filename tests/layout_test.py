@@ -118,3 +118,26 @@ def test_no_product_file_over_800_lines():
                 if n > 800:
                     long.append("%s/%s: %d lines" % (d, name, n))
     assert not long, "files over 800 lines: %s" % ", ".join(long)
+
+
+# what reads the system: the readers of sysfs, procfs and directories (src/sys/, meminfo.c)
+SYSTEM_READERS = {"ms_meminfo_read", "ms_read_text", "ms_kv_file", "opendir", "readdir",
+                  "readdir64", "ms_mountinfo_load", "ms_cgroups_scan", "ms_cgroups_load"}
+
+
+def test_the_formats_read_nothing_of_the_system():
+    # src/out/ writes what it is given: the walk's result, the reconciliation, the names; what
+    # it shows of /proc was read by the verb (a format that read /proc on its own would show
+    # another moment than the walk's)
+    out_dir = os.path.join(ROOT, "src", "out")
+    bad = []
+    for name in sorted(os.listdir(out_dir)):
+        if not name.endswith(".c"):
+            continue
+        obj = os.path.join(BUILD, name[:-2] + ".o")
+        if not os.path.exists(obj):
+            pytest.fail("object not built (make %s): %s" % (BUILD, obj))
+        _, used = symbols(obj)
+        if used & SYSTEM_READERS:
+            bad.append("%s: %s" % (name, " ".join(sorted(used & SYSTEM_READERS))))
+    assert not bad, "src/out/ reads the system: %s" % "; ".join(bad)

@@ -31,10 +31,12 @@
 #include "approx.h"
 #include "groups.h"
 #include "report.h"
+#include "meminfo.h"
 #include "sample.h"
 #include "output.h"
 #include "attrs.h"
 #include "outfile.h"
+#include "testhooks.h"
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
 
@@ -412,9 +414,28 @@ static int write_prom(struct ms_sink *s, const char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The Prometheus file's reconciliation: meminfo read now, just after the walk, reconciled with
+ * it; false for an estimate (--reconcile refuses --approx) or when meminfo cannot be read.
+ * MEMSTAT_MEMINFO: as for --reconcile (test builds only).
+ */
+static bool prom_recon(const struct ms_result *r, struct ms_recon *rc)
+{
+	const char *path = ms_test_hook(MS_TEST_MEMINFO);
+	struct ms_meminfo mi;
+
+	if (r->approx.on)
+		return false;
+	if (ms_meminfo_read(path ? path : "/proc/meminfo", &mi) || mi.mem_total <= 0)
+		return false;
+	ms_reconcile(r, &mi, sysconf(_SC_PAGESIZE) / 1024, rc);
+	return true;
+}
+
 int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_result *r,
 		  const struct ms_report_opts *o)
 {
+	struct ms_recon rc;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
@@ -430,7 +451,7 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		ms_jsonl_row(m, ts, r, o);
 		break;
 	case MS_FMT_PROM:
-		ms_prom(m, ts, r);
+		ms_prom(m, ts, r, prom_recon(r, &rc) ? &rc : NULL);
 		if (ms_attrs_valid(o->attrs))	/* -a */
 			ms_attrs_prom(m, o->attrs);
 		if (o->groups)	/* --by: the top N groups and (other) */

@@ -15,7 +15,6 @@
 #include "approx.h"
 #include "meminfo.h"
 #include "report.h"
-#include "testhooks.h"
 #include "attrs.h"
 #include "escape.h"
 
@@ -117,37 +116,32 @@ void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *
 }
 
 /*
- * The reconciliation with /proc/meminfo (meminfo.c ms_reconcile()), read just after the walk:
- * walk - meminfo for each row that has its counter, in pages and in % of MemTotal. Nothing
- * when meminfo cannot be read. MEMSTAT_MEMINFO: as for --reconcile (test builds only).
+ * The reconciliation with /proc/meminfo (rc: meminfo.c ms_reconcile(), by the sampler, from
+ * meminfo read just after the walk): walk - meminfo for each row that has its counter, in pages
+ * and in % of MemTotal. Nothing without it (meminfo unreadable, or --approx).
  */
-static void prom_reconcile(FILE *out, const struct ms_result *r)
+static void prom_reconcile(FILE *out, const struct ms_recon *rc)
 {
-	const char *path = ms_test_hook(MS_TEST_MEMINFO);
-	struct ms_meminfo mi;
-	struct ms_recon rc;
 	int i;
 
-	if (r->approx.on)	/* an estimate is not reconciled (--reconcile refuses --approx) */
+	if (!rc)
 		return;
-	if (ms_meminfo_read(path ? path : "/proc/meminfo", &mi) || mi.mem_total <= 0)
-		return;
-	ms_reconcile(r, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
 	fputs("# HELP memstat_reconcile_diff_pages The walk less /proc/meminfo read just after it, "
 	      "per row of --reconcile.\n# TYPE memstat_reconcile_diff_pages gauge\n", out);
-	for (i = 0; i < rc.n; i++)
-		if (!rc.row[i].missing)
+	for (i = 0; i < rc->n; i++)
+		if (!rc->row[i].missing)
 			fprintf(out, "memstat_reconcile_diff_pages{row=\"%s\",field=\"%s\"} %lld\n",
-				rc.row[i].name, rc.row[i].field, rc.row[i].diff);
+				rc->row[i].name, rc->row[i].field, rc->row[i].diff);
 	fputs("# HELP memstat_reconcile_diff_percent memstat_reconcile_diff_pages in % of MemTotal "
 	      "(--reconcile's tolerance: 0.5).\n# TYPE memstat_reconcile_diff_percent gauge\n", out);
-	for (i = 0; i < rc.n; i++)
-		if (!rc.row[i].missing)
+	for (i = 0; i < rc->n; i++)
+		if (!rc->row[i].missing)
 			fprintf(out, "memstat_reconcile_diff_percent{row=\"%s\",field=\"%s\"} %.4f\n",
-				rc.row[i].name, rc.row[i].field, rc.row[i].diff_pct);
+				rc->row[i].name, rc->row[i].field, rc->row[i].diff_pct);
 }
 
-void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
+void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r,
+	     const struct ms_recon *rc)
 {
 	int c, i;
 
@@ -185,7 +179,7 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r)
 	fprintf(out, "# HELP memstat_info The backend that classified the pages.\n"
 		"# TYPE memstat_info gauge\n"
 		"memstat_info{backend=\"%s\"} 1\n", r->backend);
-	prom_reconcile(out, r);
+	prom_reconcile(out, rc);
 	if (!r->approx.on)
 		return;
 	/* --approx: the sampled fraction and the error of each estimate (at 99% confidence) */

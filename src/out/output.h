@@ -8,6 +8,7 @@
 
 #include "memstat_int.h"
 #include "report.h"
+#include "meminfo.h"
 
 /* Sample records (output.c). */
 void ms_iso8601(const struct timespec *ts, char *buf, size_t len);
@@ -19,7 +20,9 @@ void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
 		const struct ms_attrs *a);
 void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
 		  const struct ms_report_opts *o);
-void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r);
+/* rc: the reconciliation with meminfo read just after the walk, or NULL (none, --approx) */
+void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r,
+	     const struct ms_recon *rc);
 void ms_row_header(FILE *out);
 void ms_row(FILE *out, const struct timespec *ts, const struct ms_result *r);
 
