@@ -141,3 +141,25 @@ def test_the_formats_read_nothing_of_the_system():
         if used & SYSTEM_READERS:
             bad.append("%s: %s" % (name, " ".join(sorted(used & SYSTEM_READERS))))
     assert not bad, "src/out/ reads the system: %s" % "; ".join(bad)
+
+
+PRINTERS = {"fprintf", "fputs", "fputc", "printf", "puts", "putchar", "fwrite", "vfprintf",
+            "ms_esc_fputs"}
+
+
+def test_the_core_and_the_system_readers_print_nothing():
+    # src/core/ computes and src/sys/ reads and writes the system; tables, JSON, CSV and
+    # Prometheus are src/out/'s. util.c alone writes to stderr: memstat's error messages.
+    bad = []
+    for d in ("core", "sys"):
+        for name in sorted(os.listdir(os.path.join(ROOT, "src", d))):
+            if not name.endswith(".c") or (d, name) == ("core", "util.c"):
+                continue
+            obj = os.path.join(BUILD, name[:-2] + ".o")
+            if not os.path.exists(obj):
+                pytest.fail("object not built (make %s): %s" % (BUILD, obj))
+            _, used = symbols(obj)
+            printing = {s for s in used if s in PRINTERS or s.startswith("ms_jw_")}
+            if printing:
+                bad.append("src/%s/%s: %s" % (d, name, " ".join(sorted(printing))))
+    assert not bad, "printing outside src/out/: %s" % "; ".join(bad)

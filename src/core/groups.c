@@ -26,9 +26,8 @@
  *                               (struct ms_group.mapping keeps the first head page's one)
  *   name(g, grp)                sets grp->name (malloc'd; freed by the engine); may set
  *                               grp->extra (malloc'd, freed by the engine) for its own fields
- *   json(out, g, grp)           writes the key-specific fields, each starting with ','
- *   cols_head(out) / cols(out, g, grp)  extra table columns (before the name column)
- * The engine calls nothing else of a key.
+ * The engine calls nothing else of a key. What a key shows of its groups besides their pages (its
+ * JSON members, its table columns) is its row of by_outs[] (src/out/groups_out.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,7 +45,6 @@
 #include "files.h"
 #include "groups.h"
 #include "groups_int.h"
-#include "json.h"
 
 /* ---- keys ---- */
 
@@ -133,7 +131,7 @@ static bool key_exec(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r
 
 
 /* node: the node's pfn span, from its zones */
-static void node_span(const struct ms_groups *g, int node, __u64 *s, __u64 *e)
+void ms_groups_node_span(const struct ms_groups *g, int node, __u64 *s, __u64 *e)
 {
 	size_t k;
 
@@ -157,16 +155,6 @@ static int name_node(struct ms_groups *g, struct ms_group *grp)
 	return grp->name ? 0 : -ENOMEM;
 }
 
-static void json_node(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
-{
-	__u64 s, e;
-
-	node_span(g, (int)grp->k1, &s, &e);
-	ms_jw_u64_field(w, "node", grp->k1);
-	ms_jw_u64_field(w, "start_pfn", s);
-	ms_jw_u64_field(w, "end_pfn", e);
-}
-
 static int name_zone(struct ms_groups *g, struct ms_group *grp)
 {
 	const struct ms_zone *z = &g->zones[grp->k1];
@@ -175,18 +163,8 @@ static int name_zone(struct ms_groups *g, struct ms_group *grp)
 	return grp->name ? 0 : -ENOMEM;
 }
 
-static void json_zone(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
-{
-	const struct ms_zone *z = &g->zones[grp->k1];
-
-	ms_jw_i64_field(w, "node", z->node);
-	ms_jw_string_field(w, "zone", z->name);
-	ms_jw_u64_field(w, "start_pfn", z->start);
-	ms_jw_u64_field(w, "end_pfn", z->end);
-}
-
 /* fs: a mount of the superblock, from /proc/self/mountinfo (read at ms_groups_finish()) */
-static const struct ms_mountinfo_entry *mount_of(const struct ms_groups *g, __u64 dev)
+const struct ms_mountinfo_entry *ms_groups_mount_of(const struct ms_groups *g, __u64 dev)
 {
 	const struct ms_mountinfo_entry *best = NULL;
 
@@ -203,37 +181,10 @@ static const struct ms_mountinfo_entry *mount_of(const struct ms_groups *g, __u6
 
 static int name_fs(struct ms_groups *g, struct ms_group *grp)
 {
-	const struct ms_mountinfo_entry *m = mount_of(g, grp->k1);
+	const struct ms_mountinfo_entry *m = ms_groups_mount_of(g, grp->k1);
 
 	grp->name = strdup(m ? m->point : "(not mounted)");
 	return grp->name ? 0 : -ENOMEM;
-}
-
-static void json_fs(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
-{
-	const struct ms_mountinfo_entry *m = mount_of(g, grp->k1);
-
-	ms_jw_name(w, "dev");
-	ms_jw_stringf(w, "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
-	ms_jw_string_field(w, "fstype", m ? m->fstype : NULL);
-	ms_jw_string_field(w, "mount", m ? m->point : NULL);
-}
-
-static void cols_head_fs(FILE *out)
-{
-	fprintf(out, "  %-9s %-10s", "Dev", "Type");
-}
-
-static void cols_fs(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
-{
-	const struct ms_mountinfo_entry *m = grp->k1 == NONE_KEY ? NULL : mount_of(g, grp->k1);
-	char dev[24] = "-", *type = ms_esc_str(m ? m->fstype : "-", MS_ESC_TERM);
-
-	if (grp->k1 != NONE_KEY && grp->name && strcmp(grp->name, "(other)"))
-		snprintf(dev, sizeof(dev), "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
-	/* a FUSE file system's type names its subtype, which its user chose */
-	fprintf(out, "  %-9s %-10s", dev, type ? type : "?");
-	free(type);
 }
 
 /*
@@ -265,35 +216,6 @@ static int name_cgroup(struct ms_groups *g, struct ms_group *grp)
 		grp->name = ms_strdupf("id %llu", (unsigned long long)grp->k1);
 	}
 	return grp->name ? 0 : -ENOMEM;
-}
-
-static void json_cgroup(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
-{
-	const struct cgroup_extra *e = grp->extra;
-
-	ms_jw_u64_field(w, "id", grp->k1);
-	if (!e)
-		return;
-	ms_jw_bool_field(w, "removed", e->removed);
-	ms_jw_bool_field(w, "outside_view", e->elsewhere);
-	if (e->known && e->depth)
-		ms_jw_u64_field(w, "parent_id", e->parent);
-	else
-		ms_jw_null_field(w, "parent_id");
-	if (e->known)
-		ms_jw_u64_field(w, "depth", e->depth);
-	else
-		ms_jw_null_field(w, "depth");
-	if (e->tree) {
-		struct ms_group t = { .total = e->total, .pinned = e->pinned };
-
-		memcpy(t.sub, e->sub, sizeof(t.sub));
-		ms_jw_object_field(w, "tree");
-		ms_groups_json_pages(w, &t);
-		if (g->pinned)
-			ms_jw_u64_field(w, "dma_pinned", t.pinned);
-		ms_jw_end_object(w);
-	}
 }
 
 /*
@@ -368,15 +290,13 @@ out:
 }
 
 const struct ms_by_key ms_by_keys[MS_NR_BY] = {
-	[MS_BY_CGROUP] = { "cgroup", 0, key_cgroup, name_cgroup, json_cgroup, NULL, NULL },
-	[MS_BY_NODE] = { "node", 0, key_node, name_node, json_node, NULL, NULL },
-	[MS_BY_ZONE] = { "zone", 0, key_zone, name_zone, json_zone, NULL, NULL },
-	[MS_BY_FS] = { "fs", 0, key_fs, name_fs, json_fs, cols_head_fs, cols_fs },
-	/* names, fields and columns from the kernel's dentries: files.c */
-	[MS_BY_FILE] = { "file", 20, key_file, ms_file_name, ms_file_json, ms_file_cols_head,
-			 ms_file_cols },
-	[MS_BY_EXEC] = { "exec", 20, key_exec, ms_file_name, ms_file_json, ms_file_cols_head,
-			 ms_file_cols },
+	[MS_BY_CGROUP] = { "cgroup", 0, key_cgroup, name_cgroup },
+	[MS_BY_NODE] = { "node", 0, key_node, name_node },
+	[MS_BY_ZONE] = { "zone", 0, key_zone, name_zone },
+	[MS_BY_FS] = { "fs", 0, key_fs, name_fs },
+	/* names from the kernel's dentries: files.c */
+	[MS_BY_FILE] = { "file", 20, key_file, ms_file_name },
+	[MS_BY_EXEC] = { "exec", 20, key_exec, ms_file_name },
 };
 
 void ms_groups_set_tree(struct ms_groups *g, bool on)

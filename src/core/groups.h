@@ -32,9 +32,6 @@ struct ms_by_key {
 	bool (*key)(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
 		    __u64 *k2);	/* false: the page has no key ("(none)") */
 	int (*name)(struct ms_groups *g, struct ms_group *grp);	/* sets grp->name */
-	void (*json)(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp);
-	void (*cols_head)(FILE *out);	/* extra table columns, or NULL */
-	void (*cols)(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
 };
 extern const struct ms_by_key ms_by_keys[MS_NR_BY];
 int ms_by_parse(const char *s, enum ms_by *out);

@@ -45,6 +45,10 @@ struct cgroup_extra {
 	__u64 total, pinned;
 };
 
+/* node: the node's pfn span, from its zones; fs: the mount that shows device dev, or NULL */
+void ms_groups_node_span(const struct ms_groups *g, int node, __u64 *s, __u64 *e);
+const struct ms_mountinfo_entry *ms_groups_mount_of(const struct ms_groups *g, __u64 dev);
+
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown) of a group */
 void ms_groups_json_pages(struct ms_jw *w, const struct ms_group *x);
 

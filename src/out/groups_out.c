@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * memstat --by KEY, the output of the groups the engine (groups.c) made: the table, the JSON
- * document, a JSON-lines row's fields and the Prometheus series. A key's own fields and
- * columns come from its row of ms_by_keys[], through struct ms_groups.
+ * document, a JSON-lines row's fields and the Prometheus series; and each key's own JSON
+ * members and table columns (by_outs[], at the end).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,8 +14,22 @@
 #include "json.h"
 #include "report.h"
 #include "escape.h"
+#include "files.h"
 #include "groups.h"
 #include "groups_int.h"
+
+/*
+ * What each key shows of its groups besides their pages: its JSON members (node, zone, fs,
+ * cgroup, file and exec) and its table columns (fs, file, exec). The keys themselves (which page
+ * belongs to which group, the groups' names) are groups.c's and files.c's.
+ */
+struct by_out {
+	/* the key's members of a group's JSON object */
+	void (*json)(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp);
+	void (*cols_head)(FILE *out);	/* extra table columns (before the name), or NULL */
+	void (*cols)(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
+};
+static const struct by_out by_outs[MS_NR_BY];
 
 static double mb(__u64 pages)
 {
@@ -64,8 +79,8 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 	}
 	if (g->pinned)
 		fprintf(out, " %8.0f", mb(x->pinned));
-	if (g->key->cols)
-		g->key->cols(out, g, x);
+	if (by_outs[g->by].cols)
+		by_outs[g->by].cols(out, g, x);
 	fprintf(out, "  %*s", indent, "");
 	ms_esc_fputs(out, x->name, MS_ESC_TERM);
 	fputc('\n', out);
@@ -89,8 +104,8 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 		fprintf(out, " %8s %4s", col_label[c], "%");
 	if (g->pinned)
 		fprintf(out, " %8s", "Pinned");
-	if (g->key->cols_head)
-		g->key->cols_head(out);
+	if (by_outs[g->by].cols_head)
+		by_outs[g->by].cols_head(out);
 	fprintf(out, "  %s%s\n", what[g->by],
 		g->tree && g->cgroups ? " (tree: each row is the cgroup and its descendants)" : "");
 	for (i = 0; i < g->nshown; i++)
@@ -143,7 +158,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 		if (g->pinned)
 			ms_jw_u64_field(w, "dma_pinned", x->pinned);
 		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
-			g->key->json(w, g, x);
+			by_outs[g->by].json(w, g, x);
 		ms_jw_end_object(w);
 	}
 	ms_jw_end_array(w);
@@ -251,3 +266,143 @@ void ms_groups_prom(FILE *out, const struct ms_groups *g)
 		prom_pinned(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
 	prom_pinned(out, g, "(other)", NULL);
 }
+
+/* ---- each key's own members and columns ---- */
+
+static void json_node(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
+{
+	__u64 s, e;
+
+	ms_groups_node_span(g, (int)grp->k1, &s, &e);
+	ms_jw_u64_field(w, "node", grp->k1);
+	ms_jw_u64_field(w, "start_pfn", s);
+	ms_jw_u64_field(w, "end_pfn", e);
+}
+
+static void json_zone(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_zone *z = &g->zones[grp->k1];
+
+	ms_jw_i64_field(w, "node", z->node);
+	ms_jw_string_field(w, "zone", z->name);
+	ms_jw_u64_field(w, "start_pfn", z->start);
+	ms_jw_u64_field(w, "end_pfn", z->end);
+}
+
+static void json_fs(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_mountinfo_entry *m = ms_groups_mount_of(g, grp->k1);
+
+	ms_jw_name(w, "dev");
+	ms_jw_stringf(w, "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
+	ms_jw_string_field(w, "fstype", m ? m->fstype : NULL);
+	ms_jw_string_field(w, "mount", m ? m->point : NULL);
+}
+
+static void cols_head_fs(FILE *out)
+{
+	fprintf(out, "  %-9s %-10s", "Dev", "Type");
+}
+
+static void cols_fs(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_mountinfo_entry *m =
+		grp->k1 == NONE_KEY ? NULL : ms_groups_mount_of(g, grp->k1);
+	char dev[24] = "-", *type = ms_esc_str(m ? m->fstype : "-", MS_ESC_TERM);
+
+	if (grp->k1 != NONE_KEY && grp->name && strcmp(grp->name, "(other)"))
+		snprintf(dev, sizeof(dev), "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
+	/* a FUSE file system's type names its subtype, which its user chose */
+	fprintf(out, "  %-9s %-10s", dev, type ? type : "?");
+	free(type);
+}
+
+static void json_cgroup(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct cgroup_extra *e = grp->extra;
+
+	ms_jw_u64_field(w, "id", grp->k1);
+	if (!e)
+		return;
+	ms_jw_bool_field(w, "removed", e->removed);
+	ms_jw_bool_field(w, "outside_view", e->elsewhere);
+	if (e->known && e->depth)
+		ms_jw_u64_field(w, "parent_id", e->parent);
+	else
+		ms_jw_null_field(w, "parent_id");
+	if (e->known)
+		ms_jw_u64_field(w, "depth", e->depth);
+	else
+		ms_jw_null_field(w, "depth");
+	if (e->tree) {
+		struct ms_group t = { .total = e->total, .pinned = e->pinned };
+
+		memcpy(t.sub, e->sub, sizeof(t.sub));
+		ms_jw_object_field(w, "tree");
+		ms_groups_json_pages(w, &t);
+		if (g->pinned)
+			ms_jw_u64_field(w, "dma_pinned", t.pinned);
+		ms_jw_end_object(w);
+	}
+}
+
+static const char *const source_name[] = {
+	[MS_PSRC_DENTRY] = "dentry",
+	[MS_PSRC_NO_DENTRY] = "no_dentry",
+	[MS_PSRC_BDEV] = "block_device",
+	[MS_PSRC_UNKNOWN] = "unknown",
+	[MS_PSRC_KMOD] = "unavailable",
+};
+
+static void json_file(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_file_info *fi = grp->extra;
+	bool mounted = fi && fi->mount;
+
+	ms_jw_name(w, "dev");
+	ms_jw_stringf(w, "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
+	ms_jw_u64_field(w, "inode", grp->k2);
+	ms_jw_string_field(w, "path", grp->name ? grp->name : "");
+	ms_jw_string_field(w, "path_source", fi ? source_name[fi->source] : "unknown");
+	ms_jw_bool_field(w, "deleted", fi && fi->deleted);
+	ms_jw_bool_field(w, "pseudo", fi && fi->pseudo);
+	ms_jw_string_field(w, "mount", mounted ? fi->mount->point : NULL);
+	ms_jw_string_field(w, "fstype", mounted ? fi->mount->fstype : NULL);
+	if (fi && fi->magic) {
+		ms_jw_name(w, "fs_magic");
+		ms_jw_stringf(w, "%#llx", (unsigned long long)fi->magic);
+	} else {
+		ms_jw_null_field(w, "fs_magic");
+	}
+	ms_jw_u64_field(w, "cached_pages", grp->total);
+	ms_jw_u64_field(w, "exec_pages", grp->sub[MS_EXEC]);
+	ms_jw_bool_field(w, "mapped_exec", grp->sub[MS_EXEC] != 0);
+}
+
+static void cols_head_file(FILE *out)
+{
+	fprintf(out, "  %-9s %10s %9s %9s %1s", "Dev", "Inode", "Pages", "ExecPages", "X");
+}
+
+static void cols_file(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	char dev[24];
+
+	if (grp->k1 == NONE_KEY || !grp->extra) {
+		fprintf(out, "  %-9s %10s %9s %9s %1s", "-", "-", "-", "-", "-");
+		return;
+	}
+	snprintf(dev, sizeof(dev), "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
+	fprintf(out, "  %-9s %10llu %9llu %9llu %1s", dev, (unsigned long long)grp->k2,
+		(unsigned long long)grp->total, (unsigned long long)grp->sub[MS_EXEC],
+		grp->sub[MS_EXEC] ? "x" : "-");
+}
+
+static const struct by_out by_outs[MS_NR_BY] = {
+	[MS_BY_CGROUP] = { json_cgroup, NULL, NULL },
+	[MS_BY_NODE] = { json_node, NULL, NULL },
+	[MS_BY_ZONE] = { json_zone, NULL, NULL },
+	[MS_BY_FS] = { json_fs, cols_head_fs, cols_fs },
+	[MS_BY_FILE] = { json_file, cols_head_file, cols_file },
+	[MS_BY_EXEC] = { json_file, cols_head_file, cols_file },
+};

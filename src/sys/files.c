@@ -31,7 +31,6 @@
 #include "files.h"
 #include "groups.h"
 #include "backend.h"
-#include "json.h"
 #include "report.h"
 
 #define BDEVFS_MAGIC	0x62646576
@@ -250,58 +249,6 @@ int ms_file_name(struct ms_groups *g, struct ms_group *grp)
 	grp->name = ms_file_compose(s, current_mounts(), fi);
 	free(s);
 	return grp->name ? 0 : -ENOMEM;
-}
-
-static const char *const source_name[] = {
-	[MS_PSRC_DENTRY] = "dentry",
-	[MS_PSRC_NO_DENTRY] = "no_dentry",
-	[MS_PSRC_BDEV] = "block_device",
-	[MS_PSRC_UNKNOWN] = "unknown",
-	[MS_PSRC_KMOD] = "unavailable",
-};
-
-void ms_file_json(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
-{
-	const struct ms_file_info *fi = grp->extra;
-	bool mounted = fi && fi->mount;
-
-	ms_jw_name(w, "dev");
-	ms_jw_stringf(w, "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
-	ms_jw_u64_field(w, "inode", grp->k2);
-	ms_jw_string_field(w, "path", grp->name ? grp->name : "");
-	ms_jw_string_field(w, "path_source", fi ? source_name[fi->source] : "unknown");
-	ms_jw_bool_field(w, "deleted", fi && fi->deleted);
-	ms_jw_bool_field(w, "pseudo", fi && fi->pseudo);
-	ms_jw_string_field(w, "mount", mounted ? fi->mount->point : NULL);
-	ms_jw_string_field(w, "fstype", mounted ? fi->mount->fstype : NULL);
-	if (fi && fi->magic) {
-		ms_jw_name(w, "fs_magic");
-		ms_jw_stringf(w, "%#llx", (unsigned long long)fi->magic);
-	} else {
-		ms_jw_null_field(w, "fs_magic");
-	}
-	ms_jw_u64_field(w, "cached_pages", grp->total);
-	ms_jw_u64_field(w, "exec_pages", grp->sub[MS_EXEC]);
-	ms_jw_bool_field(w, "mapped_exec", grp->sub[MS_EXEC] != 0);
-}
-
-void ms_file_cols_head(FILE *out)
-{
-	fprintf(out, "  %-9s %10s %9s %9s %1s", "Dev", "Inode", "Pages", "ExecPages", "X");
-}
-
-void ms_file_cols(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
-{
-	char dev[24];
-
-	if (grp->k1 == NONE_KEY || !grp->extra) {
-		fprintf(out, "  %-9s %10s %9s %9s %1s", "-", "-", "-", "-", "-");
-		return;
-	}
-	snprintf(dev, sizeof(dev), "%u:%u", MS_DEV_MAJOR(grp->k1), MS_DEV_MINOR(grp->k1));
-	fprintf(out, "  %-9s %10llu %9llu %9llu %1s", dev, (unsigned long long)grp->k2,
-		(unsigned long long)grp->total, (unsigned long long)grp->sub[MS_EXEC],
-		grp->sub[MS_EXEC] ? "x" : "-");
 }
 
 /* ---- allpages --file / --inode ---- */

@@ -60,10 +60,6 @@ char *ms_file_compose(const struct ms_path_slot *s, const struct ms_mountinfo *m
  */
 void ms_files_backend(struct ms_backend *be);
 int ms_file_name(struct ms_groups *g, struct ms_group *grp);
-struct ms_jw;
-void ms_file_json(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp);
-void ms_file_cols_head(FILE *out);
-void ms_file_cols(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
 
 /*
  * allpages --inode DEV:INO: "MAJOR:MINOR:INODE", decimal; --file PATH: stat(PATH). dev as s_dev
