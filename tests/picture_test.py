@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""memstat map and memstat plot drawn for real: each SVG is valid XML (xmllint) and renders
-(rsvg-convert, the renderer memstat runs for -o FILE.png) to a PNG that is not blank and shows
+"""memstat map, memstat plot and rmss --plot drawn for real: each SVG is valid XML (xmllint)
+and renders (rsvg-convert, the renderer memstat runs for -o FILE.png) to a PNG that is not blank and shows
 the classes' colours; plot works on a rotated log (a header again), across a restart (a gap) and
 a clock set back.
 
@@ -235,3 +235,27 @@ def test_plot_torn_last_line(tmp_path, log):
     assert re.fullmatch(r"memstat: plot: skipped 1 line\(s\) that are not samples, the first "
                         r"at \S+torn.csv:6\n", r.stderr), r.stderr
     assert "4 samples" in open(svg).read()
+
+
+def test_rmss_plot_svg_and_png(tmp_path):
+    """memstat rmss --plot goes through the same picture writer: FILE.svg valid, with its two
+    lines; FILE.png rendered by rsvg-convert, of the plot's size, with the lines' colours."""
+    rsvg()
+    lines = {"#1f77b4": (0x1f, 0x77, 0xb4), "#d62728": (0xd6, 0x27, 0x28)}
+    for name in ("p.svg", "p.png"):
+        out = str(tmp_path / name)
+        memstat("rmss", "--cgroup", "-s", "96", "-f", "64", "-d", "32", "-n", "1", "-o",
+                str(tmp_path / "r.out"), "--plot", out, "true")
+        if name.endswith(".svg"):
+            xmllint(out)
+            text = open(out).read()
+            assert svg_size(out) == (760, 460)
+            for colour in lines:
+                assert re.search(r'<polyline[^>]*stroke="%s"' % colour, text), colour
+        else:
+            w, h, rows = read_png(out)
+            assert (w, h) == (760, 460)
+            seen = {px for row in rows for px in row}
+            for colour, rgb in lines.items():
+                assert rgb in seen, f"no {colour} line in the PNG"
+    assert sorted(os.listdir(tmp_path)) == ["p.png", "p.svg", "r.out"], "no temporary file left"

@@ -306,7 +306,7 @@ static int measure_size(struct driver *d, struct size_row *row)
 }
 
 /*
- * -o FILE and --plot FILE.svg, checked and their temporary files made (outfile.c) before
+ * -o FILE and --plot FILE.svg (or .png), checked and their temporary files made (outfile.c) before
  * anything is measured or changed: a destination memstat may not replace is refused at once.
  * "-o -" (or /dev/stdout) is the report on stdout, once.
  */
@@ -317,7 +317,7 @@ static int open_outputs(struct driver *d)
 
 	ret = ms_out_open(&d->report, d->o->output, MS_OUT_RMSS, 0666, why, sizeof(why));
 	if (!ret && d->o->plot)
-		ret = ms_out_open(&d->plot, d->o->plot, MS_OUT_SVG, 0666, why, sizeof(why));
+		ret = ms_picture_open(&d->plot, d->o->plot, why, sizeof(why));
 	if (ret) {
 		rerr("%s", why);
 		return ret;
@@ -360,14 +360,15 @@ static int close_outputs(struct driver *d, bool commit)
 		ret = MS_EXIT_FAIL;
 	}
 	ms_out_abort(&d->report);
-	ms_out_abort(&d->plot);
+	ms_picture_close(&d->plot);
 	return ret;
 }
 
 int ms_rmss_driver_main(struct rmss_opts *o)
 {
 	struct driver d = { .o = o, .cg = { .peak_fd = -1 }, .guard = { .pid = -1, .ctl = -1 },
-			    .pidfd = -1, .report = MS_OUT_INIT, .plot = MS_OUT_INIT };
+			    .pidfd = -1, .report = MS_OUT_INIT,
+			    .plot = { .out = MS_OUT_INIT } };
 	struct ms_result res;
 	struct sigaction sa = {};
 	double start, final, delta, base = 0, noise = 0, k;

@@ -13,6 +13,7 @@
 
 #include "memstat_int.h"
 #include "outfile.h"
+#include "picture.h"
 #include "backend.h"
 
 #define POOL_COMM "memstat-rmss"	/* the pool's name (comm) */
@@ -183,7 +184,7 @@ struct driver {
 	struct ms_rmss_guard guard;
 	int pidfd;		/* this process's: its pools end with it */
 	struct ms_out report;	/* -o FILE (outfile.c): replaced at the end */
-	struct ms_out plot;	/* --plot FILE.svg */
+	struct ms_picture_out plot;	/* --plot FILE.svg or FILE.png (picture.c) */
 	FILE *out;		/* the report's stream: -o FILE's temporary file, or NULL for -o - */
 	bool reporting;		/* the report has begun: it is finished whatever happens */
 	bool to_stdout;

@@ -26,7 +26,7 @@
 static const char rmss_usage[] =
 	"Usage: memstat rmss -c MB | -p | -r\n"
 	"       memstat rmss [-s START] [-f FINAL] [-d DELTA] [-n ITER] [-o FILE] [--cgroup]\n"
-	"                    [--zram MB] [--json] [--plot FILE.svg] command [args...]\n"
+	"                    [--zram MB] [--json] [--plot FILE.svg|FILE.png] command [args...]\n"
 	"AIX's rmss: simulate a machine with less memory (-c, -p, -r), or run a command over a\n"
 	"range of memory sizes and report its page-ins and response time at each (the driver).\n"
 	"Sizes are megabytes (MB = 2^20 bytes), decimal fractions allowed.\n"
@@ -47,6 +47,7 @@ static const char rmss_usage[] =
 	"  -j, --json             print one JSON object at the end instead of the report on\n"
 	"                         stdout (the report still goes to FILE)\n"
 	"      --plot FILE.svg    draw response time and page-in rate against memory size\n"
+	"                         (FILE.png: rendered by rsvg-convert)\n"
 	"  -h, --help             print this help\n"
 	"\n"
 	"Exit codes: 0 ok, 1 run-time failure, 2 bad input (usage, a size below the safe floor\n"
@@ -279,8 +280,10 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 	if (!o->ncmd)
 		return ms_usage_error("rmss", "no command to measure (memstat rmss [options] command "
 					"[args...]), or -c MB, -p or -r");
-	if (o->plot && ms_out_fd_name(o->plot) < 0 && !strstr(o->plot, ".svg"))
-		return ms_usage_error("rmss", "--plot '%s': the plot is an SVG file (FILE.svg)", o->plot);
+	if (o->plot && ms_out_fd_name(o->plot) < 0 && !strstr(o->plot, ".svg") &&
+	    !strstr(o->plot, ".png"))
+		return ms_usage_error("rmss", "--plot '%s': the plot is an SVG or PNG file (FILE.svg, "
+				      "FILE.png)", o->plot);
 	return 0;
 }
 

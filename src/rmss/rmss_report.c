@@ -19,6 +19,7 @@
 #include "rmss.h"
 #include "testhooks.h"
 #include "svg.h"
+#include "picture.h"
 
 #define rerr ms_rmss_err
 
@@ -242,136 +243,138 @@ void ms_rmss_print_json(struct driver *d, double knee_mb, bool interrupted)
 	fflush(stdout);
 }
 
+/* what the plot draws: the sizes measured without OOM kills, the axes' ranges */
+struct plot {
+	struct driver *d;
+	double xlo, xhi, tmax, rmax;
+	double *tx, *rx;	/* the points of the two lines, in memory-size order */
+};
+
+#define PLOT_W 760.0
+#define PLOT_H 460.0
+
+static int draw_plot(FILE *f, void *arg)
+{
+	const double W = PLOT_W, H = PLOT_H, L = 80, R = 90, T = 50, B = 70;
+	const double pw = W - L - R, ph = H - T - B;
+	struct plot *p = arg;
+	struct driver *d = p->d;
+	double kmb, base, noise;
+	char title[300];
+	struct ms_svg s;
+	size_t k = 0;
+	struct ms_svg_axis x = { .side = MS_SVG_BOTTOM, .lo = p->xlo, .hi = p->xhi, .x = L,
+				 .y = T + ph, .len = pw, .grid = ph,
+				 .label = d->o->cgroup ? "Memory size: the cgroup's limit (MB)" :
+				 "Memory size: the simulated machine (MB)" };
+	struct ms_svg_axis yl = { .side = MS_SVG_LEFT, .lo = 0, .hi = p->tmax, .x = L,
+				  .y = T + ph, .len = ph, .label = "Avg. response time (s)",
+				  .colour = "#1f77b4" };
+	struct ms_svg_axis yr = { .side = MS_SVG_RIGHT, .lo = 0, .hi = p->rmax, .x = L + pw,
+				  .y = T + ph, .len = ph,
+				  .label = "Avg. page-in rate (page-ins / s)",
+				  .colour = "#d62728" };
+	struct ms_svg_legend_item leg[2] = { { "#1f77b4", "response time" },
+					     { "#d62728", "page-in rate" } };
+
+	snprintf(title, sizeof(title), "memstat rmss: %s%s", d->o->cmd[0],
+		 d->o->ncmd > 1 ? " ..." : "");
+	ms_svg_begin(&s, f, W, H, title);
+	ms_svg_text(&s, W / 2, 28, 16, MS_SVG_MIDDLE, NULL, title);
+	ms_svg_axis(&s, &x);
+	ms_svg_axis(&s, &yl);
+	ms_svg_axis(&s, &yr);
+	/* in memory-size order, whichever way the range went */
+	for (int pass = 0; pass < d->nrows; pass++) {
+		int best = -1;
+
+		for (int i = 0; i < d->nrows; i++) {
+			const struct size_row *r = &d->rows[i];
+			double px = k ? p->tx[2 * k - 2] : -INFINITY;
+
+			if (!r->done || !r->ok_runs)
+				continue;
+			if (ms_svg_axis_pos(&x, r->mb) <= px + 1e-9)
+				continue;
+			if (best < 0 || r->mb < d->rows[best].mb)
+				best = i;
+		}
+		if (best < 0)
+			break;
+		p->tx[2 * k] = p->rx[2 * k] = ms_svg_axis_pos(&x, d->rows[best].mb);
+		p->tx[2 * k + 1] = ms_svg_axis_pos(&yl, d->rows[best].sum_secs /
+						   d->rows[best].ok_runs);
+		p->rx[2 * k + 1] = ms_svg_axis_pos(&yr, d->rows[best].sum_rate /
+						   d->rows[best].ok_runs);
+		k++;
+	}
+	ms_svg_polyline(&s, p->tx, k, "#1f77b4", 2);
+	ms_svg_polyline(&s, p->rx, k, "#d62728", 2);
+	for (size_t i = 0; i < k; i++) {
+		ms_svg_rect(&s, p->tx[2 * i] - 3, p->tx[2 * i + 1] - 3, 6, 6, "#1f77b4", NULL, 0);
+		ms_svg_rect(&s, p->rx[2 * i] - 3, p->rx[2 * i + 1] - 3, 6, 6, "#d62728", NULL, 0);
+	}
+	kmb = ms_rmss_knee(d, &base, &noise);
+	if (kmb >= p->xlo && kmb <= p->xhi) {
+		double kx = ms_svg_axis_pos(&x, kmb);
+
+		ms_svg_line(&s, kx, T, kx, T + ph, "#444444", 1, true);
+		ms_svg_textf(&s, kx + 4, T + 14, 12, MS_SVG_START, "#444444", "knee %.2f MB", kmb);
+	}
+	/* clear of the left, where small sizes run high */
+	ms_svg_legend(&s, L + pw - 150, T + ph / 2, leg, 2);
+	return ms_svg_end(&s);
+}
+
 /*
- * --plot FILE.svg: response time (left axis) and page-in rate (right axis) against memory
- * size (bottom axis), one point per size measured without OOM kills, like the VMS study's plots.
- * Written to the temporary file d->plot (outfile.c) and renamed, so that an existing FILE is
- * replaced only by a whole plot.
+ * --plot FILE.svg or FILE.png: response time (left axis) and page-in rate (right axis) against
+ * memory size (bottom axis), one point per size measured without OOM kills, like the VMS
+ * study's plots. Through the pictures' writer (picture.c), as memstat map and plot: the file
+ * opened at the start (d->plot) is replaced only by a whole plot; a PNG is rendered by
+ * rsvg-convert.
  */
 int ms_rmss_write_plot(struct driver *d)
 {
-	const double W = 760, H = 460, L = 80, R = 90, T = 50, B = 70;
-	double pw = W - L - R, ph = H - T - B, xlo = INFINITY, xhi = -INFINITY, tmax = 0, rmax = 0;
-	double *tx, *rx, kmb, base, noise;
+	struct plot p = { .d = d, .xlo = INFINITY, .xhi = -INFINITY };
+	char why[600];
 	size_t n = 0;
-	char title[300], why[600];
-	struct ms_svg s;
-	FILE *f;
-	int err, fd;
+	int ret;
 
 	for (int i = 0; i < d->nrows; i++) {
 		const struct size_row *r = &d->rows[i];
 
 		if (!r->done || !r->ok_runs)
 			continue;
-		xlo = fmin(xlo, r->mb);
-		xhi = fmax(xhi, r->mb);
-		tmax = fmax(tmax, r->sum_secs / r->ok_runs);
-		rmax = fmax(rmax, r->sum_rate / r->ok_runs);
+		p.xlo = fmin(p.xlo, r->mb);
+		p.xhi = fmax(p.xhi, r->mb);
+		p.tmax = fmax(p.tmax, r->sum_secs / r->ok_runs);
+		p.rmax = fmax(p.rmax, r->sum_rate / r->ok_runs);
 		n++;
 	}
 	if (!n) {
 		rerr("--plot: no size was measured: no plot");
 		return -1;
 	}
-	if (xhi - xlo < 1e-9) {
-		xlo -= 1;
-		xhi += 1;
+	if (p.xhi - p.xlo < 1e-9) {
+		p.xlo -= 1;
+		p.xhi += 1;
 	}
-	tmax = tmax > 0 ? tmax * 1.1 : 1;
-	rmax = rmax > 0 ? rmax * 1.1 : 1;
-	tx = calloc(2 * n, sizeof(double));
-	rx = calloc(2 * n, sizeof(double));
-	fd = dup(d->plot.fd);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!tx || !rx || !f) {
-		rerr("--plot: cannot write %s: %s", d->o->plot, strerror(errno));
-		if (fd >= 0 && !f)
-			close(fd);
-		free(tx);
-		free(rx);
-		if (f)
-			fclose(f);
+	p.tmax = p.tmax > 0 ? p.tmax * 1.1 : 1;
+	p.rmax = p.rmax > 0 ? p.rmax * 1.1 : 1;
+	p.tx = calloc(2 * n, sizeof(double));
+	p.rx = calloc(2 * n, sizeof(double));
+	if (!p.tx || !p.rx) {
+		rerr("--plot: cannot write %s: %s", d->o->plot, strerror(ENOMEM));
+		free(p.tx);
+		free(p.rx);
 		return -1;
 	}
-	snprintf(title, sizeof(title), "memstat rmss: %s%s", d->o->cmd[0],
-		 d->o->ncmd > 1 ? " ..." : "");
-	ms_svg_begin(&s, f, W, H, title);
-	ms_svg_text(&s, W / 2, 28, 16, MS_SVG_MIDDLE, NULL, title);
-	{
-		struct ms_svg_axis x = { .side = MS_SVG_BOTTOM, .lo = xlo, .hi = xhi, .x = L,
-					 .y = T + ph, .len = pw, .grid = ph,
-					 .label = d->o->cgroup ? "Memory size: the cgroup's limit (MB)" :
-					 "Memory size: the simulated machine (MB)" };
-		struct ms_svg_axis yl = { .side = MS_SVG_LEFT, .lo = 0, .hi = tmax, .x = L,
-					  .y = T + ph, .len = ph, .label = "Avg. response time (s)",
-					  .colour = "#1f77b4" };
-		struct ms_svg_axis yr = { .side = MS_SVG_RIGHT, .lo = 0, .hi = rmax, .x = L + pw,
-					  .y = T + ph, .len = ph,
-					  .label = "Avg. page-in rate (page-ins / s)",
-					  .colour = "#d62728" };
-		struct ms_svg_legend_item leg[2] = { { "#1f77b4", "response time" },
-						     { "#d62728", "page-in rate" } };
-		size_t k = 0;
-
-		ms_svg_axis(&s, &x);
-		ms_svg_axis(&s, &yl);
-		ms_svg_axis(&s, &yr);
-		/* in memory-size order, whichever way the range went */
-		for (int pass = 0; pass < d->nrows; pass++) {
-			int best = -1;
-
-			for (int i = 0; i < d->nrows; i++) {
-				const struct size_row *r = &d->rows[i];
-				double px = k ? tx[2 * k - 2] : -INFINITY;
-
-				if (!r->done || !r->ok_runs)
-					continue;
-				if (ms_svg_axis_pos(&x, r->mb) <= px + 1e-9)
-					continue;
-				if (best < 0 || r->mb < d->rows[best].mb)
-					best = i;
-			}
-			if (best < 0)
-				break;
-			tx[2 * k] = rx[2 * k] = ms_svg_axis_pos(&x, d->rows[best].mb);
-			tx[2 * k + 1] = ms_svg_axis_pos(&yl, d->rows[best].sum_secs /
-							d->rows[best].ok_runs);
-			rx[2 * k + 1] = ms_svg_axis_pos(&yr, d->rows[best].sum_rate /
-							d->rows[best].ok_runs);
-			k++;
-		}
-		ms_svg_polyline(&s, tx, k, "#1f77b4", 2);
-		ms_svg_polyline(&s, rx, k, "#d62728", 2);
-		for (size_t i = 0; i < k; i++) {
-			ms_svg_rect(&s, tx[2 * i] - 3, tx[2 * i + 1] - 3, 6, 6, "#1f77b4", NULL, 0);
-			ms_svg_rect(&s, rx[2 * i] - 3, rx[2 * i + 1] - 3, 6, 6, "#d62728", NULL, 0);
-		}
-		kmb = ms_rmss_knee(d, &base, &noise);
-		if (kmb >= xlo && kmb <= xhi) {
-			double kx = ms_svg_axis_pos(&x, kmb);
-
-			ms_svg_line(&s, kx, T, kx, T + ph, "#444444", 1, true);
-			ms_svg_textf(&s, kx + 4, T + 14, 12, MS_SVG_START, "#444444", "knee %.2f MB",
-				     kmb);
-		}
-		ms_svg_legend(&s, L + pw - 150, T + ph / 2, leg, 2);	/* clear of the left, where
-								 * small sizes run high */
-	}
-	err = ms_svg_end(&s);
-	if (fclose(f) || err) {
-		rerr("--plot: cannot write %s: %s", d->o->plot, strerror(errno ? errno : EIO));
-		free(tx);
-		free(rx);
-		return -1;
-	}
-	if (ms_out_commit(&d->plot, why, sizeof(why))) {
+	ret = ms_picture_write(&d->plot, draw_plot, &p, PLOT_W, PLOT_H, why, sizeof(why));
+	free(p.tx);
+	free(p.rx);
+	if (ret) {
 		rerr("--plot: %s", why);
-		free(tx);
-		free(rx);
 		return -1;
 	}
-	free(tx);
-	free(rx);
 	return 0;
 }
