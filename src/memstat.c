@@ -106,30 +106,22 @@ static int allpages(int argc, char **argv)
 }
 
 /*
- * Test hook (test builds only, testhooks.h): MEMSTAT_MEMINFO names a file read instead of /proc/meminfo by --reconcile
- * and by the unaccepted-memory correction of kernels before 6.12 (walk_once()), so that a test
- * can show a kernel without some counter. Not for users: the walk still reads
- * the running kernel, so any other file makes the reconciliation meaningless.
+ * MEMSTAT_MEMINFO (test builds only, ms_ms_meminfo_path()) is read instead of /proc/meminfo by
+ * --reconcile and by the unaccepted-memory correction of kernels before 6.12 (walk_once()). Not
+ * for users: the walk still reads the running kernel.
  */
-static const char *meminfo_path(void)
-{
-	const char *p = ms_test_hook(MS_TEST_MEMINFO);
-
-	return p ? p : "/proc/meminfo";
-}
-
 /* --reconcile's reading of /proc/meminfo; a failure is said on stderr and in the JSON */
 static int read_meminfo(struct ms_meminfo *mi)
 {
 	double t0 = ms_now_ms();
-	int err = ms_meminfo_read(meminfo_path(), mi);
+	int err = ms_meminfo_read(ms_meminfo_path(), mi);
 	char why[512];
 
 	ms_timings.meminfo += ms_now_ms() - t0;
 
 	if (!err)
 		return 0;
-	snprintf(why, sizeof(why), "failed to read %s: %s", meminfo_path(), strerror(-err));
+	snprintf(why, sizeof(why), "failed to read %s: %s", ms_meminfo_path(), strerror(-err));
 	ms_err("%s", why);
 	ms_fail_json(why);
 	return -1;
@@ -225,7 +217,7 @@ static int walk_backend(struct walker *w, struct ms_result *res)
 	if (!ret && f && !f->ptype[MS_T_UNACCEPTED]) {
 		struct ms_meminfo mi;
 		double t0 = ms_now_ms();
-		int err = ms_meminfo_read(meminfo_path(), &mi);
+		int err = ms_meminfo_read(ms_meminfo_path(), &mi);
 
 		ms_timings.meminfo += ms_now_ms() - t0;
 		if (!err)

@@ -36,7 +36,6 @@
 #include "output.h"
 #include "attrs.h"
 #include "outfile.h"
-#include "testhooks.h"
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
 
@@ -417,16 +416,15 @@ static int write_prom(struct ms_sink *s, const char *buf, size_t len)
 /*
  * The Prometheus file's reconciliation: meminfo read now, just after the walk, reconciled with
  * it; false for an estimate (--reconcile refuses --approx) or when meminfo cannot be read.
- * MEMSTAT_MEMINFO: as for --reconcile (test builds only).
+ * The same meminfo as --reconcile's (ms_meminfo_path()).
  */
 static bool prom_recon(const struct ms_result *r, struct ms_recon *rc)
 {
-	const char *path = ms_test_hook(MS_TEST_MEMINFO);
 	struct ms_meminfo mi;
 
 	if (r->approx.on)
 		return false;
-	if (ms_meminfo_read(path ? path : "/proc/meminfo", &mi) || mi.mem_total <= 0)
+	if (ms_meminfo_read(ms_meminfo_path(), &mi) || mi.mem_total <= 0)
 		return false;
 	ms_reconcile(r, &mi, sysconf(_SC_PAGESIZE) / 1024, rc);
 	return true;

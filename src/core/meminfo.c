@@ -13,6 +13,7 @@
 
 #include "memstat_int.h"
 #include "meminfo.h"
+#include "testhooks.h"
 
 int ms_read_text(const char *path, char *buf, size_t len)
 {
@@ -76,6 +77,13 @@ long long ms_pages_moved(void)
 	if (mig < 0)
 		return -1;
 	return mig + (col > 0 ? col * pmd : 0);
+}
+
+const char *ms_meminfo_path(void)
+{
+	const char *p = ms_test_hook(MS_TEST_MEMINFO);
+
+	return p ? p : "/proc/meminfo";
 }
 
 int ms_meminfo_read(const char *path, struct ms_meminfo *mi)

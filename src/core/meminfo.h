@@ -18,6 +18,11 @@ struct ms_meminfo {
 		active_file, inactive_file, anon_huge, shmem_huge, file_huge;
 };
 int ms_meminfo_read(const char *path, struct ms_meminfo *mi);
+/*
+ * The meminfo the walk is reconciled with: /proc/meminfo, or in test builds the file
+ * MEMSTAT_MEMINFO names (testhooks.h), so that a test can show a kernel without some counter.
+ */
+const char *ms_meminfo_path(void);
 /* The whole of a small /proc or sysfs file, NUL-terminated (at most len - 1 bytes): 0, -errno. */
 int ms_read_text(const char *path, char *buf, size_t len);
 /* In "key value" lines (/proc/vmstat, memory.stat, memory.events): key's value, or -1. */
