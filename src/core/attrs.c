@@ -42,7 +42,6 @@
 
 #include "memstat_int.h"
 #include "meminfo.h"
-#include "report.h"
 #include "attrs.h"
 #include "attrs_int.h"
 #include "testhooks.h"

@@ -38,10 +38,8 @@
 #include <unistd.h>
 
 #include "memstat_int.h"
-#include "report.h"
 #include "attrs.h"
 #include "cgroup.h"
-#include "escape.h"
 #include "files.h"
 #include "groups.h"
 #include "groups_int.h"

@@ -49,7 +49,4 @@ struct cgroup_extra {
 void ms_groups_node_span(const struct ms_groups *g, int node, __u64 *s, __u64 *e);
 const struct ms_mountinfo_entry *ms_groups_mount_of(const struct ms_groups *g, __u64 dev);
 
-/* "pages" (the classes and total) and "detail" (the sub-classes but unknown) of a group */
-void ms_groups_json_pages(struct ms_jw *w, const struct ms_group *x);
-
 #endif /* MEMSTAT_GROUPS_INT_H */

@@ -126,7 +126,7 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 }
 
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */
-void ms_groups_json_pages(struct ms_jw *w, const struct ms_group *x)
+static void json_pages(struct ms_jw *w, const struct ms_group *x)
 {
 	size_t c;
 	int i;
@@ -154,7 +154,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 
 		ms_jw_start_object(w);
 		ms_jw_string_field(w, "name", x->name);
-		ms_groups_json_pages(w, x);
+		json_pages(w, x);
 		if (g->pinned)
 			ms_jw_u64_field(w, "dma_pinned", x->pinned);
 		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
@@ -164,7 +164,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 	ms_jw_end_array(w);
 	ms_jw_object_field(w, "other");
 	ms_jw_u64_field(w, "groups", g->nother);
-	ms_groups_json_pages(w, &g->other);
+	json_pages(w, &g->other);
 	if (g->pinned)
 		ms_jw_u64_field(w, "dma_pinned", g->other.pinned);
 	ms_jw_end_object(w);
@@ -339,7 +339,7 @@ static void json_cgroup(struct ms_jw *w, const struct ms_groups *g, const struct
 
 		memcpy(t.sub, e->sub, sizeof(t.sub));
 		ms_jw_object_field(w, "tree");
-		ms_groups_json_pages(w, &t);
+		json_pages(w, &t);
 		if (g->pinned)
 			ms_jw_u64_field(w, "dma_pinned", t.pinned);
 		ms_jw_end_object(w);

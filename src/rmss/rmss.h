@@ -89,7 +89,7 @@ struct ms_rmss_guard {
  * to be made in; where that fails, one line says so and the guardian starts as elsewhere.
  */
 int ms_rmss_guard_start(struct ms_rmss_guard *g, int lock_fd, int pidfd, bool scope);
-/* cgroup v2 with the memory controller, systemd its manager (/run/systemd/system) */
+/* cgroup v2 with the memory controller, systemd its manager (/run/systemd/system): rmss_cgroup.c */
 bool ms_rmss_systemd_v2(void);
 /* the driver restored everything: the guardian ends without touching anything */
 void ms_rmss_guard_stop(struct ms_rmss_guard *g);

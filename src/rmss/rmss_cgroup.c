@@ -96,6 +96,27 @@ static int v2_enable_memory(const char *dir, struct ms_rmss_state *st)
 	return 0;
 }
 
+/* the memory controller's hierarchy: 1 (v1, /sys/fs/cgroup/memory), 2 (v2, /sys/fs/cgroup), 0 */
+static int memory_hierarchy(void)
+{
+	char ctl[256] = "";
+
+	if (access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0)
+		return 1;
+	if (!ms_read_text("/sys/fs/cgroup/cgroup.controllers", ctl, sizeof(ctl)) &&
+	    strstr(ctl, "memory"))
+		return 2;
+	return 0;
+}
+
+bool ms_rmss_systemd_v2(void)
+{
+	struct stat st;
+
+	return memory_hierarchy() == 2 && !lstat("/run/systemd/system", &st) &&
+	       S_ISDIR(st.st_mode);
+}
+
 /*
  * Under systemd (cgroup v2): the guardian runs in memstat-rmss-PID.scope, which systemd made
  * with Delegate=yes, so that the subtree below it is rmss's to shape. The guardian moves to a
@@ -161,7 +182,7 @@ int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st, const struct ms_r
 
 	cg->peak_fd = -1;
 	cg->freezer[0] = '\0';
-	if (access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0) {
+	if (memory_hierarchy() == 1) {
 		cg->v = 1;
 		if (proc_cgroup(getpid(), "memory", self, sizeof(self)) ||
 		    (size_t)snprintf(cg->dir, sizeof(cg->dir),
@@ -178,10 +199,9 @@ int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st, const struct ms_r
 				     getpid()) >= sizeof(cg->freezer))
 			cg->freezer[0] = '\0';
 	} else {
-		char ctl[256] = "", *slash;
+		char *slash;
 
-		if (ms_read_text("/sys/fs/cgroup/cgroup.controllers", ctl, sizeof(ctl)) ||
-		    !strstr(ctl, "memory")) {
+		if (memory_hierarchy() != 2) {
 			rerr("--cgroup: no memory cgroup controller (neither v1 "
 				    "/sys/fs/cgroup/memory nor v2 /sys/fs/cgroup with memory)");
 			return MS_EXIT_FAIL;

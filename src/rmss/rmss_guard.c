@@ -542,15 +542,6 @@ int ms_rmss_undo(struct ms_rmss_state *s, bool keep_pool)
 /* systemd's tool for transient units; Debian's path (/bin is /usr/bin on merged-/usr) */
 #define SYSTEMD_RUN "/usr/bin/systemd-run"
 
-bool ms_rmss_systemd_v2(void)
-{
-	struct stat st;
-
-	return access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) != 0 &&
-	       access("/sys/fs/cgroup/cgroup.subtree_control", F_OK) == 0 &&
-	       !lstat("/run/systemd/system", &st) && S_ISDIR(st.st_mode);
-}
-
 /*
  * The guardian in a scope of its own: systemd-run (found by its absolute path, owned by root)
  * asks systemd for memstat-rmss-DRIVER.scope with Delegate=yes, holding systemd-run itself,
@@ -572,29 +563,6 @@ static void exec_guard_in_scope(const char *scope, pid_t driver, char *dpid, cha
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)driver);
 	execv(SYSTEMD_RUN, argv);
 	_exit(127);
-}
-
-static int guard_spawn(struct ms_rmss_guard *g, int lock_fd, int pidfd, const char *scope);
-
-int ms_rmss_guard_start(struct ms_rmss_guard *g, int lock_fd, int pidfd, bool scope)
-{
-	char name[sizeof(g->scope)];
-
-	g->scope[0] = '\0';
-	if (scope) {
-		snprintf(name, sizeof(name), "memstat-rmss-%d.scope", (int)getpid());
-		if (!guard_spawn(g, lock_fd, pidfd, name)) {
-			snprintf(g->scope, sizeof(g->scope), "%s", name);
-			return 0;
-		}
-		ms_rmss_err("--cgroup: systemd-run could not start the guardian in %s (Delegate=yes): "
-			    "the cgroup is made beside memstat's own instead", name);
-	}
-	if (guard_spawn(g, lock_fd, pidfd, NULL)) {
-		ms_rmss_err("cannot start the guardian process: %s", strerror(errno ? errno : EIO));
-		return MS_EXIT_FAIL;
-	}
-	return 0;
 }
 
 /* the guardian started, directly or in scope through systemd-run, and ready; 0 or -1 */
@@ -644,6 +612,27 @@ static int guard_spawn(struct ms_rmss_guard *g, int lock_fd, int pidfd, const ch
 	return 0;
 fail:
 	return -1;
+}
+
+int ms_rmss_guard_start(struct ms_rmss_guard *g, int lock_fd, int pidfd, bool scope)
+{
+	char name[sizeof(g->scope)];
+
+	g->scope[0] = '\0';
+	if (scope) {
+		snprintf(name, sizeof(name), "memstat-rmss-%d.scope", (int)getpid());
+		if (!guard_spawn(g, lock_fd, pidfd, name)) {
+			snprintf(g->scope, sizeof(g->scope), "%s", name);
+			return 0;
+		}
+		ms_rmss_err("--cgroup: systemd-run could not start the guardian in %s (Delegate=yes): "
+			    "the cgroup is made beside memstat's own instead", name);
+	}
+	if (guard_spawn(g, lock_fd, pidfd, NULL)) {
+		ms_rmss_err("cannot start the guardian process: %s", strerror(errno ? errno : EIO));
+		return MS_EXIT_FAIL;
+	}
+	return 0;
 }
 
 void ms_rmss_guard_stop(struct ms_rmss_guard *g)

@@ -31,7 +31,6 @@
 #include "files.h"
 #include "groups.h"
 #include "backend.h"
-#include "report.h"
 
 #define BDEVFS_MAGIC	0x62646576
 #define NONE_KEY	(~0ULL)
