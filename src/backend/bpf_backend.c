@@ -262,15 +262,18 @@ static int load_worker(struct ms_bpf *b, struct ms_worker *w)
 	if (bpf_program__type(prog) == BPF_PROG_TYPE_SYSCALL)
 		popts.prog_flags |= BPF_F_SLEEPABLE;	/* libbpf adds it at load: SEC("syscall") */
 	popts.expected_attach_type = bpf_program__expected_attach_type(prog);
-	if (getenv("MEMSTAT_DEBUG") && atoi(getenv("MEMSTAT_DEBUG")) > 1) {
-		static char log[1 << 20];
+	if (ms_debug_level() > 1) {
+		/* one buffer per worker: the workers load in parallel threads */
+		char *log = calloc(1, 1 << 20);
 
 		popts.log_buf = log;
-		popts.log_size = sizeof(log);
-		popts.log_level = 1;
+		popts.log_size = log ? 1 << 20 : 0;
+		popts.log_level = log ? (ms_debug_level() == 3 ? 4 : 1) : 0;	/* 4: statistics */
 		w->prog_fd = bpf_prog_load(bpf_program__type(prog), "ms_walk_worker",
 					   "Dual BSD/GPL", insns, cnt, &popts);
-		fprintf(stderr, "%s\n", log);
+		if (log)
+			fprintf(stderr, "worker %zu: %s\n", (size_t)(w - b->w), log);
+		free(log);
 	} else {
 		w->prog_fd = bpf_prog_load(bpf_program__type(prog), "ms_walk_worker",
 					   "Dual BSD/GPL", insns, cnt, &popts);

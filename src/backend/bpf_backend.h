@@ -67,6 +67,7 @@ struct ms_worker {
 
 /* one run of a syscall program: its return value, or -errno */
 int ms_bpf_run_prog(struct bpf_program *prog);
+int ms_debug_level(void);
 /* what a worker holds of its own (its program, its .bss, its runs) */
 void ms_bpf_worker_free(struct ms_worker *w);
 

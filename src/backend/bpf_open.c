@@ -25,11 +25,22 @@
 #include "files.h"
 #include "bpf_backend.h"
 
+/* MEMSTAT_DEBUG: 1 libbpf's warnings, 2 all its messages, 3 the verifier's statistics per program */
+int ms_debug_level(void)
+{
+	const char *v = getenv("MEMSTAT_DEBUG");
+
+	return v ? (atoi(v) > 0 ? atoi(v) : 1) : 0;
+}
+
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_WARN && getenv("MEMSTAT_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	if (getenv("MEMSTAT_DEBUG") && atoi(getenv("MEMSTAT_DEBUG")) > 1)
+	int d = ms_debug_level();
+
+	/* 3: only the programs' load logs, which then hold the verifier's statistics alone */
+	if (d == 3 && level == LIBBPF_DEBUG && !strstr(fmt, "LOAD LOG"))
+		return 0;
+	if ((level == LIBBPF_WARN && d) || d > 1)
 		return vfprintf(stderr, fmt, ap);
 	return 0;
 }
@@ -183,7 +194,10 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 	for (b->cast = !ms_test_hook(MS_TEST_NO_CAST);; b->cast = false) {
 		double t0 = ms_now_ms(), t1;
 
-		b->skel = memstat_bpf__open();
+		LIBBPF_OPTS(bpf_object_open_opts, oopts,
+			    .kernel_log_level = ms_debug_level() == 3 ? 4 : 0);
+
+		b->skel = memstat_bpf__open_opts(&oopts);
 		t1 = ms_now_ms();
 		ms_timings.bpf_open += t1 - t0;
 		if (!b->skel) {

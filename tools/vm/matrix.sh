@@ -667,7 +667,7 @@ run_family() {
 			"${numa_args[@]}" \
 			-nographic -no-reboot -nic none \
 			-kernel "$dir/vmlinuz" -initrd "$run/initrd-$fam.cpio" \
-			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT / 2)) $KFENCE_ARGS $stress_args ${MEMSTAT_VM_APPEND:-}" \
+			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT * 3 / 4)) $KFENCE_ARGS $stress_args ${MEMSTAT_VM_APPEND:-}" \
 			-drive "file=$run/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe" \
 			-serial mon:stdio -serial "file:$res" \
 			</dev/null >"$console" 2>&1 &
@@ -798,6 +798,10 @@ run_family() {
 		extract_block "$res" bench >"$dir/bench.txt" || true
 		extra="$extra; bench (TCG, relative only): $(awk 'match($0, /[0-9.]+ ns\/page/) { v = substr($0, RSTART, RLENGTH) } /^bpf walk, every page read/ { printf "bpf %s", v } /^kernel module walk/ { printf ", kmod %s", v }' "$dir/bench.txt" || true)"
 	fi
+
+	# the verifier's cost of the walk program on this kernel (TCG: relative only)
+	line=$(sed -n 's/^@@ verifier //p' "$res" | head -n 1 | grep -o -E 'walk(_cast)? [0-9]+ insns [0-9]+ ms' || true)
+	[ -z "$line" ] || extra="${extra:+$extra; }verifier (TCG): $line"
 
 	# kernel log
 	while read -r line; do
