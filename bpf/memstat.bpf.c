@@ -340,10 +340,17 @@ static __u64 cgroup_of(__u64 md)
  */
 __noinline int dump_take(__u64 pfn, __u32 j, __u32 sub, __u64 start, __u32 n);
 __noinline int dump_record(__u64 pfn, __u32 j);
+__noinline int visit_batch(__u64 base, __u64 end);
+__noinline int visit_batch_cast(__u64 base, __u64 end);
+__noinline int hole_recs(__u64 from, __u64 stop);
+#define MS_CTX_CAST ((void *)1)	/* the ctx of walk_cast's steps (visit_how below) */
 #define MS_WS(w, f) (f)
 #define MS_WALK_LOOP
 #define MS_WALK_TAKE(ctx, w, f, pfn, j, p, h, v) dump_take(pfn, j, (v)->sub, (v)->start, (v)->n)
 #define MS_WALK_RECORD(ctx, w, pfn, j, p) dump_record(pfn, j)
+#define MS_WALK_VISITS(ctx, w, base, end, b) \
+	((ctx) == MS_CTX_CAST ? visit_batch_cast(base, end) : visit_batch(base, end))
+#define MS_WALK_HOLE_RECS(ctx, w, from, stop) hole_recs(from, stop)
 #include "walk.h"
 
 /* classify.h's and walk.h's hooks: struct pages straight from vmemmap, facts from the caches */
@@ -392,7 +399,6 @@ static int ms_hook_slab_reclaim(void *ctx, __u64 cache)
  * global, not a constant per call, so that the verifier checks the walk loop once, not once
  * per way. walk passes a NULL ctx and always copies: 6.1 has no bpf_rdonly_cast.
  */
-#define MS_CTX_CAST ((void *)1)
 enum { MS_HOW_COPY, MS_HOW_CAST, MS_HOW_CAST_MAPPED };
 __u32 visit_how;
 
@@ -506,6 +512,32 @@ static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, co
 		visit_cast(pfn, j);
 	else
 		visit(pfn, j);
+}
+
+/*
+ * The visits of the batch at base from the cursor on (walk.h), in a global function that the
+ * verifier checks once. One per program: walk's must not name visit_cast (6.1 has no
+ * bpf_rdonly_cast); and visit_how is read from memory in the loop, not carried in a register,
+ * so that both ways of a visit reach the next page in the same state and the verifier follows
+ * one path per page.
+ */
+__noinline int visit_batch(__u64 base, __u64 end)
+{
+	ms_walk_visits(NULL, NULL, base, end, buf);
+	return 0;
+}
+
+__noinline int visit_batch_cast(__u64 base, __u64 end)
+{
+	ms_walk_visits(MS_CTX_CAST, NULL, base, end, buf);
+	return 0;
+}
+
+/* allpages: the records of an unreadable piece of vmemmap (walk.h), verified once */
+__noinline int hole_recs(__u64 from, __u64 stop)
+{
+	ms_walk_hole_recs(NULL, NULL, from, stop);
+	return 0;
 }
 
 /* One batch: read 64 struct pages (4 KiB) at once, classify from the copy. */

@@ -235,25 +235,63 @@ MS_INLINE void ms_walk_page(void *ctx, struct ms_walker *w, const struct ms_feat
 		MS_WALK_TAKE(ctx, w, f, pfn, j, p, v.start == pfn ? p : scratch, &v);
 }
 
+/* allpages: the records of pages [from, stop) (at most one batch) say "not read" */
+MS_INLINE void ms_walk_hole_recs(void *ctx, struct ms_walker *w, __u64 from, __u64 stop)
+{
+	/* one exit test on a bounded count: the BPF verifier's states stay linear */
+	__u64 n = (stop - from) & (2 * MS_BATCH_PAGES - 1), j;
+
+	for (j = 0; j < MS_BATCH_PAGES; j++) {
+		__u32 idx = (__u32)(from + j - MS_WS(w, walk_start)) & (MS_SECTION_PAGES - 1);
+		struct ms_page_rec *r;
+
+		if (j >= n)
+			break;
+		r = ms_hook_rec(ctx, w, idx);
+		if (r)
+			r->valid = 0;
+	}
+}
+
+/*
+ * The visits of a batch's pages from the cursor on: the loop of ms_walk_step(). Pages below the
+ * cursor are covered by a block already counted. The call is the last thing of the loop's body:
+ * 6.1's verifier refuses a loop whose back edge is the fall-through of a call ("back-edge from
+ * insn").
+ */
+MS_INLINE void ms_walk_visits(void *ctx, struct ms_walker *w, __u64 base, __u64 end,
+			      const __u64 *b)
+{
+	__u64 j;
+
+	for (j = 0; j < MS_BATCH_PAGES; j++) {
+		__u64 pfn = base + j;
+
+		if (pfn < MS_WS(w, cursor))
+			continue;	/* covered by the block just counted */
+		if (pfn >= end || MS_WS(w, cursor) - base >= MS_BATCH_PAGES)
+			break;
+		ms_hook_visit(ctx, w, pfn, (__u32)j, b + j * MS_PAGE_WORDS,
+			      j < MS_BATCH_PAGES - 1 ? b + (j + 1) * MS_PAGE_WORDS : 0);
+	}
+}
+
+/*
+ * The BPF walker runs both loops above through global functions of its own: the verifier then
+ * checks each loop once, not once more for every path and every iteration of the batch
+ * callback around it (the 7.3 verifier walked the page loop some 50 times there).
+ */
+#ifndef MS_WALK_VISITS
+#define MS_WALK_VISITS(ctx, w, base, end, b) ms_walk_visits(ctx, w, base, end, b)
+#define MS_WALK_HOLE_RECS(ctx, w, from, stop) ms_walk_hole_recs(ctx, w, from, stop)
+#endif
+
 /* Pages [from, stop) could not be read: holes, not counted in any class. */
 MS_INLINE void ms_walk_hole(void *ctx, struct ms_walker *w, __u64 from, __u64 stop)
 {
 	MS_WS(w, holes) += stop - from;
-	if (MS_WS(w, dump_pages)) {
-		/* one exit test on a bounded count: the BPF verifier's states stay linear */
-		__u64 n = (stop - from) & (2 * MS_BATCH_PAGES - 1), j;
-
-		for (j = 0; j < MS_BATCH_PAGES; j++) {
-			__u32 idx = (__u32)(from + j - MS_WS(w, walk_start)) & (MS_SECTION_PAGES - 1);
-			struct ms_page_rec *r;
-
-			if (j >= n)
-				break;
-			r = ms_hook_rec(ctx, w, idx);
-			if (r)
-				r->valid = 0;
-		}
-	}
+	if (MS_WS(w, dump_pages))
+		MS_WALK_HOLE_RECS(ctx, w, from, stop);
 	MS_WS(w, cursor) = stop;
 }
 
@@ -291,20 +329,7 @@ MS_INLINE int ms_walk_step(void *ctx, struct ms_walker *w, int uninit_test)
 			return 0;
 		}
 	}
-	/*
-	 * The call is the last thing of the loop's body: 6.1's verifier refuses a loop whose
-	 * back edge is the fall-through of a call ("back-edge from insn").
-	 */
-	for (j = 0; j < MS_BATCH_PAGES; j++) {
-		__u64 pfn = base + j;
-
-		if (pfn < MS_WS(w, cursor))
-			continue;	/* covered by the block just counted */
-		if (pfn >= end || MS_WS(w, cursor) - base >= MS_BATCH_PAGES)
-			break;
-		ms_hook_visit(ctx, w, pfn, (__u32)j, b + j * MS_PAGE_WORDS,
-			      j < MS_BATCH_PAGES - 1 ? b + (j + 1) * MS_PAGE_WORDS : 0);
-	}
+	MS_WALK_VISITS(ctx, w, base, end, b);
 	return 0;
 }
 

@@ -263,12 +263,18 @@ static int load_worker(struct ms_bpf *b, struct ms_worker *w)
 		popts.prog_flags |= BPF_F_SLEEPABLE;	/* libbpf adds it at load: SEC("syscall") */
 	popts.expected_attach_type = bpf_program__expected_attach_type(prog);
 	if (ms_debug_level() > 1) {
-		/* one buffer per worker: the workers load in parallel threads */
-		char *log = calloc(1, 1 << 20);
+		/*
+		 * one buffer per worker: the workers load in parallel threads. MEMSTAT_DEBUG=3: the
+		 * statistics (log level 4); 4: every instruction the verifier processed (level 2,
+		 * tens of MiB: tools/verifier-hist.sh counts them by function)
+		 */
+		int d = ms_debug_level();
+		size_t sz = d >= 4 ? 1U << 28 : 1U << 20;
+		char *log = calloc(1, sz);
 
 		popts.log_buf = log;
-		popts.log_size = log ? 1 << 20 : 0;
-		popts.log_level = log ? (ms_debug_level() == 3 ? 4 : 1) : 0;	/* 4: statistics */
+		popts.log_size = log ? sz : 0;
+		popts.log_level = !log ? 0 : d == 3 ? 4 : d >= 4 ? 2 : 1;
 		w->prog_fd = bpf_prog_load(bpf_program__type(prog), "ms_walk_worker",
 					   "Dual BSD/GPL", insns, cnt, &popts);
 		if (log)

@@ -25,7 +25,10 @@
 #include "files.h"
 #include "bpf_backend.h"
 
-/* MEMSTAT_DEBUG: 1 libbpf's warnings, 2 all its messages, 3 the verifier's statistics per program */
+/*
+ * MEMSTAT_DEBUG: 1 libbpf's warnings, 2 all its messages, 3 the verifier's statistics per program,
+ * 4 also a worker's every verified instruction (bpf_backend.c)
+ */
 int ms_debug_level(void)
 {
 	const char *v = getenv("MEMSTAT_DEBUG");

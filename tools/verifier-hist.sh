@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Where the verifier spends its time on the walk program, on this kernel: the instructions it
+# processed, by function, from one worker's full log (MEMSTAT_DEBUG=4, memstat --jobs 2), then
+# the most processed instructions. A function's count over its length is how many times the
+# verifier walked it. Usage: tools/verifier-hist.sh [MEMSTAT] (default build/memstat); as root.
+set -euo pipefail
+memstat=${1:-build/memstat}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+MEMSTAT_DEBUG=4 "$memstat" --json --jobs 2 >/dev/null 2>"$log"
+grep -m 1 -A 3 '^worker 1:' "$log" >/dev/null || { echo "verifier-hist: no worker log (did the walk load?)" >&2; exit 1; }
+awk '/^worker 1: func#0/ { on = 1 }
+	on && /^func#[0-9]+ @/ { n++; st[n] = substr($2, 2) + 0 }
+	on && /^Func#[0-9]+ \(/ { id = substr($1, 6) + 0; name[id] = $2; gsub(/[()'"'"']/, "", name[id]) }
+	on && /^[0-9]+: \(/ { split($1, a, ":"); c[a[1] + 0]++ }
+	on && /^processed [0-9]+ insns/ { total = $2 }
+	END {
+		for (i in c) { f = 0; for (k = 1; k <= n; k++) if (i + 0 >= st[k]) f = k; h[f] += c[i] }
+		printf "%-8s %-18s %6s %9s\n", "func", "name", "start", "processed"
+		for (k = 0; k <= n; k++)
+			printf "func#%-3d %-18s %6d %9d\n", k, (k in name) ? name[k] : (k ? "(static)" : "(program)"), k ? st[k] : 0, h[k]
+		printf "processed %d instructions in all (the verifier'"'"'s count)\n", total
+	}' "$log"
+echo "most processed instructions (times, index):"
+awk '/^worker 1: func#0/ { on = 1 } on && /^[0-9]+: \(/ { split($1, a, ":"); c[a[1] + 0]++ }
+	END { for (i in c) print c[i], i }' "$log" | sort -rn | head -n 12 | tr '\n' ' '
+echo
