@@ -27,8 +27,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  */
 extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
 
-
-
 #define TMPFS_MAGIC	0x01021994
 #define BDEVFS_MAGIC	0x62646576
 
@@ -515,11 +513,10 @@ static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, co
 }
 
 /*
- * The visits of the batch at base from the cursor on (walk.h), in a global function that the
- * verifier checks once. One per program: walk's must not name visit_cast (6.1 has no
- * bpf_rdonly_cast); and visit_how is read from memory in the loop, not carried in a register,
- * so that both ways of a visit reach the next page in the same state and the verifier follows
- * one path per page.
+ * walk.h's two loops, each in a global function that the verifier checks once: the visits of
+ * the batch at base from the cursor on, one function per program (walk's must not name
+ * visit_cast: 6.1 has no bpf_rdonly_cast), visit_how read from memory in the loop so that both
+ * ways of a visit reach the next page in one state; and allpages' records of a hole.
  */
 __noinline int visit_batch(__u64 base, __u64 end)
 {
@@ -533,7 +530,6 @@ __noinline int visit_batch_cast(__u64 base, __u64 end)
 	return 0;
 }
 
-/* allpages: the records of an unreadable piece of vmemmap (walk.h), verified once */
 __noinline int hole_recs(__u64 from, __u64 stop)
 {
 	ms_walk_hole_recs(NULL, NULL, from, stop);
@@ -635,7 +631,6 @@ int walk_cast(void *ctx)
 	walk_begin();
 	return walk_end_check(bpf_loop(MS_LOOPS, walk_batch_cast, NULL, 0));
 }
-
 
 /*
  * file_paths SEC("syscall"): memstat --by file/exec names the top N files after the walk, from
