@@ -341,6 +341,24 @@ def test_reset_after_a_crash_and_a_dead_pool(rundir):
     assert not (rundir / "memstat-rmss.state").exists()
 
 
+def test_reset_acts_on_cgroups_only(rundir, tmp_path):
+    """-r removes or changes only directories of a cgroup file system: a state file edited to
+    name other directories (or to climb out of /sys/fs/cgroup) leaves them as they were."""
+    victims = {k: tmp_path / k for k in ("cg", "fz", "sub")}
+    for v in victims.values():
+        v.mkdir()                               # empty: an rmdir would take it
+    (victims["sub"] / "cgroup.subtree_control").write_text("+memory\n")
+    climb = "/sys/fs/cgroup/../.." + str(victims["cg"])
+    for cg in (victims["cg"], climb):
+        (rundir / "memstat-rmss.state").write_text(
+            "pid 0\nstarttime 0\nreal_mb 0\nsimulated_mb 0\nstolen_mb 0\nzram -1\n"
+            f"cgroup_v 2\ncgroup {cg}\nfreezer {victims['fz']}\nsubtree {victims['sub']}\n")
+        r = rmss(rundir, "-r")
+        assert r.returncode == 0, r.stderr
+        assert all(v.is_dir() for v in victims.values()), cg
+        assert (victims["sub"] / "cgroup.subtree_control").read_text() == "+memory\n", cg
+
+
 # ---- Ctrl-C ----
 
 def wait_rows(proc, n, timeout=300):

@@ -14,6 +14,7 @@
 
 #include "memstat_int.h"
 #include "backend.h"
+#include "cgroup.h"
 #include "groups.h"
 #include "meminfo.h"
 #include "escape.h"
@@ -25,44 +26,8 @@
 #define rerr ms_rmss_err
 
 
-/*
- * A process's cgroup in a hierarchy, from /proc/PID/cgroup: v1's that has controller ctrl,
- * or v2's (ctrl NULL). "" for the hierarchy's root; 0 or -1.
- */
-static int proc_cgroup(pid_t pid, const char *ctrl, char *buf, size_t len)
-{
-	static char text[8192];
-	char path[48], *line, *next;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	if (ms_read_text(path, text, sizeof(text)))
-		return -1;
-	for (line = text; line && *line; line = next) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		bool match = false;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (!c2)
-			continue;
-		*c2 = '\0';
-		if (!ctrl) {
-			match = !strncmp(line, "0:", 2) && c2 == c1 + 1;
-		} else {
-			for (char *t = strtok(c1 + 1, ","); t; t = strtok(NULL, ","))
-				match |= !strcmp(t, ctrl);
-		}
-		if (!match)
-			continue;
-		if (!strcmp(c2 + 1, "/"))
-			c2[1] = '\0';
-		if ((size_t)snprintf(buf, len, "%s", c2 + 1) >= len)
-			return -1;
-		return 0;
-	}
-	return -1;
-}
+/* where the cgroup hierarchies are mounted (cgroup.c reads it, as memstat --by cgroup does) */
+#define MOUNTINFO "/proc/self/mountinfo"
 
 /* the memory cgroup v2 has enabled in dir's subtree_control */
 static bool v2_memory_enabled(const char *dir)
@@ -96,24 +61,26 @@ static int v2_enable_memory(const char *dir, struct ms_rmss_state *st)
 	return 0;
 }
 
-/* the memory controller's hierarchy: 1 (v1, /sys/fs/cgroup/memory), 2 (v2, /sys/fs/cgroup), 0 */
-static int memory_hierarchy(void)
+/* the memory controller's hierarchy: 1 (v1), 2 (v2) or 0 (none mounted); where, if asked */
+static int memory_hierarchy(char *point, size_t len)
 {
-	char ctl[256] = "";
+	char *mount, *root;
+	int v;
 
-	if (access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0)
-		return 1;
-	if (!ms_read_text("/sys/fs/cgroup/cgroup.controllers", ctl, sizeof(ctl)) &&
-	    strstr(ctl, "memory"))
-		return 2;
-	return 0;
+	if (ms_cgroup_find_mount(MOUNTINFO, &mount, &root, &v))
+		return 0;
+	if (point && (size_t)snprintf(point, len, "%s", mount) >= len)
+		v = 0;
+	free(mount);
+	free(root);
+	return v;
 }
 
 bool ms_rmss_systemd_v2(void)
 {
 	struct stat st;
 
-	return memory_hierarchy() == 2 && !lstat("/run/systemd/system", &st) &&
+	return memory_hierarchy(NULL, 0) == 2 && !lstat("/run/systemd/system", &st) &&
 	       S_ISDIR(st.st_mode);
 }
 
@@ -127,18 +94,21 @@ bool ms_rmss_systemd_v2(void)
  */
 static int in_scope(struct cg *cg, const struct ms_rmss_guard *g)
 {
-	char self[MS_RMSS_PATH_MAX], dir[MS_RMSS_PATH_MAX], path[MS_RMSS_PATH_MAX + 32];
+	char dir[MS_RMSS_PATH_MAX], path[MS_RMSS_PATH_MAX + 32];
 	char pid[24], ctl[256] = "";
 	const char *base;
-	int err;
+	int err, v;
 
-	if (proc_cgroup(g->pid, NULL, self, sizeof(self)) || !(base = strrchr(self, '/')) ||
-	    strcmp(base + 1, g->scope)) {
+	err = ms_cgroup_dir_of(MOUNTINFO, g->pid, "memory", dir, sizeof(dir), &v);
+	if (err == -ENAMETOOLONG) {
+		rerr("--cgroup: the cgroup path is too long");
+		return MS_EXIT_FAIL;
+	}
+	if (err || v != 2 || !(base = strrchr(dir, '/')) || strcmp(base + 1, g->scope)) {
 		rerr("--cgroup: the guardian is not in %s", g->scope);
 		return MS_EXIT_FAIL;
 	}
-	if ((size_t)snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", self) >= sizeof(dir) ||
-	    (size_t)snprintf(cg->dir, sizeof(cg->dir), "%s/command", dir) >= sizeof(cg->dir)) {
+	if ((size_t)snprintf(cg->dir, sizeof(cg->dir), "%s/command", dir) >= sizeof(cg->dir)) {
 		rerr("--cgroup: the cgroup path is too long");
 		return MS_EXIT_FAIL;
 	}
@@ -178,32 +148,33 @@ static int in_scope(struct cg *cg, const struct ms_rmss_guard *g)
  */
 int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st, const struct ms_rmss_guard *g)
 {
-	char self[MS_RMSS_PATH_MAX], parent[MS_RMSS_PATH_MAX];
+	char self[MS_RMSS_PATH_MAX], parent[MS_RMSS_PATH_MAX], mount[MS_RMSS_PATH_MAX];
+	int v = memory_hierarchy(mount, sizeof(mount)), err;
 
 	cg->peak_fd = -1;
 	cg->freezer[0] = '\0';
-	if (memory_hierarchy() == 1) {
+	if (v == 1) {
 		cg->v = 1;
-		if (proc_cgroup(getpid(), "memory", self, sizeof(self)) ||
-		    (size_t)snprintf(cg->dir, sizeof(cg->dir),
-				     "/sys/fs/cgroup/memory%s/memstat-rmss-%d", self,
-				     getpid()) >= sizeof(cg->dir)) {
-			rerr("--cgroup: cannot tell this process's memory cgroup");
+		err = ms_cgroup_dir_of(MOUNTINFO, getpid(), "memory", self, sizeof(self), &v);
+		if (err || (size_t)snprintf(cg->dir, sizeof(cg->dir), "%s/memstat-rmss-%d", self,
+					    getpid()) >= sizeof(cg->dir)) {
+			rerr("--cgroup: cannot tell this process's memory cgroup%s",
+			     err == -ENAMETOOLONG ? ": its path is too long" : "");
 			cg->v = 0;
 			return MS_EXIT_FAIL;
 		}
-		if (access("/sys/fs/cgroup/freezer/cgroup.procs", F_OK) == 0 &&
-		    !proc_cgroup(getpid(), "freezer", self, sizeof(self)) &&
-		    (size_t)snprintf(cg->freezer, sizeof(cg->freezer),
-				     "/sys/fs/cgroup/freezer%s/memstat-rmss-%d", self,
+		/* its twin under the freezer, when v1's freezer is mounted */
+		if (!ms_cgroup_dir_of(MOUNTINFO, getpid(), "freezer", self, sizeof(self), &v) &&
+		    v == 1 &&
+		    (size_t)snprintf(cg->freezer, sizeof(cg->freezer), "%s/memstat-rmss-%d", self,
 				     getpid()) >= sizeof(cg->freezer))
 			cg->freezer[0] = '\0';
 	} else {
 		char *slash;
 
-		if (memory_hierarchy() != 2) {
-			rerr("--cgroup: no memory cgroup controller (neither v1 "
-				    "/sys/fs/cgroup/memory nor v2 /sys/fs/cgroup with memory)");
+		if (v != 2) {
+			rerr("--cgroup: no memory cgroup controller mounted (neither a v1 "
+			     "hierarchy with memory nor v2 with memory in cgroup.controllers)");
 			return MS_EXIT_FAIL;
 		}
 		cg->v = 2;
@@ -214,17 +185,18 @@ int ms_rmss_cg_create(struct cg *cg, struct ms_rmss_state *st, const struct ms_r
 			}
 			goto make;
 		}
-		if (proc_cgroup(getpid(), NULL, self, sizeof(self))) {
-			rerr("--cgroup: cannot tell this process's cgroup");
+		err = ms_cgroup_dir_of(MOUNTINFO, getpid(), "memory", self, sizeof(self), &v);
+		if (err) {
+			rerr("--cgroup: %s", err == -ENAMETOOLONG ? "the cgroup path is too long" :
+			     "cannot tell this process's cgroup");
 			cg->v = 0;
 			return MS_EXIT_FAIL;
 		}
-		slash = strrchr(self, '/');
-		if (slash)
-			*slash = '\0';	/* its parent; "" (the root) for the root and its child */
-		if ((size_t)snprintf(parent, sizeof(parent), "/sys/fs/cgroup%s", self) >=
-		    sizeof(parent) ||
-		    (size_t)snprintf(cg->dir, sizeof(cg->dir), "%s/memstat-rmss-%d", parent,
+		/* its parent (the root for the root's children); a caller in the root: the root */
+		snprintf(parent, sizeof(parent), "%s", self);
+		if (strcmp(parent, mount) && (slash = strrchr(parent, '/')))
+			*slash = '\0';
+		if ((size_t)snprintf(cg->dir, sizeof(cg->dir), "%s/memstat-rmss-%d", parent,
 				     getpid()) >= sizeof(cg->dir)) {
 			rerr("--cgroup: the cgroup path is too long");
 			cg->v = 0;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "memstat_int.h"
 #include "meminfo.h"
@@ -17,6 +19,22 @@
 #include "rmss.h"
 
 /* ---- the state file ---- */
+
+/*
+ * A path from the state file that rmss may remove or change: absolute, no "..", and a directory
+ * of a cgroup file system (v1 or v2) wherever it is mounted. One that no longer exists is
+ * nothing to undo.
+ */
+static bool on_cgroupfs(const char *p)
+{
+	struct statfs sf;
+	size_t n = strlen(p);
+
+	if (p[0] != '/' || strstr(p, "/../") || (n >= 3 && !strcmp(p + n - 3, "/..")))
+		return false;
+	return !statfs(p, &sf) && (sf.f_type == CGROUP_SUPER_MAGIC ||
+				   sf.f_type == CGROUP2_SUPER_MAGIC);
+}
 
 void ms_rmss_state_init(struct ms_rmss_state *s)
 {
@@ -70,12 +88,12 @@ int ms_rmss_state_read(struct ms_rmss_state *s)
 		else if (!strncmp(p, "subtree ", 8))
 			read_path(p + 8, s->subtree, sizeof(s->subtree));
 	}
-	/* only cgroups under the cgroup file systems are ever removed */
-	if (strncmp(s->cgroup, "/sys/fs/cgroup/", 15) || strstr(s->cgroup, "/../"))
+	/* only cgroups are ever removed or changed: directories of a cgroup file system */
+	if (!on_cgroupfs(s->cgroup))
 		s->cgroup[0] = '\0';
-	if (strncmp(s->freezer, "/sys/fs/cgroup/", 15) || strstr(s->freezer, "/../"))
+	if (!on_cgroupfs(s->freezer))
 		s->freezer[0] = '\0';
-	if (strncmp(s->subtree, "/sys/fs/cgroup", 14) || strstr(s->subtree, "/../"))
+	if (!on_cgroupfs(s->subtree))
 		s->subtree[0] = '\0';
 	if (!s->cgroup[0])
 		s->cg_v = 0;

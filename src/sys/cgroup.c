@@ -37,8 +37,8 @@ static bool has_word(const char *list, const char *word)
 	return false;
 }
 
-/* Does the v2 hierarchy mounted at point have the memory controller? */
-static bool v2_has_memory(const char *point)
+/* Does the v2 hierarchy mounted at point have controller ctrl? */
+static bool v2_has(const char *point, const char *ctrl)
 {
 	char path[PATH_MAX], line[4096];
 	bool yes = false;
@@ -53,13 +53,14 @@ static bool v2_has_memory(const char *point)
 		line[strcspn(line, "\n")] = '\0';
 		for (char *save = NULL, *t = strtok_r(line, " ", &save); t;
 		     t = strtok_r(NULL, " ", &save))
-			yes |= !strcmp(t, "memory");
+			yes |= !strcmp(t, ctrl);
 	}
 	fclose(f);
 	return yes;
 }
 
-int ms_cgroup_find_mount(const char *mountinfo, char **mount, char **root, int *version)
+int ms_cgroup_find_controller(const char *mountinfo, const char *ctrl, char **mount, char **root,
+			      int *version)
 {
 	struct ms_mountinfo mi = {};
 	const struct ms_mountinfo_entry *best = NULL;
@@ -75,9 +76,9 @@ int ms_cgroup_find_mount(const char *mountinfo, char **mount, char **root, int *
 		const struct ms_mountinfo_entry *e = &mi.m[k];
 		int v = 0, rank;
 
-		if (!strcmp(e->fstype, "cgroup") && has_word(e->superopts, "memory"))
+		if (!strcmp(e->fstype, "cgroup") && has_word(e->superopts, ctrl))
 			v = 1;
-		else if (!strcmp(e->fstype, "cgroup2") && v2_has_memory(e->point))
+		else if (!strcmp(e->fstype, "cgroup2") && v2_has(e->point, ctrl))
 			v = 2;
 		if (!v)
 			continue;
@@ -104,6 +105,80 @@ int ms_cgroup_find_mount(const char *mountinfo, char **mount, char **root, int *
 	}
 	*version = best_version;
 	return 0;
+}
+
+int ms_cgroup_find_mount(const char *mountinfo, char **mount, char **root, int *version)
+{
+	return ms_cgroup_find_controller(mountinfo, "memory", mount, root, version);
+}
+
+int ms_cgroup_proc_path(char *text, int version, const char *ctrl, char *buf, size_t len)
+{
+	char *line, *next;
+
+	for (line = text; line && *line; line = next) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *save = NULL;
+		bool match = false;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		if (version == 2)
+			match = !strncmp(line, "0:", 2) && c2 == c1 + 1;
+		else
+			for (char *t = strtok_r(c1 + 1, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				match |= !strcmp(t, ctrl);
+		if (!match)
+			continue;
+		if ((size_t)snprintf(buf, len, "%s", c2 + 1) >= len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int ms_cgroup_dir_of(const char *mountinfo, pid_t pid, const char *ctrl, char *dir, size_t len,
+		     int *version)
+{
+	char path[48], text[8192], rel[PATH_MAX], *mount = NULL, *root = NULL;
+	const char *tail = rel;
+	size_t rl;
+	ssize_t n;
+	int fd, err;
+
+	*version = 0;
+	err = ms_cgroup_find_controller(mountinfo, ctrl, &mount, &root, version);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+	err = n < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (!err) {
+		text[n] = '\0';
+		err = ms_cgroup_proc_path(text, *version, ctrl, rel, sizeof(rel));
+	}
+	/* the path is the cgroup's in the hierarchy; the mount shows it from root on */
+	rl = strlen(root);
+	if (!err && strcmp(root, "/")) {
+		if (strncmp(rel, root, rl) || (rel[rl] && rel[rl] != '/'))
+			err = -ENOENT;	/* outside what the mount shows */
+		tail = rel + rl;
+	}
+	if (!err && !strcmp(tail, "/"))
+		tail = "";
+	if (!err && (size_t)snprintf(dir, len, "%s%s", mount, tail) >= len)
+		err = -ENAMETOOLONG;
+	free(mount);
+	free(root);
+	if (err)
+		*version = 0;
+	return err;
 }
 
 static int add(struct ms_cgroups *cg, size_t *cap, __u64 id, __u64 parent, unsigned int depth,

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 struct ms_cgroup {
@@ -34,6 +35,24 @@ struct ms_cgroups {
  * showing the hierarchy's root first. 0 and *version 1 or 2, or -ENOENT (none mounted).
  */
 int ms_cgroup_find_mount(const char *mountinfo, char **mount, char **root, int *version);
+/* The same for controller ctrl ("freezer": v1 only, v2 has no such controller to list). */
+int ms_cgroup_find_controller(const char *mountinfo, const char *ctrl, char **mount, char **root,
+			      int *version);
+/*
+ * A process's cgroup path in a hierarchy, from the text of /proc/PID/cgroup (changed in
+ * place): version 1, the line of the hierarchy with controller ctrl; version 2, the "0::" line.
+ * "/" for the hierarchy's root. 0, -ENOENT (no such line) or -ENAMETOOLONG.
+ */
+int ms_cgroup_proc_path(char *text, int version, const char *ctrl, char *buf, size_t len);
+/*
+ * The directory of process pid's cgroup in the hierarchy with controller ctrl, as mounted
+ * (find_controller on mountinfo): the mount point and the cgroup's path below the mount's root
+ * ("/sys/fs/cgroup/memory/user.slice", "/sys/fs/cgroup" for the root), and the hierarchy's
+ * version. 0; -ENOENT: no such hierarchy mounted, or the cgroup is outside what its mount
+ * shows; -ENAMETOOLONG; -errno.
+ */
+int ms_cgroup_dir_of(const char *mountinfo, pid_t pid, const char *ctrl, char *dir, size_t len,
+		     int *version);
 /* Every cgroup directory under mount (one walk, stat() of each directory, no file). */
 int ms_cgroups_scan(struct ms_cgroups *cg, const char *mount, const char *root);
 /* find_mount("/proc/self/mountinfo") and scan; -ENOENT: no memory hierarchy mounted. */

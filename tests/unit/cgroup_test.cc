@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Memory cgroups (src/sys/cgroup.c): the memory controller's mount in mountinfo (v1, v2,
-// hybrid), the directory walk that names ids, --cgroup's PATH|ID and --tree's totals.
+// hybrid), a process's cgroup directory (rmss --cgroup), the directory walk that names ids,
+// --cgroup's PATH|ID and --tree's totals.
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -131,6 +133,103 @@ TEST(CgroupMount, NoneMounted)
 	EXPECT_EQ(find(t.write("mountinfo", "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n")).err,
 		  -ENOENT);
 	EXPECT_EQ(find(t.dir + "/no-such-file").err, -ENOENT);
+}
+
+TEST(CgroupMount, FreezerOnlyOnV1)
+{
+	TempDir t;
+	std::string v2 = t.mkdirs("v2");
+	t.write("v2/cgroup.controllers", "cpuset cpu io memory pids\n");
+	char *m = nullptr, *r = nullptr;
+	int v = 0;
+	std::string mi = t.write("mountinfo",
+				 std::string(kHybrid) +
+				 "36 31 0:33 / /sys/fs/cgroup/freezer rw - cgroup cgroup rw,freezer\n");
+	ASSERT_EQ(ms_cgroup_find_controller(mi.c_str(), "freezer", &m, &r, &v), 0);
+	EXPECT_STREQ(m, "/sys/fs/cgroup/freezer");
+	EXPECT_EQ(v, 1);
+	free(m);
+	free(r);
+	mi = t.write("mountinfo2", "29 23 0:26 / " + v2 + " rw - cgroup2 cgroup2 rw\n");
+	EXPECT_EQ(ms_cgroup_find_controller(mi.c_str(), "freezer", &m, &r, &v), -ENOENT)
+		<< "v2 freezes through cgroup.freeze: no controller to find";
+	EXPECT_EQ(m, nullptr);
+}
+
+std::string proc_path(const std::string &text, int version, const char *ctrl, int *err,
+		      size_t len = 4096)
+{
+	std::vector<char> t(text.begin(), text.end()), buf(len);
+	t.push_back('\0');
+	*err = ms_cgroup_proc_path(t.data(), version, ctrl, buf.data(), len);
+	return *err ? "" : std::string(buf.data());
+}
+
+TEST(CgroupProcPath, TheLineOfTheHierarchy)
+{
+	const std::string hybrid = "12:freezer:/\n"
+				   "11:cpu,cpuacct:/user.slice\n"
+				   "6:memory_x:/wrong\n"
+				   "5:memory:/user.slice/user-0.slice/session-1.scope\n"
+				   "1:name=systemd:/user.slice/user-0.slice/session-1.scope\n"
+				   "0::/user.slice/user-0.slice/session-1.scope\n";
+	int err;
+	EXPECT_EQ(proc_path(hybrid, 1, "memory", &err),
+		  "/user.slice/user-0.slice/session-1.scope");
+	EXPECT_EQ(proc_path(hybrid, 1, "cpuacct", &err), "/user.slice") << "one of several";
+	EXPECT_EQ(proc_path(hybrid, 1, "freezer", &err), "/") << "the root";
+	EXPECT_EQ(proc_path(hybrid, 2, nullptr, &err), "/user.slice/user-0.slice/session-1.scope");
+	proc_path("0::/a\n", 1, "memory", &err);
+	EXPECT_EQ(err, -ENOENT) << "no v1 memory line";
+	proc_path("5:memory:/a\n", 2, nullptr, &err);
+	EXPECT_EQ(err, -ENOENT) << "no v2 line";
+	proc_path("junk\n\n::\n", 2, nullptr, &err);
+	EXPECT_EQ(err, -ENOENT);
+	proc_path("0::/a/very/long/path\n", 2, nullptr, &err, 8);
+	EXPECT_EQ(err, -ENAMETOOLONG);
+}
+
+/*
+ * This process's own cgroup directory under a mount described by a mountinfo written here, on
+ * whichever hierarchy this machine has the memory controller on.
+ */
+TEST(CgroupDirOf, TheMountPointAndThePathBelowTheMountsRoot)
+{
+	TempDir t;
+	char text[8192] = "", dir[4096];
+	std::ifstream("/proc/self/cgroup").read(text, sizeof(text) - 1);
+	std::string own(text);
+	int err, v1 = 0, v = 0;
+	std::string path = proc_path(own, 1, "memory", &err);
+	if (!err) {
+		v1 = 1;
+	} else {
+		path = proc_path(own, 2, nullptr, &err);
+		ASSERT_EQ(err, 0) << "no cgroup line in /proc/self/cgroup";
+	}
+	std::string point = t.mkdirs("mnt");
+	t.write("mnt/cgroup.controllers", "cpu memory pids\n");
+	auto line = [&](const std::string &root) {
+		return "35 31 0:32 " + root + " " + point + " rw - " +
+		       (v1 ? "cgroup cgroup rw,memory\n" : "cgroup2 cgroup2 rw\n");
+	};
+	std::string mi = t.write("mi-root", line("/"));
+	ASSERT_EQ(ms_cgroup_dir_of(mi.c_str(), getpid(), "memory", dir, sizeof(dir), &v), 0);
+	EXPECT_EQ(v, v1 ? 1 : 2);
+	EXPECT_EQ(std::string(dir), path == "/" ? point : point + path);
+
+	mi = t.write("mi-own", line(path));
+	ASSERT_EQ(ms_cgroup_dir_of(mi.c_str(), getpid(), "memory", dir, sizeof(dir), &v), 0);
+	EXPECT_EQ(std::string(dir), point) << "a mount of this very cgroup shows it at its point";
+
+	mi = t.write("mi-other", line("/memstat-no-such-cgroup"));
+	EXPECT_EQ(ms_cgroup_dir_of(mi.c_str(), getpid(), "memory", dir, sizeof(dir), &v), -ENOENT)
+		<< "a mount that does not show this process's cgroup";
+	EXPECT_EQ(v, 0);
+	mi = t.write("mi-root", line("/"));
+	EXPECT_EQ(ms_cgroup_dir_of(mi.c_str(), getpid(), "memory", dir, 4, &v), -ENAMETOOLONG);
+	mi = t.write("mi-none", "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n");
+	EXPECT_EQ(ms_cgroup_dir_of(mi.c_str(), getpid(), "memory", dir, sizeof(dir), &v), -ENOENT);
 }
 
 struct Scanned {
