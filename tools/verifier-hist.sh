@@ -23,5 +23,5 @@ awk '/^worker 1: func#0/ { on = 1 }
 	}' "$log"
 echo "most processed instructions (times, index):"
 awk '/^worker 1: func#0/ { on = 1 } on && /^[0-9]+: \(/ { split($1, a, ":"); c[a[1] + 0]++ }
-	END { for (i in c) print c[i], i }' "$log" | sort -rn | head -n 12 | tr '\n' ' '
+	END { for (i in c) print c[i], i }' "$log" | sort -rn | awk 'NR <= 12 { printf "%s ", $0 }'
 echo
