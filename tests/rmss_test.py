@@ -236,6 +236,7 @@ def test_cgroup_mode_finds_the_working_set(rundir, workfile, tmp_path):
     assert p.returncode == 0, stderr
     assert not our_cgroups(p.pid), "the cgroup was left behind"
     j = json.loads(stdout)
+    assert j["format_version"] == 1 and list(j)[0] == "format_version"
     assert j["mode"] == "cgroup" and j["iterations"] == 1
     assert j["command"] == [WSREAD, workfile]
     sizes = {s["mb"]: s for s in j["sizes"]}

@@ -18,6 +18,8 @@
 
 #define POOL_COMM "memstat-rmss"	/* the pool's name (comm) */
 #define GUARD_COMM "memstat-rmss-gd"	/* the guardian's */
+/* "format_version" of rmss --json (docs/rmss.md): bumped when a key changes meaning or goes */
+#define MS_RMSS_FORMAT_VERSION 1
 #define MS_RMSS_PATH_MAX 512
 
 /*

@@ -190,6 +190,7 @@ void ms_rmss_print_json(struct driver *d, double knee_mb, bool interrupted)
 
 	ms_jw_init(w, stdout);
 	ms_jw_start_object(w);
+	ms_jw_i64_field(w, "format_version", MS_RMSS_FORMAT_VERSION);
 	ms_jw_string_field(w, "mode", d->o->cgroup ? "cgroup" : "machine");
 	ms_jw_array_field(w, "command");
 	for (int i = 0; i < d->o->ncmd; i++)
