@@ -106,7 +106,7 @@ static int allpages(int argc, char **argv)
 }
 
 /*
- * MEMSTAT_MEMINFO (test builds only, ms_ms_meminfo_path()) is read instead of /proc/meminfo by
+ * MEMSTAT_MEMINFO (test builds only, ms_meminfo_path()) is read instead of /proc/meminfo by
  * --reconcile and by the unaccepted-memory correction of kernels before 6.12 (walk_once()). Not
  * for users: the walk still reads the running kernel.
  */

@@ -24,6 +24,7 @@
 
 #include "cgroup.h"
 #include "escape.h"
+#include "meminfo.h"
 #include "mountinfo.h"
 
 /* Is word one of the comma-separated words of list? */
@@ -146,23 +147,16 @@ int ms_cgroup_dir_of(const char *mountinfo, pid_t pid, const char *ctrl, char *d
 	char path[48], text[8192], rel[PATH_MAX], *mount = NULL, *root = NULL;
 	const char *tail = rel;
 	size_t rl;
-	ssize_t n;
-	int fd, err;
+	int err;
 
 	*version = 0;
 	err = ms_cgroup_find_controller(mountinfo, ctrl, &mount, &root, version);
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
-	err = n < 0 ? -errno : 0;
-	if (fd >= 0)
-		close(fd);
-	if (!err) {
-		text[n] = '\0';
+	err = ms_read_text(path, text, sizeof(text));
+	if (!err)
 		err = ms_cgroup_proc_path(text, *version, ctrl, rel, sizeof(rel));
-	}
 	/* the path is the cgroup's in the hierarchy; the mount shows it from root on */
 	rl = strlen(root);
 	if (!err && strcmp(root, "/")) {
