@@ -233,6 +233,18 @@ struct pt_regs {
 	unsigned long r15;
 } __attribute__((preserve_access_index));
 
+/*
+ * Its id in the kernel's BTF, which bpf_rdonly_cast() takes: from the CO-RE types cache, whose
+ * reduced BTF holds pt_regs under an id of its own (src/backend/btf_cache.c), set by user space
+ * before loading; 0 without the cache, then the relocation's, against the kernel's whole BTF.
+ */
+const volatile __u32 pt_regs_btf_id;
+
+static __always_inline __u32 ms_pt_regs_id(void)
+{
+	return pt_regs_btf_id ? pt_regs_btf_id : bpf_core_type_id_kernel(struct pt_regs);
+}
+
 /* The context of SEC("iter/task_vma") (kernel/bpf/task_iter.c, v5.12+). */
 struct bpf_iter_meta;
 struct bpf_iter__task_vma {

@@ -488,8 +488,7 @@ __noinline int visit(__u64 pfn, __u32 j)
  */
 __noinline int visit_cast(__u64 pfn, __u32 j)
 {
-	const __u64 *s = bpf_rdonly_cast((void *)(feat.vmemmap_base + pfn * 64),
-					 bpf_core_type_id_kernel(struct pt_regs));
+	const __u64 *s = bpf_rdonly_cast((void *)(feat.vmemmap_base + pfn * 64), ms_pt_regs_id());
 	__u32 has_next;
 	int i;
 
@@ -555,7 +554,7 @@ static long walk_batch(__u64 idx, void *ctx)
 static __always_inline int batch_uninit(__u64 base)
 {
 	__u64 addr = feat.vmemmap_base + base * 64, acc, w;
-	__u32 id = bpf_core_type_id_kernel(struct pt_regs);
+	__u32 id = ms_pt_regs_id();
 	const __u64 *p = bpf_rdonly_cast((void *)addr, id);
 	int i;
 

@@ -211,6 +211,11 @@ out=$(in_chroot memstat 2>&1)
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^Total ' <<<"$out"; then ok "memstat in the chroot prints the summary"
 else bad "memstat in the chroot prints the summary (exit $rc)" "$(tail -n 3 <<<"$out")"; fi
+# its first run wrote the CO-RE types cache (docs/backends.md): a directory of root's, 0700
+cache=$(stat -c '%U %a' "$chroot_dir/var/cache/memstat" 2>&1)
+n=$(find "$chroot_dir/var/cache/memstat" -name 'core-*.btf' -user root -perm 0644 2>/dev/null | wc -l)
+if [ "$cache" = "root 700" ] && [ "$n" -eq 1 ]; then ok "the first run wrote one CO-RE types cache file in /var/cache/memstat (root's, 0700)"
+else bad "the first run wrote one CO-RE types cache file in /var/cache/memstat (root's, 0700)" "$cache; $n files"; fi
 
 # The unit: installed neither enabled nor started, and its command line (the binary's packaged
 # path, not /usr/local's) logs samples. systemd does not run in a chroot: the ExecStart line is
@@ -433,4 +438,10 @@ for check in "run|the command runs in memstat-rmss-PID.scope/command, a transien
 		bad "$what" "$(sed -n "s/^@@ sd-fail $name: //p" "$res" | head -n 1 | grep . || echo 'no result')"
 	fi
 done
+# purging the package removes the cache it made
+if in_chroot dpkg --purge memstat >"$logs/purge.log" 2>&1 && [ ! -e "$chroot_dir/var/cache/memstat" ]; then
+	ok "dpkg --purge memstat removes /var/cache/memstat"
+else
+	bad "dpkg --purge memstat removes /var/cache/memstat" "$(tail -n 3 "$logs/purge.log"; ls -d "$chroot_dir/var/cache/memstat" 2>&1)"
+fi
 finish

@@ -67,7 +67,14 @@ struct ms_worker {
 
 /* one run of a syscall program: its return value, or -errno */
 int ms_bpf_run_prog(struct bpf_program *prog);
-int ms_debug_level(void);
+/*
+ * The CO-RE types cache (btf_cache.c): a descriptor of the running kernel's reduced BTF, its
+ * name for libbpf's btf_custom_path in path and the kernel's id of struct pt_regs (for the
+ * walker's pt_regs_btf_id), written first if root and missing; -1: none, the whole BTF then.
+ * ms_btf_cache_drop() removes the cache's files (one that libbpf refused).
+ */
+int ms_btf_cache_open(char *path, size_t pathlen, __u32 *pt_regs_id);
+void ms_btf_cache_drop(void);
 /* what a worker holds of its own (its program, its .bss, its runs) */
 void ms_bpf_worker_free(struct ms_worker *w);
 

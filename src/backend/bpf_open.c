@@ -25,17 +25,6 @@
 #include "files.h"
 #include "bpf_backend.h"
 
-/*
- * MEMSTAT_DEBUG: 1 libbpf's warnings, 2 all its messages, 3 the verifier's statistics per program,
- * 4 also a worker's every verified instruction (bpf_backend.c)
- */
-int ms_debug_level(void)
-{
-	const char *v = getenv("MEMSTAT_DEBUG");
-
-	return v ? (atoi(v) > 0 ? atoi(v) : 1) : 0;
-}
-
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	int d = ms_debug_level();
@@ -175,6 +164,7 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 {
 	struct ms_bpf *b;
 	double t_detect;
+	bool cached = true, cache_used = false;
 	int err, ret = MS_EXIT_FAIL;
 
 	*out = NULL;
@@ -194,19 +184,28 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 	 * MEMSTAT_TEST_NO_CAST=1 (test builds only) loads walk at once, so that the integration test can
 	 * compare the two programs on one kernel.
 	 */
+again:
 	for (b->cast = !ms_test_hook(MS_TEST_NO_CAST);; b->cast = false) {
 		double t0 = ms_now_ms(), t1;
+		char core_path[64];
+		__u32 pt_regs_id = 0;
+		int core_fd = cached ? ms_btf_cache_open(core_path, sizeof(core_path), &pt_regs_id)
+				     : -1;
 
 		LIBBPF_OPTS(bpf_object_open_opts, oopts,
-			    .kernel_log_level = ms_debug_level() == 3 ? 4 : 0);
+			    .kernel_log_level = ms_debug_level() == 3 ? 4 : 0,
+			    .btf_custom_path = core_fd >= 0 ? core_path : NULL);
 
 		b->skel = memstat_bpf__open_opts(&oopts);
 		t1 = ms_now_ms();
 		ms_timings.bpf_open += t1 - t0;
 		if (!b->skel) {
+			if (core_fd >= 0)
+				close(core_fd);
 			snprintf(why, whylen, "failed to open the BPF object: %s", strerror(errno));
 			goto fail;
 		}
+		b->skel->rodata->pt_regs_btf_id = core_fd >= 0 ? pt_regs_id : 0;
 		/* one of the two walk programs: each carries its own copy of visit() to verify */
 		bpf_program__set_autoload(b->skel->progs.walk_cast, b->cast);
 		bpf_program__set_autoload(b->skel->progs.walk, !b->cast);
@@ -221,10 +220,23 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 			bpf_map__set_max_entries(b->skel->maps.paths, 1);
 		err = memstat_bpf__load(b->skel);
 		ms_timings.bpf_load += ms_now_ms() - t1;
+		if (core_fd >= 0) {
+			close(core_fd);
+			cache_used = true;
+		}
 		if (!err || !b->cast)
 			break;
 		memstat_bpf__destroy(b->skel);
 		b->skel = NULL;
+	}
+	if (err && cache_used) {
+		/* the cache is tested to relocate as the whole BTF does: still, never fail by it */
+		if (b->skel)
+			memstat_bpf__destroy(b->skel);
+		b->skel = NULL;
+		ms_btf_cache_drop();
+		cached = cache_used = false;
+		goto again;
 	}
 	if (err) {
 		err = -err;

@@ -170,6 +170,8 @@ int ms_parse_count(const char *arg, unsigned long long lo, unsigned long long hi
 const char *ms_last_error(void);
 void ms_clear_last_error(void);
 double ms_now_ms(void);
+/* MEMSTAT_DEBUG's level (0: unset) */
+int ms_debug_level(void);
 /* sprintf into a malloc'd string; NULL when out of memory */
 char *ms_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1: in the initial PID namespace, 0: in a child one (a container), -1: cannot tell */

@@ -133,6 +133,18 @@ void ms_clear_last_error(void)
 	last_error[0] = '\0';
 }
 
+/*
+ * MEMSTAT_DEBUG: 1 libbpf's warnings (and what the CO-RE types cache did), 2 all its messages,
+ * 3 the verifier's statistics per program, 4 also a worker's every verified instruction
+ * (bpf_backend.c)
+ */
+int ms_debug_level(void)
+{
+	const char *v = getenv("MEMSTAT_DEBUG");
+
+	return v ? (atoi(v) > 0 ? atoi(v) : 1) : 0;
+}
+
 double ms_now_ms(void)
 {
 	struct timespec ts;

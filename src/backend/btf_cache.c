@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The CO-RE types cache. libbpf relocates the walker against the kernel's BTF: for each of the
+ * walker's ~34 local types it searches all of the kernel's ~127,000 types for candidates by
+ * name, about 25 ms of a one-shot run (docs/performance.md, "Start-up"). This file keeps, per
+ * kernel, a small BTF holding only what those relocations can reach: the kernel's types whose
+ * names the walker's types carry (their "___flavour" suffix dropped, as libbpf compares them),
+ * everything embedded in them (members, arrays, typedefs), and, behind their pointers, nameless
+ * stubs of the same kind and size. Relocating against it gives the same instructions as against
+ * the whole BTF (tests/integration/btf_cache_test.cc, on every kernel of the VM matrix), with
+ * two exceptions that the walker is written for:
+ *   - a type id (bpf_core_type_id_kernel) would be the reduced BTF's: the one the walker needs,
+ *     struct pt_regs's for bpf_rdonly_cast(), is kept as the size of a struct named
+ *     memstat_pt_regs_id, which user space hands to the walker (core_fixes.bpf.h
+ *     ms_pt_regs_id()); keeping ids in place would cost a stub for every type before it, and
+ *     7.x kernels sort their BTF by name, which puts pt_regs past 100,000 types;
+ *   - a relocation whose local type has no candidate in the kernel would make libbpf search
+ *     the modules' BTF too; none of the walker's types lives in a module.
+ *
+ * The cache is a file in /var/cache/memstat (a directory of root's, mode 0700), named by the
+ * kernel's build id, its BTF object's id and size, and a hash of the embedded BPF object: a
+ * new kernel or a new memstat never reads another's file, and every other file there is
+ * removed when a new one is written. A directory or file not owned by root, or writable by
+ * group or others, is never read; only root writes it, to a new file renamed into place.
+ * MEMSTAT_NO_CACHE=1 turns it off; MEMSTAT_DEBUG=1 says what it did.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#include "memstat_int.h"
+#include "testhooks.h"
+#include "bpf_backend.h"
+
+#define CACHE_DIR	"/var/cache/memstat"
+#define CACHE_MAX	(64U << 20)	/* a cache file larger than this is not ours */
+
+#define ID_CARRIER	"memstat_pt_regs_id"	/* a struct whose size is pt_regs's id */
+
+static void debugf(const char *fmt, const char *a, const char *b)
+{
+	if (ms_debug_level())
+		fprintf(stderr, fmt, a, b);
+}
+
+/* libbpf's flavour rule: "name___flavour" is compared as "name" */
+static size_t essential_len(const char *name)
+{
+	size_t n = strlen(name);
+	long i;
+
+	for (i = (long)n - 5; i >= 0; i--)
+		if (name[i] != '_' && name[i + 1] == '_' && name[i + 2] == '_' &&
+		    name[i + 3] == '_' && name[i + 4] != '_')
+			return (size_t)i + 1;
+	return n;
+}
+
+static __u64 fnv1a(const void *p, size_t n, __u64 h)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The running kernel's GNU build id, as hex, from /sys/kernel/notes; false if none. */
+static bool kernel_build_id(char *hex, size_t hexlen)
+{
+	unsigned char notes[4096];
+	ssize_t n;
+	size_t off = 0;
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, notes, sizeof(notes));
+	close(fd);
+	while (n > 0 && off + 12 <= (size_t)n) {
+		__u32 namesz, descsz, type;
+		size_t name_off = off + 12, desc_off, i;
+
+		memcpy(&namesz, notes + off, 4);
+		memcpy(&descsz, notes + off + 4, 4);
+		memcpy(&type, notes + off + 8, 4);
+		desc_off = name_off + ((namesz + 3) & ~3U);
+		if (namesz > 256 || descsz > 256 || desc_off + descsz > (size_t)n)
+			return false;
+		if (type == 3 && namesz == 4 && !memcmp(notes + name_off, "GNU", 4) &&
+		    descsz && 2 * descsz < hexlen) {
+			for (i = 0; i < descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x", notes[desc_off + i]);
+			return true;
+		}
+		off = desc_off + ((descsz + 3) & ~3U);
+	}
+	return false;
+}
+
+/* The id and size of the kernel's own BTF object ("vmlinux"); false if not found. */
+static bool vmlinux_btf_id(__u32 *id_out, __u32 *size_out)
+{
+	__u32 id = 0;
+
+	while (!bpf_btf_get_next_id(id, &id)) {
+		struct bpf_btf_info info;
+		char name[16] = "";
+		__u32 len = sizeof(info);
+		int fd = bpf_btf_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (__u64)(uintptr_t)name;
+		info.name_len = sizeof(name);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.kernel_btf &&
+		    !strcmp(name, "vmlinux")) {
+			close(fd);
+			*id_out = id;
+			*size_out = info.btf_size;
+			return true;
+		}
+		close(fd);
+	}
+	return false;
+}
+
+/* a directory or file fit to trust: root's, writable by nobody else */
+static bool trusted(const struct stat *st, mode_t kind)
+{
+	return (st->st_mode & S_IFMT) == kind && st->st_uid == 0 && !(st->st_mode & 022);
+}
+
+/* Open (creating it, as root) the cache directory; -1 when there is none to trust. */
+static int open_cache_dir(void)
+{
+	const char *dir = ms_test_hook(MS_TEST_CACHE_DIR);
+	struct stat st;
+	int fd;
+
+	if (!dir)
+		dir = CACHE_DIR;
+	if (geteuid() == 0 && mkdir(dir, 0700) && errno != EEXIST) {
+		debugf("memstat: no CO-RE types cache: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !trusted(&st, S_IFDIR)) {
+		debugf("memstat: no CO-RE types cache: %s%s\n", dir,
+		       " is not root's or is writable by others");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* what reduce() keeps of the kernel's types */
+struct keep_set {
+	__u8 *mode;		/* per kernel type: 0 left out, 1 whole, 2 a stub */
+	__u32 *todo;
+	size_t ntodo;
+};
+
+static void want(struct keep_set *s, __u32 id, __u8 mode)
+{
+	if (!id || s->mode[id] == 1 || s->mode[id] == mode)
+		return;
+	s->mode[id] = mode;
+	s->todo[s->ntodo++] = id;
+}
+
+/* what the type refers to, each with the mode it needs: embedded types whole, pointees stubs */
+static void follow(const struct btf *k, struct keep_set *s, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(k, id);
+	__u8 m = s->mode[id];
+	__u16 i;
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		if (m == 1)
+			for (i = 0; i < btf_vlen(t); i++)
+				want(s, btf_members(t)[i].type, 1);
+		break;
+	case BTF_KIND_ARRAY:
+		want(s, btf_array(t)->type, m);
+		want(s, btf_array(t)->index_type, m);
+		break;
+	case BTF_KIND_PTR:
+		want(s, t->type, 2);
+		break;
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		want(s, t->type, m);
+		break;
+	default:	/* enums, ints, floats, forwards: nothing; functions are always stubs */
+		break;
+	}
+}
+
+static bool is_stub_kind(const struct btf_type *t)
+{
+	return btf_is_composite(t) || btf_is_any_enum(t) || btf_is_func_proto(t) ||
+	       btf_is_func(t) || btf_is_var(t) || btf_is_datasec(t) || btf_is_decl_tag(t);
+}
+
+/* Add kernel type `id` to `out` as its mode says, its type ids mapped through `map`. */
+static int add_type(struct btf *out, const struct btf *k, __u32 id, __u8 mode, const __u32 *map)
+{
+	const struct btf_type *t = btf__type_by_id(k, id);
+	struct btf_type *n;
+	int nid;
+	__u16 i;
+
+	if ((mode == 2 && is_stub_kind(t)) || btf_is_func_proto(t) || btf_is_func(t) ||
+	    btf_is_var(t) || btf_is_datasec(t) || btf_is_decl_tag(t)) {
+		if (btf_is_struct(t))
+			return btf__add_struct(out, NULL, t->size);
+		if (btf_is_union(t))
+			return btf__add_union(out, NULL, t->size);
+		if (btf_is_any_enum(t))
+			return btf__add_enum(out, NULL, t->size);
+		return btf__add_func_proto(out, 0);
+	}
+	nid = btf__add_type(out, k, t);
+	if (nid < 0)
+		return nid;
+	n = (struct btf_type *)btf__type_by_id(out, nid);
+	switch (btf_kind(n)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		for (i = 0; i < btf_vlen(n); i++)
+			btf_members(n)[i].type = map[btf_members(n)[i].type];
+		break;
+	case BTF_KIND_ARRAY:
+		btf_array(n)->type = map[btf_array(n)->type];
+		btf_array(n)->index_type = map[btf_array(n)->index_type];
+		break;
+	case BTF_KIND_INT:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_FWD:
+		break;
+	default:
+		n->type = map[n->type];
+		break;
+	}
+	return nid;
+}
+
+/*
+ * The reduced BTF (see the top of this file) of the kernel's BTF `k`, for the local types of
+ * `local`, with the id of pt_regs in its carrier; NULL on failure.
+ */
+static struct btf *reduce(const struct btf *k, const struct btf *local)
+{
+	__u32 nk = btf__type_cnt(k), nl = btf__type_cnt(local), id, pt_regs = 0, next = 1, l, nn = 0;
+	struct keep_set s = { calloc(nk, 1), calloc(2 * (size_t)nk, sizeof(__u32)), 0 };
+	__u32 *map = calloc(nk, sizeof(__u32));
+	struct { const char *name; size_t len; } *names = calloc(nl, sizeof(*names));
+	struct btf *out = NULL;
+	size_t i;
+
+	if (!s.mode || !s.todo || !map || !names)
+		goto out;
+	for (l = 1; l < nl; l++) {
+		const struct btf_type *lt = btf__type_by_id(local, l);
+		const char *ln = btf__name_by_offset(local, lt->name_off);
+
+		if (ln && *ln) {
+			names[nn].name = ln;
+			names[nn++].len = essential_len(ln);
+		}
+	}
+	/* roots: the kernel's named composites and enums whose essential name a local type has */
+	for (id = 1; id < nk; id++) {
+		const struct btf_type *t = btf__type_by_id(k, id);
+		const char *name = btf__name_by_offset(k, t->name_off);
+		size_t len;
+		bool root = false;
+
+		if (!name || !*name ||
+		    !(btf_is_composite(t) || btf_is_any_enum(t) || btf_is_fwd(t) || btf_is_typedef(t)))
+			continue;
+		len = essential_len(name);
+		if (btf_is_struct(t) && !strcmp(name, "pt_regs"))
+			pt_regs = id;
+		for (l = 0; l < nn && !root; l++)
+			root = names[l].len == len && !strncmp(names[l].name, name, len);
+		if (root)
+			want(&s, id, 1);
+	}
+	for (i = 0; i < s.ntodo; i++)
+		follow(k, &s, s.todo[i]);
+	/* new ids: the kernel's order, without gaps */
+	for (id = 1; id < nk; id++)
+		if (s.mode[id])
+			map[id] = next++;
+	out = btf__new_empty();
+	if (!out || !pt_regs)
+		goto fail;
+	for (id = 1; id < nk; id++)
+		if (map[id] && add_type(out, k, id, s.mode[id], map) != (int)map[id])
+			goto fail;
+	if (btf__add_struct(out, ID_CARRIER, pt_regs) < 0)
+		goto fail;
+	goto out;
+fail:
+	btf__free(out);
+	out = NULL;
+out:
+	free(s.mode);
+	free(s.todo);
+	free(map);
+	free(names);
+	return out;
+}
+
+/* Write the reduced BTF as `name` in dirfd, by a rename; other cache files are removed. */
+static void write_cache(int dirfd, const char *name, const struct btf *kernel)
+{
+	size_t elf_len;
+	const void *elf = memstat_bpf__elf_bytes(&elf_len);
+	struct bpf_object *obj = bpf_object__open_mem(elf, elf_len, NULL);
+	struct btf *r = obj ? reduce(kernel, bpf_object__btf(obj)) : NULL;
+	char tmp[256];
+	const void *raw;
+	__u32 size = 0;
+	DIR *d;
+	int fd;
+
+	bpf_object__close(obj);
+	raw = r ? btf__raw_data(r, &size) : NULL;
+	if (!raw) {
+		debugf("memstat: no CO-RE types cache: %s%s\n", "the kernel's BTF",
+		       " could not be reduced");
+		btf__free(r);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), ".new-%d", (int)getpid());
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, raw, size) != (ssize_t)size || fsync(fd) || fchmod(fd, 0644)) {
+		if (fd >= 0) {
+			close(fd);
+			unlinkat(dirfd, tmp, 0);
+		}
+		debugf("memstat: no CO-RE types cache: %s: %s\n", name, strerror(errno));
+		btf__free(r);
+		return;
+	}
+	close(fd);
+	btf__free(r);
+	d = fdopendir(dup(dirfd));
+	while (d) {
+		struct dirent *e = readdir(d);
+
+		if (!e)
+			break;
+		/* other kernels' files, and what a writer that died left */
+		if ((!strncmp(e->d_name, "core-", 5) || !strncmp(e->d_name, ".new-", 5)) &&
+		    strcmp(e->d_name, name) && strcmp(e->d_name, tmp))
+			unlinkat(dirfd, e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	if (renameat(dirfd, tmp, dirfd, name))
+		unlinkat(dirfd, tmp, 0);
+	else
+		debugf("memstat: CO-RE types cache written: %s%s\n", name, "");
+}
+
+/* The kernel's id of pt_regs that the reduced BTF at path carries; 0 if none. */
+static __u32 carried_id(const char *path)
+{
+	struct btf *r = btf__parse_raw(path);
+	__s32 id = r ? btf__find_by_name_kind(r, ID_CARRIER, BTF_KIND_STRUCT) : -1;
+	__u32 v = id > 0 ? btf__type_by_id(r, (__u32)id)->size : 0;
+
+	btf__free(r);
+	return v;
+}
+
+/*
+ * The cache file `name`, checked: its descriptor, its name for libbpf in path and the id it
+ * carries; -ENOENT when there is none (a root-owned file that is not a reduced BTF of ours, as a
+ * write cut short would leave, is removed first: root writes it again), -1 when it is not to be
+ * trusted.
+ */
+static int open_checked(int dirfd, const char *name, char *path, size_t pathlen,
+			__u32 *pt_regs_id)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -1;
+	if (fstat(fd, &st) || !trusted(&st, S_IFREG)) {
+		debugf("memstat: CO-RE types cache not used: %s%s\n", name,
+		       " is not root's or is writable by others");
+		close(fd);
+		return -1;
+	}
+	/* libbpf opens it by name: the descriptor's own name, so that it reads what was checked */
+	snprintf(path, pathlen, "/proc/self/fd/%d", fd);
+	*pt_regs_id = st.st_size > 0 && st.st_size <= CACHE_MAX ? carried_id(path) : 0;
+	if (!*pt_regs_id) {
+		debugf("memstat: CO-RE types cache not used: %s%s\n", name, " is not one of ours");
+		close(fd);
+		if (geteuid() == 0 && !unlinkat(dirfd, name, 0))
+			return -ENOENT;
+		return -1;
+	}
+	return fd;
+}
+
+int ms_btf_cache_open(char *path, size_t pathlen, __u32 *pt_regs_id)
+{
+	char build_id[129], name[256];
+	size_t elf_len;
+	const void *elf = memstat_bpf__elf_bytes(&elf_len);
+	__u32 btf_id, btf_size;
+	int dirfd, fd;
+
+	if (getenv("MEMSTAT_NO_CACHE") && strcmp(getenv("MEMSTAT_NO_CACHE"), "0"))
+		return -1;
+	if (!kernel_build_id(build_id, sizeof(build_id)) || !vmlinux_btf_id(&btf_id, &btf_size)) {
+		debugf("memstat: no CO-RE types cache: %s%s\n", "the kernel's build id or BTF",
+		       " was not found");
+		return -1;
+	}
+	snprintf(name, sizeof(name), "core-%s-%u-%u-%016llx.btf", build_id, btf_id, btf_size,
+		 (unsigned long long)fnv1a(elf, elf_len, 0xcbf29ce484222325ULL));
+	dirfd = open_cache_dir();
+	if (dirfd < 0)
+		return -1;
+	fd = open_checked(dirfd, name, path, pathlen, pt_regs_id);
+	if (fd == -ENOENT && geteuid() == 0) {
+		struct btf *k = btf__load_vmlinux_btf();
+
+		if (k)
+			write_cache(dirfd, name, k);
+		btf__free(k);
+		fd = open_checked(dirfd, name, path, pathlen, pt_regs_id);
+	}
+	close(dirfd);
+	if (fd < 0)
+		return -1;
+	debugf("memstat: CO-RE types from the cache: %s%s\n", name, "");
+	return fd;
+}
+
+void ms_btf_cache_drop(void)
+{
+	int dirfd = open_cache_dir();
+	DIR *d = dirfd >= 0 ? fdopendir(dirfd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (dirfd >= 0)
+			close(dirfd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "core-", 5))
+			unlinkat(dirfd, e->d_name, 0);
+	closedir(d);
+}
