@@ -23,11 +23,12 @@
 #define MS_WORKERS_MEM (48ULL << 20)
 /*
  * The CPUs, but no more than one worker per MS_SECTIONS_PER_JOB present sections; for a single
- * walk (once: a one-shot run) one per MS_SECTIONS_PER_JOB_ONCE, since each extra worker's
- * program costs a verification (about 20 ms) that its share of one walk must repay.
+ * walk (once: a one-shot run) one worker below MS_SECTIONS_ONCE_PARALLEL sections: the extra
+ * workers' programs cost a verification (20 to 35 ms, in parallel threads) that their share of
+ * one walk must repay, which a walk of 32 GiB or more does (docs/backends.md, "Parallel walk").
  */
 #define MS_SECTIONS_PER_JOB 16
-#define MS_SECTIONS_PER_JOB_ONCE 128
+#define MS_SECTIONS_ONCE_PARALLEL 256
 unsigned int ms_jobs_auto(const struct ms_ranges *r, bool once);
 /*
  * Cut r into at most jobs chunks (chunks[] has room for jobs), in pfn order: returns how many

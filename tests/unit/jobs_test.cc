@@ -123,7 +123,8 @@ TEST(Jobs, TestHookSplitsAtThePfn)
 	unsetenv("MEMSTAT_TEST_SPLIT_PFN");
 }
 
-// The default: the CPUs, at most one worker per 16 sections; one per 128 for a single walk.
+// The default: the CPUs, at most one worker per 16 sections; one for a single walk of less than
+// 256 sections (32 GiB), whose extra workers' verification the walk would not repay.
 TEST(Jobs, DefaultFollowsSectionsAndCpus)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -136,8 +137,12 @@ TEST(Jobs, DefaultFollowsSectionsAndCpus)
 	Ranges small({ { 0x100, 0x8000 } });
 	EXPECT_EQ(ms_jobs_auto(&small.r, false), 1u);
 	Ranges big({ { 0x100000, 0x100000 + 1024ULL * MS_SECTION_PAGES } });	/* 128 GiB */
-	EXPECT_EQ(ms_jobs_auto(&big.r, true), (unsigned int)std::min<long>(cpus, 8));
+	EXPECT_EQ(ms_jobs_auto(&big.r, true), (unsigned int)std::min<long>(cpus, 64));
 	EXPECT_EQ(ms_jobs_auto(&big.r, false), (unsigned int)std::min<long>(cpus, 64));
+	Ranges below({ { 0x100000, 0x100000 + 255ULL * MS_SECTION_PAGES } });
+	EXPECT_EQ(ms_jobs_auto(&below.r, true), 1u);
+	Ranges at({ { 0x100000, 0x100000 + 256ULL * MS_SECTION_PAGES } });	/* 32 GiB */
+	EXPECT_EQ(ms_jobs_auto(&at.r, true), (unsigned int)std::min<long>(cpus, 16));
 }
 
 } // namespace
