@@ -2,7 +2,7 @@
 /*
  * make bench [BUSY=1]: how fast memstat is on this machine, over the same pfn ranges.
  *
- *   bench [--busy] [--busy-dir DIR] [--approx-only] [MEMSTAT]
+ *   bench [--busy] [--busy-dir DIR] [--approx-only] [--no-sweep] [MEMSTAT]
  *
  * It drives the memstat binary (`--json` gives walk_ms, jobs, timings, approx) rather than the
  * internal C API, so that it measures what users run:
@@ -11,8 +11,10 @@
  *     loaded;
  *   - /proc/kpageflags read over the same ranges in 512 KiB preads (tools/mm/page-types style),
  *     ns per page, and the walk's speed-up over it; the kpageflags fallback backend;
- *   - memstat end to end, process start to exit (fork + exec + wait), median and worst, and the
- *     split of a one-shot run from its JSON `timings`;
+ *   - memstat end to end, process start to exit (fork + exec + wait), median and worst; the
+ *     same without the CO-RE types cache (MEMSTAT_NO_CACHE=1); all but the walk (the process
+ *     less the walk); by --jobs 1, 2 and one per CPU against the default; and the split of a
+ *     one-shot run from its JSON `timings`;
  *   - periodic mode: CPU time (user + system, BPF included) of one sample (memstat's CPU-time
  *     clock between its log's first and last-but-one rows), as a share of one CPU at a 1 s
  *     interval, exact and with --approx, and --approx's coverage: APPROX_RUNS runs, each with
@@ -1105,10 +1107,24 @@ struct targets {
 	double speedup;		/* walk over a plain kpageflags read: >= (0: none) */
 	double sample_pct;	/* periodic sample, % of one CPU at 1 Hz: <= (0: none) */
 	double allpages_x;	/* page-types -L style dump time over allpages time: >= (0: none) */
+	double outside_ms;	/* one-shot process minus its walk, median: <= (0: none) */
+	int jobs_check;		/* the default jobs at least as fast as --jobs 1 and --jobs 2 */
 };
 
-static const struct targets small_set = { "2-core 24 GiB", 50, 2.5, 20, 0, 0 };
-static const struct targets large_set = { "16-core 128 GiB", 120, 1.5, 0, 5, 4 };
+static const struct targets small_set = { "2-core 24 GiB", 50, 2.5, 20, 0, 0, 25, 1 };
+static const struct targets large_set = { "16-core 128 GiB", 120, 1.5, 0, 5, 4, 0, 0 };
+
+/* median whole-process time of RUNS one-shot runs of memstat [extra...] (stdout discarded) */
+static double oneshot_ms(const char *memstat, const char *e1, const char *e2)
+{
+	char *const a[] = { (char *)memstat, (char *)e1, (char *)e2, NULL };
+	double t[RUNS];
+	int i;
+
+	for (i = 0; i < RUNS; i++)
+		run_capture(a, &t[i], NULL, 0);
+	return median(t, RUNS);
+}
 
 static int met_n, missed_n;
 
@@ -1120,18 +1136,20 @@ static const char *verdict(int ok)
 
 static void usage(FILE *f)
 {
-	fputs("Usage: bench [--busy] [--busy-dir DIR] [--approx-only] [MEMSTAT]\n"
+	fputs("Usage: bench [--busy] [--busy-dir DIR] [--approx-only] [--no-sweep] [MEMSTAT]\n"
 	      "Measure memstat (default build/memstat) on this machine; run as root.\n"
 	      "  --busy          first set up a load sized from MemTotal (25% order-0 anon, 25% THP\n"
 	      "                  anon, 10% page cache), held while measuring, undone at exit\n"
 	      "  --busy-dir DIR  where the page-cache file goes (default /var/tmp; not tmpfs)\n"
 	      "  --approx-only   only --approx's error against exact walks (100 runs)\n"
+	      "  --no-sweep      no one-shot runs without the CO-RE cache or by --jobs\n"
 	      "Exit codes: 0 measured, 1 a measurement or the load failed, 2 bad usage.\n", f);
 }
 
 int main(int argc, char **argv)
 {
 	double run[RUNS], kpf[KPF_READS], rmed, rmax = 0, allp, kdump, kn, wn, w1n = 0, jobs_used = 1;
+	double nocache_ms = 0, jobs_ms[3] = { 0, 0, 0 };
 	const char *memstat = "build/memstat", *busy_dir = "/var/tmp";
 	struct jwalk wdef, w1, wk, wkpf, wcpu = { .walk_ms = 0 };
 	char ncpu_s[16];
@@ -1141,7 +1159,7 @@ int main(int argc, char **argv)
 	struct busy b;
 	struct ms_ranges r;
 	struct sigaction sa_sig;
-	int i, busy = 0, approx_only = 0, have_jobs, have_approx, have_kmod, ncpu;
+	int i, busy = 0, approx_only = 0, sweep = 1, have_jobs, have_approx, have_kmod, ncpu;
 	double memtotal;
 
 	for (i = 1; i < argc; i++) {
@@ -1149,6 +1167,8 @@ int main(int argc, char **argv)
 			busy = 1;
 		} else if (!strcmp(argv[i], "--approx-only")) {
 			approx_only = 1;
+		} else if (!strcmp(argv[i], "--no-sweep")) {
+			sweep = 0;
 		} else if (!strcmp(argv[i], "--busy-dir") && i + 1 < argc && argv[i + 1][0]) {
 			busy_dir = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -1243,6 +1263,18 @@ int main(int argc, char **argv)
 		if (run[i] > rmax)
 			rmax = run[i];
 	}
+	/* start-up: without the CO-RE types cache, and by jobs (the default's choice checked) */
+	if (sweep) {
+		setenv("MEMSTAT_NO_CACHE", "1", 1);
+		nocache_ms = oneshot_ms(memstat, NULL, NULL);
+		unsetenv("MEMSTAT_NO_CACHE");
+	}
+	if (sweep && have_jobs) {
+		jobs_ms[0] = oneshot_ms(memstat, "--jobs", "1");
+		jobs_ms[1] = oneshot_ms(memstat, "--jobs", "2");
+		snprintf(ncpu_s, sizeof(ncpu_s), "%d", ncpu);
+		jobs_ms[2] = ncpu > 2 ? oneshot_ms(memstat, "--jobs", ncpu_s) : 0;
+	}
 	sample_cost(memstat, NULL, wdef.walk_ms, &sx);
 	if (have_approx) {
 		sample_cost(memstat, "--approx", wdef.walk_ms, &sa);
@@ -1307,6 +1339,26 @@ int main(int argc, char **argv)
 	printf("%-44s %10.1f ms median, %.1f ms worst of %d; target <= %.0f ms: %s\n",
 	       "memstat one-shot, process start to exit", rmed, rmax, RUNS, t->oneshot_ms,
 	       verdict(rmed <= t->oneshot_ms));
+	if (sweep)
+		printf("%-44s %10.1f ms median (MEMSTAT_NO_CACHE=1: libbpf searches the kernel's "
+		       "whole BTF)\n", "memstat one-shot, without the CO-RE cache", nocache_ms);
+	printf("%-44s %10.1f ms median (process %.1f less walk %.1f)",
+	       "memstat one-shot, all but the walk", rmed - wdef.walk_ms, rmed, wdef.walk_ms);
+	if (t->outside_ms > 0)
+		printf("; target <= %.0f ms: %s", t->outside_ms,
+		       verdict(rmed - wdef.walk_ms <= t->outside_ms));
+	printf("\n");
+	if (sweep && have_jobs) {
+		printf("%-44s %10.1f ms --jobs 1, %.1f --jobs 2", "memstat one-shot by jobs",
+		       jobs_ms[0], jobs_ms[1]);
+		if (jobs_ms[2] > 0)
+			printf(", %.1f --jobs %d", jobs_ms[2], ncpu);
+		printf(", %.1f default (%.0f jobs; medians of %d)", rmed, jobs_used, RUNS);
+		if (t->jobs_check)
+			printf("; target: the default as fast as --jobs 1 and 2: %s",
+			       verdict(rmed <= jobs_ms[0] && rmed <= jobs_ms[1]));
+		printf("\n");
+	}
 	printf("%-44s %10.1f ms elapsed in the process, walk %.1f ms (medians of %d)",
 	       "memstat --json one-shot, split", wdef.elapsed_ms, wdef.walk_ms, WALKS);
 	if (wdef.ntim) {

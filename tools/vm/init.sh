@@ -300,7 +300,7 @@ if [ $bpf = 1 ] && grep -q 'memstat.stress=1' /proc/cmdline; then
 	block stress-kmod-reconcile-json /tmp/after-kmod.json
 
 	banner "bench (TCG: relative numbers only)"
-	/bin/bench /bin/memstat >/tmp/bench.txt 2>&1
+	/bin/bench --no-sweep /bin/memstat >/tmp/bench.txt 2>&1
 	R "rc bench $?"
 	cat /tmp/bench.txt
 	block bench /tmp/bench.txt
