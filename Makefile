@@ -81,7 +81,7 @@ $(BUILD)/memstat.skel.h: $(BUILD)/memstat.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name memstat_bpf > $@
 
-$(BUILD)/bpf_backend.o $(BUILD)/bpf_open.o: $(BUILD)/memstat.skel.h
+$(BUILD)/bpf_backend.o $(BUILD)/bpf_open.o $(BUILD)/btf_cache.o: $(BUILD)/memstat.skel.h
 
 $(BUILD)/%.o: %.c | $(BUILD)
 	$(call msg,CC,$@)
@@ -100,6 +100,8 @@ $(BUILD)/memstat-test: $(TEST_USER_OBJS)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # ---- tests ----
+# the tests that load the walker themselves include its skeleton
+$(BUILD)/tests/integration/btf_cache_test.o: $(BUILD)/memstat.skel.h
 $(BUILD)/tests/%.o: tests/%.cc
 	$(call msg,CXX,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -230,7 +232,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_DIR)/obj/bpf_backend.o $(FUZZ_DIR)/obj/bpf_open.o: $(BUILD)/memstat.skel.h
+$(FUZZ_DIR)/obj/bpf_backend.o $(FUZZ_DIR)/obj/bpf_open.o $(FUZZ_DIR)/obj/btf_cache.o: $(BUILD)/memstat.skel.h
 
 $(FUZZ_DIR)/%.o: tests/fuzz/%.c
 	$(call msg,CC-FUZZ,$@)
