@@ -333,6 +333,24 @@ out:
 	return out;
 }
 
+/*
+ * Remove the cache files in dirfd but `keep`, and with `tmp` the temporary files a writer that
+ * died left too, but `tmp` (NULL, NULL: every cache file).
+ */
+static void prune(int dirfd, const char *keep, const char *tmp)
+{
+	DIR *d = fdopendir(dup(dirfd));
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if ((!strncmp(e->d_name, "core-", 5) ||
+		     (tmp && !strncmp(e->d_name, ".new-", 5))) &&
+		    (!keep || strcmp(e->d_name, keep)) && (!tmp || strcmp(e->d_name, tmp)))
+			unlinkat(dirfd, e->d_name, 0);
+	if (d)
+		closedir(d);
+}
+
 /* Write the reduced BTF as `name` in dirfd, by a rename; other cache files are removed. */
 static void write_cache(int dirfd, const char *name, const struct btf *kernel)
 {
@@ -343,7 +361,6 @@ static void write_cache(int dirfd, const char *name, const struct btf *kernel)
 	char tmp[256];
 	const void *raw;
 	__u32 size = 0;
-	DIR *d;
 	int fd;
 
 	bpf_object__close(obj);
@@ -367,19 +384,7 @@ static void write_cache(int dirfd, const char *name, const struct btf *kernel)
 	}
 	close(fd);
 	btf__free(r);
-	d = fdopendir(dup(dirfd));
-	while (d) {
-		struct dirent *e = readdir(d);
-
-		if (!e)
-			break;
-		/* other kernels' files, and what a writer that died left */
-		if ((!strncmp(e->d_name, "core-", 5) || !strncmp(e->d_name, ".new-", 5)) &&
-		    strcmp(e->d_name, name) && strcmp(e->d_name, tmp))
-			unlinkat(dirfd, e->d_name, 0);
-	}
-	if (d)
-		closedir(d);
+	prune(dirfd, name, tmp);	/* other kernels' files, and what a writer that died left */
 	if (renameat(dirfd, tmp, dirfd, name))
 		unlinkat(dirfd, tmp, 0);
 	else
@@ -469,16 +474,9 @@ int ms_btf_cache_open(char *path, size_t pathlen, __u32 *pt_regs_id)
 void ms_btf_cache_drop(void)
 {
 	int dirfd = open_cache_dir();
-	DIR *d = dirfd >= 0 ? fdopendir(dirfd) : NULL;
-	struct dirent *e;
 
-	if (!d) {
-		if (dirfd >= 0)
-			close(dirfd);
-		return;
+	if (dirfd >= 0) {
+		prune(dirfd, NULL, NULL);
+		close(dirfd);
 	}
-	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "core-", 5))
-			unlinkat(dirfd, e->d_name, 0);
-	closedir(d);
 }
