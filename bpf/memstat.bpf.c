@@ -18,6 +18,7 @@
 #define MS_WALK_HOOKS
 #include "core_fixes.bpf.h"
 #include "classify.h"
+#include "bpf_walker.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -30,43 +31,31 @@ extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
 #define TMPFS_MAGIC	0x01021994
 #define BDEVFS_MAGIC	0x62646576
 
-/* set by user space before a run (through the memory-mapped .bss) */
+/* set by user space before a run (through the memory-mapped .bss); shared by every worker */
 struct ms_features feat;
 __u32 generation;		/* walk number: invalidates the caches of the previous walk */
-__u32 dump;			/* record runs of equal sub-class in runs[] */
-__u64 walk_start, walk_end;	/* pfn range of one walk call */
 int memfd_fd;
 
 /* results */
 __u32 missing;			/* MS_MISSING_* from detect */
 __u64 folio;			/* from find_folio */
 __s32 folio_err;
-__u64 counts[MS_COUNTS];
-__u64 holes;			/* pages whose struct page could not be read */
-__u64 reads;			/* bulk reads issued */
 __u64 exec_vmas;		/* VM_EXEC file mappings seen by collect_exec */
-__u64 cache_misses;		/* mapping facts read from the kernel */
-__u32 nruns;
-struct ms_run runs[MS_MAX_RUNS];
-
-/* walker state carried between calls and batches */
-__u64 cursor;			/* next pfn to classify; pages below it are counted */
-__u32 carry_sub;		/* sub-class of a folio counted past the previous range's end */
-__u64 last_mapping;
-__u32 last_facts;
-__u64 last_ino;
-__u32 last_dev;
-struct ms_walk_state wstate;	/* carried from page to page by ms_page_verdict() */
 
 /*
- * allpages: with dump_pages set, every page gets a record in pagerecs (indexed by pfn -
- * walk_start) and is counted as it is recorded. The folio or free block the walk is inside
- * ("owner") gives tails and free-block interiors their verdict without classifying them again.
+ * Each worker's state (include/bpf_walker.h), element ctx->worker of this map: user space sets
+ * its size to the workers before loading and maps it. With dump_pages set (allpages, one
+ * worker), every page gets a record in pagerecs (indexed by pfn - walk_start) and is counted as
+ * it is recorded; the folio or free block the walk is inside ("owner") gives tails and
+ * free-block interiors their verdict without classifying them again.
  */
-__u32 dump_pages;
-__u64 own_start, own_end, own_index, own_ino, own_cgroup, own_flags;
-__u32 own_dev, own_sub, own_order, own_role_head;
-__u64 last_memcg_data, last_cgroup;
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct ms_bpf_walker);
+} walkers SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -75,10 +64,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ms_page_rec);
 } pagerecs SEC(".maps");
-
-/* 64 struct pages of the current batch, plus a head and its page[1] for tail resolution */
-__u64 buf[MS_BATCH_PAGES * MS_PAGE_WORDS];
-__u64 hbuf[2 * MS_PAGE_WORDS];
 
 /* address_space -> generation of the walk in which a VM_EXEC mapping of it was seen */
 struct {
@@ -92,16 +77,6 @@ struct ms_kernel_facts facts;
 
 /* SLAB_RECLAIM_ACCOUNT in struct kmem_cache's flags (0: unknown); set by detect */
 __u32 slab_reclaim_mask;
-/*
- * The slab caches met in this walk generation, direct-mapped by address: a machine has a few
- * hundred caches and their slabs lie interleaved, so a single remembered cache would have most
- * slab folios read their cache's flags again.
- */
-#define MS_CACHE_BITS 10
-#define MS_CACHE_SLOTS (1 << MS_CACHE_BITS)
-__u64 cache_addr[MS_CACHE_SLOTS];
-__u32 cache_gen[MS_CACHE_SLOTS];
-__u8 cache_reclaim[MS_CACHE_SLOTS];
 
 SEC("syscall")
 int detect(void *ctx)
@@ -252,20 +227,15 @@ int collect_exec(struct bpf_iter__task_vma *ctx)
 }
 
 /*
- * The facts of the mappings this walker saw, in a direct-mapped array of its own (in its .bss,
+ * The facts of the mappings this walker saw, in a direct-mapped array of its own (in its state,
  * so each parallel worker has one): a slot is two plain loads, where a hash lookup is a helper
  * call and a chain walk, and an LRU hash's insert of every new mapping cost more again (the page
  * cache of one file is scattered across memory, so consecutive pages rarely share a mapping,
  * and a machine with a large page cache has tens of thousands of mappings). A mapping whose
  * slot another took is read from the kernel again: 65536 slots keep that rare (2 MiB a worker).
  */
-#define MS_FACT_BITS 16
-#define MS_FACT_SLOTS (1 << MS_FACT_BITS)
-__u64 fact_mapping[MS_FACT_SLOTS];
-struct ms_mapping_facts fact_slot[MS_FACT_SLOTS];
-
 /* The facts of a file mapping: the previous page's, a slot's, or read anew. */
-static __u32 facts_of(__u64 mapping)
+static __u32 facts_of(struct ms_bpf_walker *w, __u64 mapping)
 {
 	struct ms_mapping_facts nv = {};
 	struct address_space *as = (struct address_space *)mapping;
@@ -273,14 +243,14 @@ static __u32 facts_of(__u64 mapping)
 	__u32 *gen;
 	__u64 magic;
 
-	if (mapping == last_mapping)
-		return last_facts;
+	if (mapping == w->last_mapping)
+		return w->last_facts;
 	slot = ((mapping * 0x9e3779b97f4a7c15ULL) >> (64 - MS_FACT_BITS)) & (MS_FACT_SLOTS - 1);
-	if (fact_mapping[slot] == mapping && fact_slot[slot].generation == generation) {
-		nv = fact_slot[slot];
+	if (w->fact_mapping[slot] == mapping && w->fact_slot[slot].generation == generation) {
+		nv = w->fact_slot[slot];
 		goto out;
 	}
-	cache_misses++;
+	w->cache_misses++;
 	magic = BPF_CORE_READ(as, host, i_sb, s_magic);
 	nv.ino = BPF_CORE_READ(as, host, i_ino);
 	nv.dev = BPF_CORE_READ(as, host, i_sb, s_dev);
@@ -292,26 +262,26 @@ static __u32 facts_of(__u64 mapping)
 	if (gen && *gen == generation)
 		nv.flags |= MS_MAP_EXEC;
 	nv.generation = generation;
-	fact_mapping[slot] = mapping;
-	fact_slot[slot] = nv;
+	w->fact_mapping[slot] = mapping;
+	w->fact_slot[slot] = nv;
 out:
-	last_mapping = mapping;
-	last_facts = nv.flags;
-	last_ino = nv.ino;
-	last_dev = nv.dev;
+	w->last_mapping = mapping;
+	w->last_facts = nv.flags;
+	w->last_ino = nv.ino;
+	w->last_dev = nv.dev;
 	return nv.flags;
 }
 
 /* The cgroup id of a memcg_data word (0: none, or a slab's object vector). */
-static __u64 cgroup_of(__u64 md)
+static __u64 cgroup_of(struct ms_bpf_walker *w, __u64 md)
 {
 	struct mem_cgroup *mc;
 	__u64 ptr = md & ~3ULL;
 
 	if (!md || (md & 1))
 		return 0;
-	if (md == last_memcg_data)
-		return last_cgroup;
+	if (md == w->last_memcg_data)
+		return w->last_cgroup;
 	/* MEMCG_DATA_KMEM, or a 7.x user folio: an obj_cgroup (find_folio's probe tells) */
 	if ((md & 2) || feat.memcg_kind == MS_MEMCG_OBJCG)
 		mc = BPF_CORE_READ((struct obj_cgroup *)ptr, memcg);
@@ -319,36 +289,40 @@ static __u64 cgroup_of(__u64 md)
 		mc = (struct mem_cgroup *)ptr;
 	else
 		mc = NULL;
-	last_cgroup = mc ? BPF_CORE_READ(mc, css.cgroup, kn, id) : 0;
+	w->last_cgroup = mc ? BPF_CORE_READ(mc, css.cgroup, kn, id) : 0;
 	/*
 	 * A kernfs id is a small number (generation << 32 | inode). Anything that looks like a
 	 * kernel address means the pointer was not what the probe said: print no id rather than
 	 * an address.
 	 */
-	if (last_cgroup >> 48)
-		last_cgroup = 0;
-	last_memcg_data = md;
-	return last_cgroup;
+	if (w->last_cgroup >> 48)
+		w->last_cgroup = 0;
+	w->last_memcg_data = md;
+	return w->last_cgroup;
 }
 
 /*
- * The range walk (walk.h) over the globals above: MS_WS(w, cursor) is the global cursor, and so
- * on, for user space reads and writes them by name. The allpages steps go through global
- * functions, verified once apart from visit()'s paths.
+ * The range walk (walk.h) over a worker's state w (include/bpf_walker.h, MS_WALKER_T). In the
+ * steps of the batch loop ctx says which program runs them (NULL: walk, MS_CTX_CAST:
+ * walk_cast); from a visit on, ctx is w itself, for classify.h's hooks and the caches. The
+ * visits and allpages' steps go through global functions, verified once; each takes w, a
+ * pointer the verifier sees as possibly NULL.
  */
-__noinline int dump_take(__u64 pfn, __u32 j, __u32 sub, __u64 start, __u32 n);
-__noinline int dump_record(__u64 pfn, __u32 j);
-__noinline int visit_batch(__u64 base, __u64 end);
-__noinline int visit_batch_cast(__u64 base, __u64 end);
-__noinline int hole_recs(__u64 from, __u64 stop);
+__noinline int dump_take(struct ms_bpf_walker *w, __u64 pfn, __u32 jsub, __u64 start, __u32 n);
+__noinline int dump_record(struct ms_bpf_walker *w, __u64 pfn, __u32 j);
+__noinline int visit_batch(struct ms_bpf_walker *w, __u64 base, __u64 end);
+__noinline int visit_batch_cast(struct ms_bpf_walker *w, __u64 base, __u64 end);
+__noinline int hole_recs(struct ms_bpf_walker *w, __u64 from, __u64 stop);
 #define MS_CTX_CAST ((void *)1)	/* the ctx of walk_cast's steps (visit_how below) */
-#define MS_WS(w, f) (f)
+#define MS_WALKER_T struct ms_bpf_walker
 #define MS_WALK_LOOP
-#define MS_WALK_TAKE(ctx, w, f, pfn, j, p, h, v) dump_take(pfn, j, (v)->sub, (v)->start, (v)->n)
-#define MS_WALK_RECORD(ctx, w, pfn, j, p) dump_record(pfn, j)
+/* dump_take's j and sub in one argument: a BPF function takes at most five */
+#define MS_WALK_TAKE(ctx, w, f, pfn, j, p, h, v) \
+	dump_take(w, pfn, (j) | ((v)->sub << 8), (v)->start, (v)->n)
+#define MS_WALK_RECORD(ctx, w, pfn, j, p) dump_record(w, pfn, j)
 #define MS_WALK_VISITS(ctx, w, base, end, b) \
-	((ctx) == MS_CTX_CAST ? visit_batch_cast(base, end) : visit_batch(base, end))
-#define MS_WALK_HOLE_RECS(ctx, w, from, stop) hole_recs(from, stop)
+	((ctx) == MS_CTX_CAST ? visit_batch_cast(w, base, end) : visit_batch(w, base, end))
+#define MS_WALK_HOLE_RECS(ctx, w, from, stop) hole_recs(w, from, stop)
 #include "walk.h"
 
 /* classify.h's and walk.h's hooks: struct pages straight from vmemmap, facts from the caches */
@@ -363,7 +337,7 @@ static int ms_hook_read(void *ctx, __u64 pfn, __u64 *w, __u32 nwords)
 
 static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 {
-	return facts_of(mapping);
+	return facts_of(ctx, mapping);
 }
 
 /*
@@ -373,109 +347,120 @@ static __u32 ms_hook_facts(void *ctx, __u64 mapping)
  */
 static int ms_hook_slab_reclaim(void *ctx, __u64 cache)
 {
+	struct ms_bpf_walker *w = ctx;
 	struct kmem_cache___c *c = (struct kmem_cache___c *)cache;
 	__u32 slot = ((cache * 0x9e3779b97f4a7c15ULL) >> (64 - MS_CACHE_BITS)) & (MS_CACHE_SLOTS - 1);
 	__u32 fl;
 
 	if (!slab_reclaim_mask)
 		return 0;
-	if (cache_addr[slot] == cache && cache_gen[slot] == generation)
-		return cache_reclaim[slot];
+	if (w->cache_addr[slot] == cache && w->cache_gen[slot] == generation)
+		return w->cache_reclaim[slot];
 	if (bpf_probe_read_kernel(&fl, sizeof(fl), &c->flags))
 		return 0;
-	cache_addr[slot] = cache;
-	cache_gen[slot] = generation;
-	cache_reclaim[slot] = (fl & slab_reclaim_mask) != 0;
-	return cache_reclaim[slot];
+	w->cache_addr[slot] = cache;
+	w->cache_gen[slot] = generation;
+	w->cache_reclaim[slot] = (fl & slab_reclaim_mask) != 0;
+	return w->cache_reclaim[slot];
 }
 
 /*
- * How walk_cast reads the batch in hand (visit_how): copied like walk's (allpages, which records
- * every page's words), or not at all, each page it visits being read through bpf_rdonly_cast
- * (visit_cast()); then the batch is only checked to be mapped (a 4 KiB page of vmemmap is
- * mapped or not as a whole), unless a load already read something other than zero from it. A
- * global, not a constant per call, so that the verifier checks the walk loop once, not once
- * per way. walk passes a NULL ctx and always copies: 6.1 has no bpf_rdonly_cast.
+ * How walk_cast reads the batch in hand (w->visit_how): copied like walk's (allpages, which
+ * records every page's words), or not at all, each page it visits being read through
+ * bpf_rdonly_cast (visit_cast()); then the batch is only checked to be mapped (a 4 KiB page of
+ * vmemmap is mapped or not as a whole), unless a load already read something other than zero
+ * from it. In memory, not a constant per call, so that the verifier checks the walk loop once,
+ * not once per way. walk passes a NULL ctx and always copies: 6.1 has no bpf_rdonly_cast.
  */
 enum { MS_HOW_COPY, MS_HOW_CAST, MS_HOW_CAST_MAPPED };
-__u32 visit_how;
 
-static const __u64 *ms_hook_batch(void *ctx, struct ms_walker *w, __u64 base)
+static const __u64 *ms_hook_batch(void *ctx, struct ms_bpf_walker *w, __u64 base)
 {
 	void *src = (void *)(feat.vmemmap_base + base * 64);
 	__u64 word;
 
-	if (ctx == MS_CTX_CAST && visit_how == MS_HOW_CAST_MAPPED)
-		return buf;
-	if (ctx == MS_CTX_CAST && visit_how == MS_HOW_CAST)
-		return bpf_probe_read_kernel(&word, sizeof(word), src) ? 0 : buf;
-	if (bpf_probe_read_kernel(buf, sizeof(buf), src))
+	if (ctx == MS_CTX_CAST && w->visit_how == MS_HOW_CAST_MAPPED)
+		return w->buf;
+	if (ctx == MS_CTX_CAST && w->visit_how == MS_HOW_CAST)
+		return bpf_probe_read_kernel(&word, sizeof(word), src) ? 0 : w->buf;
+	if (bpf_probe_read_kernel(w->buf, sizeof(w->buf), src))
 		return 0;
-	return buf;
+	return w->buf;
 }
 
 static void ms_hook_file(void *ctx, __u64 mapping, __u64 *ino, __u32 *dev)
 {
-	facts_of(mapping);
-	*ino = last_ino;
-	*dev = last_dev;
+	struct ms_bpf_walker *w = ctx;
+
+	facts_of(w, mapping);
+	*ino = w->last_ino;
+	*dev = w->last_dev;
 }
 
 static __u64 ms_hook_cgroup(void *ctx, __u64 memcg_data)
 {
-	return cgroup_of(memcg_data);
+	return cgroup_of(ctx, memcg_data);
 }
 
-static struct ms_page_rec *ms_hook_rec(void *ctx, struct ms_walker *w, __u32 idx)
+static struct ms_page_rec *ms_hook_rec(void *ctx, struct ms_bpf_walker *w, __u32 idx)
 {
 	return bpf_map_lookup_elem(&pagerecs, &idx);
 }
 
-__noinline int dump_take(__u64 pfn, __u32 j, __u32 sub, __u64 start, __u32 n)
+__noinline int dump_take(struct ms_bpf_walker *w, __u64 pfn, __u32 jsub, __u64 start, __u32 n)
 {
-	const __u64 *p = &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
+	const __u64 *p;
 
-	ms_walk_take(NULL, NULL, &feat, pfn, p, start == pfn ? p : hbuf, start, n, sub);
+	if (!w)
+		return 0;
+	p = &w->buf[(jsub & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
+	ms_walk_take(w, w, &feat, pfn, p, start == pfn ? p : w->hbuf, start, n, jsub >> 8);
 	return 0;
 }
 
-__noinline int dump_record(__u64 pfn, __u32 j)
+__noinline int dump_record(struct ms_bpf_walker *w, __u64 pfn, __u32 j)
 {
-	ms_walk_record(NULL, NULL, pfn, &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS]);
+	if (w)
+		ms_walk_record(w, w, pfn, &w->buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS]);
 	return 0;
 }
 
 /*
  * The page being visited, and the next one when it is a head: its order, or an HVO fake head
- * (classify.h needs the next page only then). visit() and visit_cast() fill it, each its way,
- * and call visit_page(), so that the verifier checks the verdict's code once.
+ * (classify.h needs the next page only then). visit() and visit_cast() fill w->pw, each its
+ * way, and call visit_page(), so that the verifier checks the verdict's code once.
  */
-__u64 pw[2 * MS_PAGE_WORDS];
-
-__noinline int visit_page(__u64 pfn, __u32 j, __u32 has_next)
+__noinline int visit_page(struct ms_bpf_walker *w, __u64 pfn, __u32 j, __u32 has_next)
 {
-	const __u64 *p1 = has_next ? pw + MS_PAGE_WORDS : 0;
+	const __u64 *p1;
 
+	if (!w)
+		return 0;
+	p1 = has_next ? w->pw + MS_PAGE_WORDS : 0;
 	/* opaque to clang, which would otherwise fold the NULL case into loads at small offsets */
 	asm volatile("" : "+r"(p1));
-	ms_walk_page(NULL, NULL, &feat, pfn, j, pw, p1, hbuf);
+	ms_walk_page(w, w, &feat, pfn, j, w->pw, p1, w->hbuf);
 	return 0;
 }
 
-/* Classify the page at pfn, the j-th of the batch in buf. A global function: verified once. */
-__noinline int visit(__u64 pfn, __u32 j)
+/* Classify the page at pfn, the j-th of the batch in w->buf. A global function: verified once. */
+__noinline int visit(struct ms_bpf_walker *w, __u64 pfn, __u32 j)
 {
-	const __u64 *p = &buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
-	__u32 has_next = (j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 &&
-			 ms_flag(p[MS_W_FLAGS], feat.pg_head);
+	const __u64 *p;
+	__u32 has_next;
 	int i;
 
+	if (!w)
+		return 0;
+	p = &w->buf[(j & (MS_BATCH_PAGES - 1)) * MS_PAGE_WORDS];
+	has_next = (j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 &&
+		   ms_flag(p[MS_W_FLAGS], feat.pg_head);
 	for (i = 0; i < MS_PAGE_WORDS; i++)
-		pw[i] = p[i];
+		w->pw[i] = p[i];
 	if (has_next)
 		for (i = MS_PAGE_WORDS; i < 2 * MS_PAGE_WORDS; i++)
-			pw[i] = p[i];
-	return visit_page(pfn, j, has_next);
+			w->pw[i] = p[i];
+	return visit_page(w, pfn, j, has_next);
 }
 
 /*
@@ -486,29 +471,31 @@ __noinline int visit(__u64 pfn, __u32 j)
  * core_fixes.bpf.h), so the loads are scalars; the caller checked that this piece of vmemmap
  * is mapped.
  */
-__noinline int visit_cast(__u64 pfn, __u32 j)
+__noinline int visit_cast(struct ms_bpf_walker *w, __u64 pfn, __u32 j)
 {
 	const __u64 *s = bpf_rdonly_cast((void *)(feat.vmemmap_base + pfn * 64), ms_pt_regs_id());
 	__u32 has_next;
 	int i;
 
+	if (!w)
+		return 0;
 	for (i = 0; i < MS_PAGE_WORDS; i++)
-		pw[i] = s[i];
+		w->pw[i] = s[i];
 	has_next = (j & (MS_BATCH_PAGES - 1)) < MS_BATCH_PAGES - 1 &&
-		   ms_flag(pw[MS_W_FLAGS], feat.pg_head);
+		   ms_flag(w->pw[MS_W_FLAGS], feat.pg_head);
 	if (has_next)
 		for (i = MS_PAGE_WORDS; i < 2 * MS_PAGE_WORDS; i++)
-			pw[i] = s[i];
-	return visit_page(pfn, j, has_next);
+			w->pw[i] = s[i];
+	return visit_page(w, pfn, j, has_next);
 }
 
-static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, const __u64 *p,
-			  const __u64 *p1)
+static void ms_hook_visit(void *ctx, struct ms_bpf_walker *w, __u64 pfn, __u32 j,
+			  const __u64 *p, const __u64 *p1)
 {
-	if (ctx == MS_CTX_CAST && visit_how != MS_HOW_COPY)
-		visit_cast(pfn, j);
+	if (ctx == MS_CTX_CAST && w->visit_how != MS_HOW_COPY)
+		visit_cast(w, pfn, j);
 	else
-		visit(pfn, j);
+		visit(w, pfn, j);
 }
 
 /*
@@ -517,28 +504,36 @@ static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, co
  * visit_cast: 6.1 has no bpf_rdonly_cast), visit_how read from memory in the loop so that both
  * ways of a visit reach the next page in one state; and allpages' records of a hole.
  */
-__noinline int visit_batch(__u64 base, __u64 end)
+__noinline int visit_batch(struct ms_bpf_walker *w, __u64 base, __u64 end)
 {
-	ms_walk_visits(NULL, NULL, base, end, buf);
+	if (w)
+		ms_walk_visits(NULL, w, base, end, w->buf);
 	return 0;
 }
 
-__noinline int visit_batch_cast(__u64 base, __u64 end)
+__noinline int visit_batch_cast(struct ms_bpf_walker *w, __u64 base, __u64 end)
 {
-	ms_walk_visits(MS_CTX_CAST, NULL, base, end, buf);
+	if (w)
+		ms_walk_visits(MS_CTX_CAST, w, base, end, w->buf);
 	return 0;
 }
 
-__noinline int hole_recs(__u64 from, __u64 stop)
+__noinline int hole_recs(struct ms_bpf_walker *w, __u64 from, __u64 stop)
 {
-	ms_walk_hole_recs(NULL, NULL, from, stop);
+	if (w)
+		ms_walk_hole_recs(w, w, from, stop);
 	return 0;
 }
+
+/* bpf_loop's context: the worker's state (a pointer on the caller's stack) */
+struct walk_loop {
+	struct ms_bpf_walker *w;
+};
 
 /* One batch: read 64 struct pages (4 KiB) at once, classify from the copy. */
-static long walk_batch(__u64 idx, void *ctx)
+static long walk_batch(__u64 idx, struct walk_loop *c)
 {
-	return ms_walk_step(NULL, NULL, 1);
+	return ms_walk_step(NULL, c->w, 1);
 }
 
 /*
@@ -572,31 +567,26 @@ static __always_inline int batch_uninit(__u64 base)
 }
 
 /* walk_batch, with the uninitialised test through bpf_rdonly_cast instead of the copy */
-static long walk_batch_cast(__u64 idx, void *ctx)
+static long walk_batch_cast(__u64 idx, struct walk_loop *c)
 {
-	__u64 cur = cursor, base = cur & ~(__u64)(MS_BATCH_PAGES - 1);
+	struct ms_bpf_walker *w = c->w;
+	__u64 cur = w->cursor, base = cur & ~(__u64)(MS_BATCH_PAGES - 1);
 
-	if (cur < walk_end && !dump && !dump_pages && cur == base &&
-	    walk_end - base >= MS_BATCH_PAGES) {
+	if (cur < w->walk_end && !w->dump && !w->dump_pages && cur == base &&
+	    w->walk_end - base >= MS_BATCH_PAGES) {
 		int u = batch_uninit(base);
 
 		if (u > 0) {
-			counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
-			cursor = base + MS_BATCH_PAGES;
+			w->counts[MS_FREE_UNINIT] += MS_BATCH_PAGES;
+			w->cursor = base + MS_BATCH_PAGES;
 			return 0;
 		}
-		visit_how = u == 0 ? MS_HOW_CAST_MAPPED : MS_HOW_CAST;
+		w->visit_how = u == 0 ? MS_HOW_CAST_MAPPED : MS_HOW_CAST;
 	} else {
 		/* allpages records the words of every page: from the copy */
-		visit_how = dump_pages ? MS_HOW_COPY : MS_HOW_CAST;
+		w->visit_how = w->dump_pages ? MS_HOW_COPY : MS_HOW_CAST;
 	}
-	return ms_walk_step(MS_CTX_CAST, NULL, 0);
-}
-
-/* pages of a folio counted at its head may reach into this range: count them here */
-static __always_inline void walk_begin(void)
-{
-	ms_walk_begin(NULL);
+	return ms_walk_step(MS_CTX_CAST, w, 0);
 }
 
 /* at most 2^23 batches per call; user space passes one memory section at a time */
@@ -608,27 +598,39 @@ static __always_inline void walk_begin(void)
  */
 #define MS_WALK_LOOP_FAILED	1
 #define MS_WALK_SHORT		2
+#define MS_WALK_NO_WORKER	3
 
-static __always_inline int walk_end_check(long loops)
+static __always_inline int walk_end_check(struct ms_bpf_walker *w, long loops)
 {
 	if (loops < 0)
 		return MS_WALK_LOOP_FAILED;
-	return cursor < walk_end ? MS_WALK_SHORT : 0;
+	return w->cursor < w->walk_end ? MS_WALK_SHORT : 0;
 }
 
+/* The walk of worker ctx->worker: every worker runs this one program, verified once. */
 SEC("syscall")
-int walk(void *ctx)
+int walk(struct ms_walk_ctx *ctx)
 {
-	walk_begin();
-	return walk_end_check(bpf_loop(MS_LOOPS, walk_batch, NULL, 0));
+	__u32 k = ctx->worker;
+	struct walk_loop c = { bpf_map_lookup_elem(&walkers, &k) };
+
+	if (!c.w)
+		return MS_WALK_NO_WORKER;
+	ms_walk_begin(c.w);
+	return walk_end_check(c.w, bpf_loop(MS_LOOPS, walk_batch, &c, 0));
 }
 
 /* walk, with the cheaper test for batches of uninitialised struct pages (v6.2+) */
 SEC("syscall")
-int walk_cast(void *ctx)
+int walk_cast(struct ms_walk_ctx *ctx)
 {
-	walk_begin();
-	return walk_end_check(bpf_loop(MS_LOOPS, walk_batch_cast, NULL, 0));
+	__u32 k = ctx->worker;
+	struct walk_loop c = { bpf_map_lookup_elem(&walkers, &k) };
+
+	if (!c.w)
+		return MS_WALK_NO_WORKER;
+	ms_walk_begin(c.w);
+	return walk_end_check(c.w, bpf_loop(MS_LOOPS, walk_batch_cast, &c, 0));
 }
 
 /*

@@ -307,7 +307,11 @@ int main(int argc, char **argv)
 	memset(&walker, 0, sizeof(walker));
 	want_attrs = o.attributes || (o.verbose && !o.sampling && !o.json && !o.runs &&
 				      !o.features && !o.approx && o.backend != MS_BE_KPF);
+	/* the workers' states are made at open: as many as this run's walks may use (one for a
+	 * record walk, --by and -a, and for --approx) */
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
+			   MS_BPF_WORKERS(o.by >= 0 || want_attrs || o.approx ? 1 : o.jobs ? o.jobs :
+					  ms_jobs_auto(&ranges, !o.sampling)) |
 			   (o.by >= 0 || want_attrs ? MS_BPF_ALLPAGES : 0) |
 			   (o.by == MS_BY_FILE || o.by == MS_BY_EXEC ? MS_BPF_PATHS : 0),
 			   o.by < 0 && !o.attributes, &walker, fallback,

@@ -48,6 +48,9 @@ void ms_result_add(struct ms_result *sum, const struct ms_result *part);
 struct ms_bpf;
 #define MS_BPF_ALLPAGES 0x1	/* set up the per-page records of ms_bpf_dump() */
 #define MS_BPF_ONE_WALK 0x2	/* one walk: no periodic section cache (get_deferred unloaded) */
+/* the most workers a walk may use (their states are made at open): 0 or 1, one */
+#define MS_BPF_WORKERS(n) ((unsigned int)(n) << 16)
+#define MS_BPF_WORKERS_OF(flags) ((flags) >> 16)
 /* Returns an MS_EXIT_* code; on failure *why says what failed, in one line. */
 int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whylen);
 int ms_bpf_dump(struct ms_bpf *b, const struct ms_ranges *ranges, struct ms_result *res,

@@ -54,14 +54,14 @@ static int collect_exec(struct ms_bpf *b)
 	return n < 0 ? -errno : 0;
 }
 
-static int emit_runs(struct memstat_bpf *s, struct ms_run_merger *m)
+static int emit_runs(const struct ms_bpf_walker *st, struct ms_run_merger *m)
 {
-	__u32 i, n = s->bss->nruns;
+	__u32 i, n = st->nruns;
 	int err;
 
 	for (i = 0; i < n && i < MS_MAX_RUNS; i++) {
-		err = ms_merge_run(m, s->bss->runs[i].pfn, s->bss->runs[i].npages,
-				(enum ms_sub)s->bss->runs[i].sub);
+		err = ms_merge_run(m, st->runs[i].pfn, st->runs[i].npages,
+				(enum ms_sub)st->runs[i].sub);
 		if (err)
 			return err;
 	}
@@ -107,206 +107,8 @@ void ms_bpf_set_jobs(struct ms_bpf *b, unsigned int jobs)
 	b->jobs = jobs;
 }
 
-/* the most workers whose state maps fit in MS_WORKERS_MEM (at least one) */
-static unsigned int jobs_mem_cap(const struct ms_bpf *b)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	__u64 len = bpf_map__value_size(b->skel->maps.bss);
-
-	len = (len + (__u64)psz - 1) / (__u64)psz * (__u64)psz;
-	return len && MS_WORKERS_MEM / len > 1 ? (unsigned int)(MS_WORKERS_MEM / len) : 1;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Set the insn_off of each of the nfi func_info records to the start of a function of insns. */
-static int fix_func_offsets(const struct bpf_insn *insns, size_t cnt, void *fi, __u32 nfi,
-			    __u32 rec)
-{
-	__u32 *off = calloc(cnt + 1, sizeof(*off)), n = 0, k, u = 0;
-	size_t i;
-
-	if (!off)
-		return -1;
-	off[n++] = 0;
-	for (i = 0; i < cnt; i++) {
-		const struct bpf_insn *in = &insns[i];
-
-		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL)
-			off[n++] = (__u32)((long)i + in->imm + 1);
-		else if (in->code == (BPF_LD | BPF_IMM | BPF_DW) && in->src_reg == BPF_PSEUDO_FUNC)
-			off[n++] = (__u32)((long)i + in->imm + 1);
-	}
-	qsort(off, n, sizeof(*off), cmp_u32);
-	for (k = 0; k < n; k++)	/* unique */
-		if (!u || off[k] != off[u - 1])
-			off[u++] = off[k];
-	if (u != nfi) {
-		free(off);
-		return -1;
-	}
-	for (k = 0; k < nfi; k++)
-		((struct bpf_func_info *)((char *)fi + (size_t)k * rec))->insn_off = off[k];
-	free(off);
-	return 0;
-}
-
-/*
- * A copy of the loaded walk program for worker w: its instructions as libbpf relocated them
- * (CO-RE done, map fds in place) with the .bss map replaced by one of w's own, loaded with the
- * program's BTF and func_info so that its global functions are verified as in the original.
- * No second BTF parse or relocation: only the verification (about 20 ms here).
- */
-static int load_worker(struct ms_bpf *b, struct ms_worker *w)
-{
-	struct bpf_program *prog = b->cast ? b->skel->progs.walk_cast : b->skel->progs.walk;
-	const struct bpf_insn *src = bpf_program__insns(prog);
-	size_t cnt = bpf_program__insn_cnt(prog), i, nbss = 0;
-	int bss0 = bpf_map__fd(b->skel->maps.bss), btf_fd = -1, err = 0;
-	__u32 vsz = bpf_map__value_size(b->skel->maps.bss), ilen, nfi, rec;
-	long psz = sysconf(_SC_PAGESIZE);
-	struct bpf_prog_info info;
-	struct bpf_insn *insns = NULL;
-	void *fi = NULL, *m;
-	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_MMAPABLE);
-	LIBBPF_OPTS(bpf_prog_load_opts, popts);
-
-	w->prog_fd = -1;
-	w->bss_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ms_worker_bss", 4, vsz, 1, &mopts);
-	if (w->bss_fd < 0) {
-		snprintf(w->err, sizeof(w->err), "failed to create a worker's state map: %s",
-			 strerror(errno));
-		return -1;
-	}
-	w->bss_len = ((size_t)vsz + psz - 1) / psz * psz;
-	m = mmap(NULL, w->bss_len, PROT_READ | PROT_WRITE, MAP_SHARED, w->bss_fd, 0);
-	if (m == MAP_FAILED) {
-		w->bss_len = 0;
-		snprintf(w->err, sizeof(w->err), "failed to map a worker's state: %s",
-			 strerror(errno));
-		return -1;
-	}
-	w->bss = m;
-	insns = malloc(cnt * sizeof(*insns));
-	if (!insns) {
-		snprintf(w->err, sizeof(w->err), "out of memory");
-		return -1;
-	}
-	memcpy(insns, src, cnt * sizeof(*insns));
-	for (i = 0; i + 1 < cnt; i++) {
-		if (insns[i].code != (BPF_LD | BPF_IMM | BPF_DW))
-			continue;
-		if (insns[i].src_reg == BPF_PSEUDO_MAP_IDX ||
-		    insns[i].src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
-			nbss = 0;	/* maps by fd_array index: not this libbpf's way */
-			break;
-		}
-		if ((insns[i].src_reg == BPF_PSEUDO_MAP_VALUE ||
-		     insns[i].src_reg == BPF_PSEUDO_MAP_FD) && insns[i].imm == bss0) {
-			insns[i].imm = w->bss_fd;
-			nbss++;
-		}
-		i++;	/* the second half of the 16-byte instruction */
-	}
-	if (!nbss) {
-		snprintf(w->err, sizeof(w->err), "the walk program's references to its state "
-			 "were not found");
-		err = -1;
-		goto out;
-	}
-	memset(&info, 0, sizeof(info));
-	ilen = sizeof(info);
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &ilen)) {
-		snprintf(w->err, sizeof(w->err), "failed to read the walk program's BTF: %s",
-			 strerror(errno));
-		err = -1;
-		goto out;
-	}
-	nfi = info.nr_func_info;
-	rec = info.func_info_rec_size;
-	if (nfi) {
-		fi = calloc(nfi, rec);
-		memset(&info, 0, sizeof(info));
-		info.nr_func_info = nfi;
-		info.func_info_rec_size = rec;
-		info.func_info = (__u64)(uintptr_t)fi;
-		ilen = sizeof(info);
-		if (!fi || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &ilen) ||
-		    (btf_fd = bpf_btf_get_fd_by_id(info.btf_id)) < 0) {
-			snprintf(w->err, sizeof(w->err), "failed to read the walk program's BTF: %s",
-				 strerror(errno));
-			err = -1;
-			goto out;
-		}
-		/*
-		 * The kernel reports each function's offset in its rewritten program: take the
-		 * offsets of the original (0, then every call's and callback's target, in order).
-		 */
-		if (rec < sizeof(struct bpf_func_info) || fix_func_offsets(insns, cnt, fi, nfi, rec)) {
-			snprintf(w->err, sizeof(w->err), "the walk program's functions do not match "
-				 "its BTF");
-			err = -1;
-			goto out;
-		}
-		popts.prog_btf_fd = btf_fd;
-		popts.func_info = fi;
-		popts.func_info_cnt = nfi;
-		popts.func_info_rec_size = rec;
-	}
-	popts.prog_flags = bpf_program__flags(prog);
-	if (bpf_program__type(prog) == BPF_PROG_TYPE_SYSCALL)
-		popts.prog_flags |= BPF_F_SLEEPABLE;	/* libbpf adds it at load: SEC("syscall") */
-	popts.expected_attach_type = bpf_program__expected_attach_type(prog);
-	if (ms_debug_level() > 1) {
-		/*
-		 * one buffer per worker: the workers load in parallel threads. MEMSTAT_DEBUG=3: the
-		 * statistics (log level 4); 4: every instruction the verifier processed (level 2,
-		 * tens of MiB: tools/verifier-hist.sh counts them by function)
-		 */
-		int d = ms_debug_level();
-		size_t sz = d >= 4 ? 1U << 28 : 1U << 20;
-		char *log = calloc(1, sz);
-
-		popts.log_buf = log;
-		popts.log_size = log ? sz : 0;
-		popts.log_level = !log ? 0 : d == 3 ? 4 : d >= 4 ? 2 : 1;
-		w->prog_fd = bpf_prog_load(bpf_program__type(prog), "ms_walk_worker",
-					   "Dual BSD/GPL", insns, cnt, &popts);
-		if (log)
-			fprintf(stderr, "worker %zu: %s\n", (size_t)(w - b->w), log);
-		free(log);
-	} else {
-		w->prog_fd = bpf_prog_load(bpf_program__type(prog), "ms_walk_worker",
-					   "Dual BSD/GPL", insns, cnt, &popts);
-	}
-	if (w->prog_fd < 0) {
-		snprintf(w->err, sizeof(w->err), "failed to load a worker's walk program: %s",
-			 strerror(errno));
-		err = -1;
-	}
-out:
-	if (btf_fd >= 0)
-		close(btf_fd);
-	free(fi);
-	free(insns);
-	return err;
-}
-
-static void *load_worker_thread(void *arg)
-{
-	struct ms_worker *w = arg;
-
-	w->ret = load_worker(w->b, w) ? MS_EXIT_FAIL : MS_EXIT_OK;
-	return NULL;
-}
-
-/* Have workers 1 .. n-1 ready (loaded in parallel threads); false when one failed. */
-static bool workers_start_load(struct ms_bpf *b, size_t n)
+/* Have workers 0 .. n-1 (n at most b->nwalkers), each on its element of the walkers map. */
+static bool workers_ready(struct ms_bpf *b, size_t n)
 {
 	size_t i;
 
@@ -317,46 +119,16 @@ static bool workers_start_load(struct ms_bpf *b, size_t n)
 			return false;
 		memset(nw + b->nw, 0, (n - b->nw) * sizeof(*nw));
 		for (i = b->nw; i < n; i++) {
-			nw[i].prog_fd = nw[i].bss_fd = -1;
+			nw[i].index = (__u32)i;
+			nw[i].bss = (struct ms_bpf_walker *)((char *)b->walkers +
+							     i * b->walkers_stride);
 			nw[i].b = b;
-			nw[i].tid = 0;
-			nw[i].ret = -1;		/* not started */
+			nw[i].ret = -1;
 		}
 		b->w = nw;
 		b->nw = n;
 	}
-	for (i = 1; i < n; i++) {
-		struct ms_worker *w = &b->w[i];
-
-		if (w->prog_fd >= 0)
-			continue;
-		w->b = b;
-		w->err[0] = '\0';
-		ms_worker_start(&w->tid, load_worker_thread, w);
-	}
 	return true;
-}
-
-static bool workers_finish_load(struct ms_bpf *b, size_t n, char *why, size_t whylen)
-{
-	bool ok = true;
-	size_t i;
-
-	for (i = 1; i < n; i++) {
-		struct ms_worker *w = &b->w[i];
-
-		ms_worker_join(&w->tid);
-		if (w->prog_fd < 0) {
-			if (ok)
-				snprintf(why, whylen, "%s", w->err[0] ? w->err : "not loaded");
-			ok = false;
-			ms_bpf_worker_free(w);
-			w->prog_fd = w->bss_fd = -1;
-			w->bss = NULL;
-			w->bss_len = 0;
-		}
-	}
-	return ok;
 }
 
 /* A run of w's walk, kept for the caller's run_fn (merged in pfn order after the walk). */
@@ -388,13 +160,11 @@ static int worker_keep_runs(struct ms_worker *w)
 	return 0;
 }
 
-/* The walker's state at the start of a walk: worker > 0 takes the skeleton's settings first. */
-static void worker_begin(struct ms_bpf *b, struct ms_worker *w, bool dump, bool dump_pages)
+/* The walker's state at the start of a walk. */
+static void worker_begin(struct ms_worker *w, bool dump, bool dump_pages)
 {
-	struct memstat_bpf__bss *bss = w->bss;
+	struct ms_bpf_walker *bss = w->bss;
 
-	if (bss != b->skel->bss)
-		memcpy(bss, b->skel->bss, sizeof(*bss));
 	memset(bss->counts, 0, sizeof(bss->counts));
 	bss->holes = 0;
 	bss->reads = 0;
@@ -419,8 +189,10 @@ static void worker_begin(struct ms_bpf *b, struct ms_worker *w, bool dump, bool 
 static int walk_chunk(struct ms_worker *w, ms_page_fn page_fn, void *arg)
 {
 	struct ms_bpf *b = w->b;
-	struct memstat_bpf__bss *bss = w->bss;
+	struct ms_bpf_walker *bss = w->bss;
 	const struct ms_ranges *ranges = w->chunk;
+	int prog_fd = bpf_program__fd(b->cast ? b->skel->progs.walk_cast : b->skel->progs.walk);
+	struct ms_walk_ctx ctx = { .worker = w->index };
 	__u64 prev_end = 0;
 	size_t i;
 	int err, j;
@@ -465,9 +237,10 @@ static int walk_chunk(struct ms_worker *w, ms_page_fn page_fn, void *arg)
 			bss->walk_end = stop;
 			bss->nruns = 0;
 			{
-				LIBBPF_OPTS(bpf_test_run_opts, opts);
+				LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &ctx,
+					    .ctx_size_in = sizeof(ctx));
 
-				err = bpf_prog_test_run_opts(w->prog_fd, &opts);
+				err = bpf_prog_test_run_opts(prog_fd, &opts);
 				err = err ? -errno : (int)opts.retval;
 			}
 			if (err < 0) {
@@ -479,7 +252,8 @@ static int walk_chunk(struct ms_worker *w, ms_page_fn page_fn, void *arg)
 				snprintf(w->err, sizeof(w->err), "the page walk of pfns %#llx-%#llx "
 					 "stopped short at pfn %#llx (%s)", (unsigned long long)start,
 					 (unsigned long long)stop - 1, (unsigned long long)bss->cursor,
-					 err == 1 ? "bpf_loop failed" : "out of loop iterations");
+					 err == 1 ? "bpf_loop failed" : err == 2 ?
+					 "out of loop iterations" : "no state for this worker");
 				return MS_EXIT_FAIL;
 			}
 			if (c) {
@@ -527,8 +301,8 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	__u64 section_pages = MS_SECTION_PAGES;
 	unsigned int jobs = b->jobs ? b->jobs : ms_jobs_auto(ranges, false);
 	const char *test_step;
-	bool use_cache, loading = false;
-	double t0, tl = 0;
+	bool use_cache;
+	double t0;
 	size_t i, n = 0;
 	int err, j, ret = MS_EXIT_FAIL;
 
@@ -546,8 +320,8 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		jobs = 1;	/* allpages hands over pages in pfn order from this thread */
 	if (jobs > MS_JOBS_MAX)
 		jobs = MS_JOBS_MAX;
-	if (jobs > jobs_mem_cap(b))
-		jobs = jobs_mem_cap(b);
+	if (jobs > b->nwalkers)
+		jobs = b->nwalkers;	/* the states made at open (MS_BPF_WORKERS()) */
 	nalloc = jobs;
 	chunks = calloc(nalloc, sizeof(*chunks));
 	if (chunks)
@@ -556,21 +330,8 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 		ms_err("out of memory");
 		goto out;
 	}
-	if (!b->w && !workers_start_load(b, 1))
+	if (!workers_ready(b, n))
 		goto nomem;
-	b->w[0].prog_fd = bpf_program__fd(b->cast ? s->progs.walk_cast : s->progs.walk);
-	b->w[0].bss_fd = -1;
-	b->w[0].bss = s->bss;
-	b->w[0].b = b;
-	/* the extra workers' programs load (verify) while this thread collects the exec set */
-	for (i = 1; i < n && i < b->nw && b->w[i].prog_fd >= 0; i++)
-		;
-	if (i < n) {
-		tl = ms_now_ms();
-		if (!workers_start_load(b, n))
-			goto nomem;
-		loading = true;
-	}
 
 	s->bss->generation = ++b->generation;
 	s->bss->exec_vmas = 0;
@@ -596,28 +357,10 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	}
 	use_cache = !run_fn && !page_fn && !b->no_cache && section_pages == MS_SECTION_PAGES &&
 		    cache_begin(b, ranges);
-	if (loading) {
-		char why[256];
-
-		if (!workers_finish_load(b, n, why, sizeof(why))) {
-			/* the walk is still exact with fewer workers: say so once, go on with one */
-			ms_err("parallel walk unavailable (%s); walking with one worker", why);
-			b->jobs = 1;
-			for (i = 0; i < nalloc; i++)
-				ms_ranges_free(&chunks[i]);
-			free(chunks);
-			nalloc = 1;
-			chunks = calloc(nalloc, sizeof(*chunks));
-			n = chunks ? ms_split_chunks(ranges, 1, chunks) : 0;
-			if (!n)
-				goto nomem;
-		}
-		ms_timings.workers_load = ms_now_ms() - tl;
-	}
 	for (i = 0; i < n; i++) {
 		struct ms_worker *w = &b->w[i];
 
-		worker_begin(b, w, run_fn != NULL, page_fn != NULL);
+		worker_begin(w, run_fn != NULL, page_fn != NULL);
 		w->chunk = &chunks[i];
 		w->section_pages = section_pages;
 		w->use_cache = use_cache;
@@ -698,6 +441,8 @@ int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, stru
 		       __u64 *y_out, ms_run_fn fn, void *arg)
 {
 	struct memstat_bpf *s = b->skel;
+	struct ms_bpf_walker *st = b->walkers;	/* one worker: the first state */
+	struct ms_walk_ctx ctx = { .worker = 0 };
 	struct ms_run_merger merger = { fn, arg, 0, 0, MS_NR_SUBS };
 	__u64 *y = y_out, reads = 0;
 	double t0;
@@ -726,27 +471,34 @@ int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, stru
 	}
 	ms_timings.exec_set = ms_now_ms() - t0;	/* --json "timings", as walk_ranges() */
 	t0 = ms_now_ms();
-	memset(s->bss->counts, 0, sizeof(s->bss->counts));
-	s->bss->holes = 0;
-	s->bss->reads = 0;
-	s->bss->cache_misses = 0;
-	s->bss->last_mapping = 0;
-	s->bss->last_memcg_data = 0;
-	s->bss->dump = fn != NULL;
-	s->bss->dump_pages = 0;
+	memset(st->counts, 0, sizeof(st->counts));
+	st->holes = 0;
+	st->reads = 0;
+	st->cache_misses = 0;
+	st->last_mapping = 0;
+	st->last_memcg_data = 0;
+	st->dump = fn != NULL;
+	st->dump_pages = 0;
 	for (k = 0; k < plan->nclusters; k++) {
 		__u64 start = plan->c[k].start, stop = plan->c[k].end, sum = 0;
-		__u64 before[MS_NR_SUBS], holes_before = s->bss->holes, *row = y + k * MS_APPROX_NCAT;
+		__u64 before[MS_NR_SUBS], holes_before = st->holes, *row = y + k * MS_APPROX_NCAT;
 
-		memcpy(before, s->bss->counts, sizeof(before));
+		memcpy(before, st->counts, sizeof(before));
 		/* a range of its own: nothing carries over; it may start inside a free block */
-		s->bss->cursor = start;
-		s->bss->own_start = s->bss->own_end = 0;
-		s->bss->wstate.free_end = start;
-		s->bss->walk_start = start;
-		s->bss->walk_end = stop;
-		s->bss->nruns = 0;
-		err = ms_bpf_run_prog(b->cast ? s->progs.walk_cast : s->progs.walk);
+		st->cursor = start;
+		st->own_start = st->own_end = 0;
+		st->wstate.free_end = start;
+		st->walk_start = start;
+		st->walk_end = stop;
+		st->nruns = 0;
+		{
+			LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &ctx,
+				    .ctx_size_in = sizeof(ctx));
+
+			err = bpf_prog_test_run_opts(bpf_program__fd(b->cast ? s->progs.walk_cast :
+								      s->progs.walk), &opts);
+			err = err ? -errno : (int)opts.retval;
+		}
 		if (err < 0) {
 			ms_err("failed to run the page walk at pfn %#llx: %s",
 			       (unsigned long long)start, strerror(-err));
@@ -755,14 +507,14 @@ int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, stru
 		if (err > 0) {
 			ms_err("the page walk of pfns %#llx-%#llx stopped short at pfn %#llx",
 			       (unsigned long long)start, (unsigned long long)stop - 1,
-			       (unsigned long long)s->bss->cursor);
+			       (unsigned long long)st->cursor);
 			goto out;
 		}
 		for (j = 0; j < MS_NR_SUBS; j++) {
-			row[j] = s->bss->counts[j] - before[j];
+			row[j] = st->counts[j] - before[j];
 			sum += row[j];
 		}
-		row[MS_NR_SUBS] = s->bss->holes - holes_before;
+		row[MS_NR_SUBS] = st->holes - holes_before;
 		sum += row[MS_NR_SUBS];
 		if (sum != stop - start) {	/* the estimator needs exactly the cluster's pages */
 			ms_err("the page walk of pfns %#llx-%#llx counted %llu pages, not %llu",
@@ -770,18 +522,18 @@ int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, stru
 			       (unsigned long long)sum, (unsigned long long)(stop - start));
 			goto out;
 		}
-		if (fn && emit_runs(s, &merger))
+		if (fn && emit_runs(st, &merger))
 			goto out;
 	}
 	if (fn && ms_merge_flush(&merger))
 		goto out;
-	reads = s->bss->reads;
+	reads = st->reads;
 	ms_approx_estimate(plan, y, res);
 	res->walk_ms = ms_now_ms() - t0;
 	ms_timings.walk = res->walk_ms;
 	res->reads = reads;
 	res->exec_mappings = s->bss->exec_vmas;
-	res->mapping_lookups = s->bss->cache_misses;
+	res->mapping_lookups = st->cache_misses;
 	ret = MS_EXIT_OK;
 out:
 	if (y != y_out)

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "memstat_int.h"
+#include "bpf_walker.h"
 #include "memstat.skel.h"
 
 struct ms_bpf {
@@ -37,21 +38,23 @@ struct ms_bpf {
 	size_t recs_len;
 	bool cast;		/* walk_cast loaded (the kernel has bpf_rdonly_cast) */
 	unsigned int jobs;	/* workers asked for (0: ms_jobs_auto()) */
-	struct ms_worker *w;	/* w[0]: the skeleton's walk; the others load on first use */
+	/* the workers' states: the walkers map, memory-mapped (nwalkers elements of stride) */
+	struct ms_bpf_walker *walkers;
+	size_t walkers_len, walkers_stride;
+	unsigned int nwalkers;
+	struct ms_worker *w;	/* one per walker in use */
 	size_t nw;
 };
 
 /*
- * One worker of a walk. Worker 0 is the skeleton's own program; every other worker runs its
- * own copy of the walk program (load_worker()) with its own .bss, which holds the walker's
- * whole state, its cache of mapping facts included: nothing is shared between workers but the
- * exec_set map (an LRU hash, safe for concurrent use), whose fd the copied instructions keep.
+ * One worker of a walk: it runs the one walk program with its index as the run's context, and
+ * the program takes element i of the walkers map as its whole state (include/bpf_walker.h),
+ * its cache of mapping facts included: nothing is shared between workers but the layout in
+ * .bss and the exec_set map (an LRU hash, safe for concurrent use).
  */
 struct ms_worker {
-	int prog_fd;
-	int bss_fd;			/* -1: worker 0 */
-	struct memstat_bpf__bss *bss;
-	size_t bss_len;			/* the mapping of bss (worker > 0) */
+	__u32 index;
+	struct ms_bpf_walker *bss;	/* its element of the walkers map */
 	/* one walk */
 	struct ms_bpf *b;
 	const struct ms_ranges *chunk;

@@ -160,6 +160,22 @@ static void describe_missing(__u32 m, char *why, size_t whylen)
 		why[n - 2] = '\0';
 }
 
+/*
+ * The walkers' states to make: those asked for (at least one), but no more than fit in
+ * MS_WORKERS_MEM (memstat's own memory stays under 64 MiB: backend.h).
+ */
+static unsigned int workers_for(const struct ms_bpf *b, unsigned int asked)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	__u64 len = bpf_map__value_size(b->skel->maps.walkers), cap;
+
+	len = (len + (__u64)psz - 1) / (__u64)psz * (__u64)psz;
+	cap = len && MS_WORKERS_MEM / len > 1 ? MS_WORKERS_MEM / len : 1;
+	if (asked > MS_JOBS_MAX)
+		asked = MS_JOBS_MAX;
+	return !asked ? 1 : asked > cap ? (unsigned int)cap : asked;
+}
+
 int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whylen)
 {
 	struct ms_bpf *b;
@@ -223,6 +239,9 @@ again:
 		bpf_program__set_autoload(b->skel->progs.file_paths, flags & MS_BPF_PATHS);
 		if (!(flags & MS_BPF_PATHS))
 			bpf_map__set_max_entries(b->skel->maps.paths, 1);
+		/* a state per worker the walks may use, within memstat's memory bound */
+		b->nwalkers = workers_for(b, MS_BPF_WORKERS_OF(flags));
+		bpf_map__set_max_entries(b->skel->maps.walkers, b->nwalkers);
 		err = memstat_bpf__load(b->skel);
 		ms_timings.bpf_load += ms_now_ms() - t1;
 		if (!err || !b->cast)
@@ -283,6 +302,23 @@ again:
 			goto fail;
 		}
 		b->recs = m;
+	}
+	{
+		long psz = sysconf(_SC_PAGESIZE);
+		void *m;
+
+		b->walkers_stride = (bpf_map__value_size(b->skel->maps.walkers) + 7) & ~(size_t)7;
+		b->walkers_len = (b->walkers_stride * b->nwalkers + (size_t)psz - 1) /
+				 (size_t)psz * (size_t)psz;
+		m = mmap(NULL, b->walkers_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 bpf_map__fd(b->skel->maps.walkers), 0);
+		if (m == MAP_FAILED) {
+			b->walkers_len = 0;
+			snprintf(why, whylen, "failed to map the walkers' state: %s", strerror(errno));
+			ret = MS_EXIT_FAIL;
+			goto fail;
+		}
+		b->walkers = m;
 	}
 	if (flags & MS_BPF_PATHS) {
 		void *m = mmap(NULL, MS_PATH_BATCH * sizeof(struct ms_path_slot),
@@ -386,13 +422,6 @@ void ms_bpf_worker_free(struct ms_worker *w)
 	free(w->runs);
 	w->runs = NULL;
 	w->nruns = w->runs_cap = 0;
-	if (w->bss_fd < 0)
-		return;		/* worker 0, or not loaded: nothing of its own */
-	if (w->bss && w->bss_len)
-		munmap(w->bss, w->bss_len);
-	if (w->prog_fd >= 0)
-		close(w->prog_fd);
-	close(w->bss_fd);
 }
 
 void ms_bpf_free(struct ms_bpf *b)
@@ -403,6 +432,8 @@ void ms_bpf_free(struct ms_bpf *b)
 		munmap((void *)b->recs, b->recs_len);
 	if (b->paths)
 		munmap(b->paths, MS_PATH_BATCH * sizeof(struct ms_path_slot));
+	if (b->walkers)
+		munmap(b->walkers, b->walkers_len);
 	free(b->cache);
 	for (size_t i = 0; i < b->nw; i++)
 		ms_bpf_worker_free(&b->w[i]);

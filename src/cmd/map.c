@@ -510,8 +510,9 @@ int ms_map_main(int argc, char **argv)
 		m.nzones = nzones;
 	}
 	set_title(&m);
-	ret = ms_backend_open(choice, MS_BPF_ONE_WALK, true, &be, why, sizeof(why), fallback,
-			      sizeof(fallback));
+	ret = ms_backend_open(choice, MS_BPF_ONE_WALK |
+			      MS_BPF_WORKERS(ms_jobs_auto(&ranges, true)), true, &be, why,
+			      sizeof(why), fallback, sizeof(fallback));
 	if (ret) {
 		ms_err("%s", why);
 		goto out;

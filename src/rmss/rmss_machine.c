@@ -49,8 +49,9 @@ int ms_rmss_walker_open(struct walker *w, unsigned int bpf_flags)
 		rerr("failed to read present memory from /proc/iomem: %s", strerror(-err));
 		return MS_EXIT_FAIL;
 	}
-	err = ms_backend_open(MS_BE_AUTO, bpf_flags, true, &w->be, why, sizeof(why), fallback,
-			      sizeof(fallback));
+	/* rmss walks many times: the periodic rule for its workers */
+	err = ms_backend_open(MS_BE_AUTO, bpf_flags | MS_BPF_WORKERS(ms_jobs_auto(&w->ranges, false)),
+			      true, &w->be, why, sizeof(why), fallback, sizeof(fallback));
 	if (err) {
 		rerr("%s", why);
 		ms_ranges_free(&w->ranges);

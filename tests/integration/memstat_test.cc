@@ -754,7 +754,7 @@ TEST(Walk, ParallelWalksAgreeWithTheSerialWalk)
 	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
 	struct ms_bpf *b = nullptr;
 	char why[512];
-	ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_WORKERS(5), why, sizeof(why)), 0) << why;
 	ms_bpf_set_cache(b, false);
 	uint64_t sections = (r.pages + MS_SECTION_PAGES - 1) / MS_SECTION_PAGES;
 	for (unsigned int jobs : { 1u, 2u, 5u }) {
@@ -796,7 +796,7 @@ void check_split_inside(const struct ms_ranges &r, uint64_t head, uint64_t npage
 {
 	struct ms_bpf *b = nullptr;
 	char why[512];
-	ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_WORKERS(2), why, sizeof(why)), 0) << why;
 	ms_bpf_set_cache(b, false);
 	ms_bpf_set_jobs(b, 2);
 	for (uint64_t off : { (uint64_t)1, npages / 2, npages - 1 }) {
@@ -928,7 +928,7 @@ TEST(Walk, FolioAcrossAChunkBoundaryIsCountedOnce)
 		 */
 		bool judged = false;
 		for (int round = 0; round < 3 && !judged; round++) {
-			ASSERT_EQ(ms_bpf_open(&b, 0, why, sizeof(why)), 0) << why;
+			ASSERT_EQ(ms_bpf_open(&b, MS_BPF_WORKERS(2), why, sizeof(why)), 0) << why;
 			ms_bpf_set_cache(b, false);
 			ms_bpf_set_jobs(b, 1);
 			PfnWalk before = walk_pfns(b, r);
