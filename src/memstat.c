@@ -311,7 +311,7 @@ int main(int argc, char **argv)
 	 * record walk, --by and -a, and for --approx) */
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
 			   MS_BPF_WORKERS(o.by >= 0 || want_attrs || o.approx ? 1 : o.jobs ? o.jobs :
-					  ms_jobs_auto(&ranges, !o.sampling)) |
+					  ms_jobs_auto(&ranges)) |
 			   (o.by >= 0 || want_attrs ? MS_BPF_ALLPAGES : 0) |
 			   (o.by == MS_BY_FILE || o.by == MS_BY_EXEC ? MS_BPF_PATHS : 0),
 			   o.by < 0 && !o.attributes, &walker, fallback,
@@ -321,8 +321,8 @@ int main(int argc, char **argv)
 	if (fallback[0])
 		ro.fallback_reason = fallback;
 	bpf = walker.be.bpf;
-	if (!o.jobs)	/* a one-shot bpf run has one walk to repay the extra workers' start */
-		o.jobs = ms_jobs_auto(&ranges, !o.sampling && bpf);
+	if (!o.jobs)
+		o.jobs = ms_jobs_auto(&ranges);
 	ms_backend_set_jobs(&walker.be, o.jobs);
 	if (o.features) {
 		if (!ms_backend_features(&walker.be)) {

@@ -22,14 +22,12 @@
  */
 #define MS_WORKERS_MEM (48ULL << 20)
 /*
- * The CPUs, but no more than one worker per MS_SECTIONS_PER_JOB present sections; for a single
- * walk (once: a one-shot run) one worker below MS_SECTIONS_ONCE_PARALLEL sections: the extra
- * workers' programs cost a verification (20 to 35 ms, in parallel threads) that their share of
- * one walk must repay, which a walk of 32 GiB or more does (docs/backends.md, "Parallel walk").
+ * The CPUs, but no more than one worker per MS_SECTIONS_PER_JOB present sections (2 GiB), a
+ * one-shot run as periodic sampling: an extra worker costs its state and its thread, not a
+ * verification (docs/backends.md, "Parallel walk").
  */
 #define MS_SECTIONS_PER_JOB 16
-#define MS_SECTIONS_ONCE_PARALLEL 256
-unsigned int ms_jobs_auto(const struct ms_ranges *r, bool once);
+unsigned int ms_jobs_auto(const struct ms_ranges *r);
 /*
  * Cut r into at most jobs chunks (chunks[] has room for jobs), in pfn order: returns how many
  * (0: out of memory). Each chunk owns its array: free each with ms_ranges_free().

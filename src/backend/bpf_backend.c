@@ -299,7 +299,7 @@ static int walk_ranges(struct ms_bpf *b, const struct ms_ranges *ranges, struct 
 	struct ms_ranges *chunks = NULL;
 	size_t nalloc;
 	__u64 section_pages = MS_SECTION_PAGES;
-	unsigned int jobs = b->jobs ? b->jobs : ms_jobs_auto(ranges, false);
+	unsigned int jobs = b->jobs ? b->jobs : ms_jobs_auto(ranges);
 	const char *test_step;
 	bool use_cache;
 	double t0;

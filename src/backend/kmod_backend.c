@@ -200,7 +200,7 @@ int ms_kmod_walk(struct ms_kmod *k, const struct ms_ranges *ranges, struct ms_re
 {
 	struct ms_run_merger merger = { run_fn, arg, 0, 0, MS_NR_SUBS };
 	bool recs = run_fn || page_fn;
-	unsigned int jobs = k->jobs ? k->jobs : ms_jobs_auto(ranges, false);
+	unsigned int jobs = k->jobs ? k->jobs : ms_jobs_auto(ranges);
 	struct kmod_worker *w = NULL;
 	struct ms_ranges *chunks = NULL;
 	double t0 = ms_now_ms();

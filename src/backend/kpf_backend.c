@@ -216,7 +216,7 @@ int ms_kpf_walk_jobs(const char *path, const struct ms_ranges *ranges, struct ms
 	memset(res, 0, sizeof(*res));
 	res->backend = "kpageflags";
 	if (!jobs)
-		jobs = ms_jobs_auto(ranges, false);
+		jobs = ms_jobs_auto(ranges);
 	if (jobs > MS_JOBS_MAX)
 		jobs = MS_JOBS_MAX;
 	if (jobs <= 1) {

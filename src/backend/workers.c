@@ -19,11 +19,9 @@ struct ms_timings ms_timings;
 
 /*
  * --jobs by default: the CPUs this process may run on, but no more workers than one per
- * MS_SECTIONS_PER_JOB present sections, and one for a single walk of fewer than
- * MS_SECTIONS_ONCE_PARALLEL sections (a worker's own walk program costs a verification, 20 to
- * 35 ms, on its first walk: docs/backends.md "Parallel walk").
+ * MS_SECTIONS_PER_JOB present sections (docs/backends.md "Parallel walk").
  */
-unsigned int ms_jobs_auto(const struct ms_ranges *r, bool once)
+unsigned int ms_jobs_auto(const struct ms_ranges *r)
 {
 	cpu_set_t set;
 	__u64 pages = 0, sections;
@@ -39,8 +37,6 @@ unsigned int ms_jobs_auto(const struct ms_ranges *r, bool once)
 	for (i = 0; i < r->n; i++)
 		pages += r->r[i].end - r->r[i].start;
 	sections = (pages + MS_SECTION_PAGES - 1) / MS_SECTION_PAGES;
-	if (once && sections < MS_SECTIONS_ONCE_PARALLEL)
-		return 1;
 	sections /= MS_SECTIONS_PER_JOB;
 	if ((__u64)cpus > sections)
 		cpus = sections ? (long)sections : 1;

@@ -511,7 +511,7 @@ int ms_map_main(int argc, char **argv)
 	}
 	set_title(&m);
 	ret = ms_backend_open(choice, MS_BPF_ONE_WALK |
-			      MS_BPF_WORKERS(ms_jobs_auto(&ranges, true)), true, &be, why,
+			      MS_BPF_WORKERS(ms_jobs_auto(&ranges)), true, &be, why,
 			      sizeof(why), fallback, sizeof(fallback));
 	if (ret) {
 		ms_err("%s", why);

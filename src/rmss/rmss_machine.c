@@ -50,7 +50,7 @@ int ms_rmss_walker_open(struct walker *w, unsigned int bpf_flags)
 		return MS_EXIT_FAIL;
 	}
 	/* rmss walks many times: the periodic rule for its workers */
-	err = ms_backend_open(MS_BE_AUTO, bpf_flags | MS_BPF_WORKERS(ms_jobs_auto(&w->ranges, false)),
+	err = ms_backend_open(MS_BE_AUTO, bpf_flags | MS_BPF_WORKERS(ms_jobs_auto(&w->ranges)),
 			      true, &w->be, why, sizeof(why), fallback, sizeof(fallback));
 	if (err) {
 		rerr("%s", why);

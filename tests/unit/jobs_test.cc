@@ -123,8 +123,7 @@ TEST(Jobs, TestHookSplitsAtThePfn)
 	unsetenv("MEMSTAT_TEST_SPLIT_PFN");
 }
 
-// The default: the CPUs, at most one worker per 16 sections; one for a single walk of less than
-// 256 sections (32 GiB), whose extra workers' verification the walk would not repay.
+// The default: the CPUs, at most one worker per 16 sections (2 GiB), one-shot or not.
 TEST(Jobs, DefaultFollowsSectionsAndCpus)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -132,17 +131,13 @@ TEST(Jobs, DefaultFollowsSectionsAndCpus)
 	if (!sched_getaffinity(0, sizeof(set), &set))
 		cpus = CPU_COUNT(&set);
 	Ranges m(kLayout);	/* 192 sections */
-	EXPECT_EQ(ms_jobs_auto(&m.r, false), (unsigned int)std::min<long>(cpus, 12));
-	EXPECT_EQ(ms_jobs_auto(&m.r, true), 1u);
+	EXPECT_EQ(ms_jobs_auto(&m.r), (unsigned int)std::min<long>(cpus, 12));
 	Ranges small({ { 0x100, 0x8000 } });
-	EXPECT_EQ(ms_jobs_auto(&small.r, false), 1u);
+	EXPECT_EQ(ms_jobs_auto(&small.r), 1u);
+	Ranges two({ { 0x100000, 0x100000 + 47ULL * MS_SECTION_PAGES } });	/* 5.9 GiB */
+	EXPECT_EQ(ms_jobs_auto(&two.r), (unsigned int)std::min<long>(cpus, 2));
 	Ranges big({ { 0x100000, 0x100000 + 1024ULL * MS_SECTION_PAGES } });	/* 128 GiB */
-	EXPECT_EQ(ms_jobs_auto(&big.r, true), (unsigned int)std::min<long>(cpus, 64));
-	EXPECT_EQ(ms_jobs_auto(&big.r, false), (unsigned int)std::min<long>(cpus, 64));
-	Ranges below({ { 0x100000, 0x100000 + 255ULL * MS_SECTION_PAGES } });
-	EXPECT_EQ(ms_jobs_auto(&below.r, true), 1u);
-	Ranges at({ { 0x100000, 0x100000 + 256ULL * MS_SECTION_PAGES } });	/* 32 GiB */
-	EXPECT_EQ(ms_jobs_auto(&at.r, true), (unsigned int)std::min<long>(cpus, 16));
+	EXPECT_EQ(ms_jobs_auto(&big.r), (unsigned int)std::min<long>(cpus, 64));
 }
 
 } // namespace
