@@ -482,17 +482,58 @@ def test_two_at_once_are_refused(rundir, tmp_path):
     assert rmss(rundir, "-p").returncode == 0
 
 
-def test_a_command_that_cannot_run(rundir, tmp_path):
+@pytest.mark.parametrize("cmd,text", [
+    (["/nonexistent/command"], "cannot run '/nonexistent/command': No such file or directory"),
+    (["false"], "'false' exited with status 1 in its first run, at 64.00 MB: no report "
+                "(--ok-status 1 if that status is an answer)"),
+    (["sh", "-c", "kill -SEGV $$"], "'sh' was killed by signal 11 (Segmentation fault) in its "
+                                    "first run"),
+])
+def test_a_command_that_cannot_run_or_fails_at_once(rundir, tmp_path, cmd, text):
+    # one line, exit 1, and the report of an earlier run is not replaced by an empty one
     out = tmp_path / "rmss.out"
+    earlier = "Hostname:  an earlier report of rmss\n"
+    out.write_text(earlier)
     p = subprocess.Popen([MEMSTAT, "rmss", "--cgroup", "-s", "64", "-f", "64", "-n", "1", "-o",
-                          str(out), "/nonexistent/command"], stdout=subprocess.PIPE,
+                          str(out), *cmd], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env(rundir))
     stdout, stderr = p.communicate(timeout=120)
     assert p.returncode == 1, stderr
-    assert "cannot run '/nonexistent/command'" in stderr
+    assert stderr.startswith("memstat rmss: " + text), stderr
+    assert len(stderr.splitlines()) == 1 and stdout == ""
     assert not our_cgroups(p.pid), "the cgroup was left behind"
-    assert "Stopped by an error" in out.read_text() and not rows_of(out.read_text())
+    assert out.read_text() == earlier
     assert not (rundir / "memstat-rmss.state").exists()
+
+
+def test_statuses_accepted_and_later_failures_recorded(rundir, tmp_path):
+    # --ok-status 1: grep's "no match" is an answer; a run that fails later (the 4th: the
+    # measured run at 64 MB) is counted at its size, not averaged, and keeps it out of the knee
+    out = tmp_path / "rmss.out"
+    r = rmss(rundir, "--cgroup", "-s", "64", "-f", "64", "-n", "1", "-o", str(out),
+             "--ok-status", "1", "false")
+    assert r.returncode == 0, r.stderr
+    assert len(rows_of(out.read_text())) == 1
+    count = tmp_path / "count"
+    count.write_text("0")
+    script = f"n=$(cat {count}); echo $((n + 1)) > {count}; [ $n -lt 3 ] || exit 7"
+    p = subprocess.Popen([MEMSTAT, "rmss", "--cgroup", "-s", "96", "-f", "64", "-d", "32",
+                          "-n", "1", "-o", str(out), "--json", "sh", "-c", script],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env(rundir))
+    stdout, stderr = p.communicate(timeout=120)
+    assert p.returncode == 0, stderr
+    j = json.loads(stdout)
+    sizes = {s["mb"]: s for s in j["sizes"]}
+    assert (sizes[96]["failed_runs"], sizes[96]["exit_status"]) == (0, None), sizes
+    assert (sizes[64]["failed_runs"], sizes[64]["exit_status"]) == (1, 7), sizes
+    assert sizes[64]["avg_response_s"] is None and sizes[96]["avg_response_s"] is not None
+    assert j["knee_mb"] == 96
+    report = out.read_text()
+    assert "(1 of 1 runs failed, the last with exit status 7)" in report
+    assert "Knee: 96.00 Mb" in report
+    one_line(rmss(rundir, "--ok-status", "0", "true"), 2, "invalid --ok-status '0'")
+    one_line(rmss(rundir, "--ok-status", "1,", "true"), 2, "invalid --ok-status '1,'")
 
 
 # ---- nothing left behind, whatever happens to the driver ----

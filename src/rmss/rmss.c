@@ -105,8 +105,10 @@ static int run_once(struct driver *d, struct run *r)
 	bool termed = false;
 
 	memset(r, 0, sizeof(*r));
-	if (pipe2(err_pipe, O_CLOEXEC))
+	if (pipe2(err_pipe, O_CLOEXEC)) {
+		rerr("cannot run '%s': %s", d->o->cmd[0], strerror(errno));
 		return -1;
+	}
 	if (d->cg.v)
 		ms_rmss_cg_counts(&d->cg, &c0);
 	vm_counts(&v0);
@@ -114,6 +116,7 @@ static int run_once(struct driver *d, struct run *r)
 	t0 = (ms_now_ms() / 1e3);
 	pid = fork();
 	if (pid < 0) {
+		rerr("cannot run '%s': %s", d->o->cmd[0], strerror(errno));
 		close(err_pipe[0]);
 		close(err_pipe[1]);
 		return -1;
@@ -200,6 +203,18 @@ static int run_once(struct driver *d, struct run *r)
 	return 0;
 }
 
+/* the run failed: it exited with a status not accepted (--ok-status), or a signal other than
+ * the OOM killer's ended it; *code: the status as a shell gives it ($?: 128 + signal) */
+static bool run_failed(const struct driver *d, const struct run *r, int *code)
+{
+	if (WIFEXITED(r->status)) {
+		*code = WEXITSTATUS(r->status);
+		return !d->o->ok_status[*code];
+	}
+	*code = WIFSIGNALED(r->status) ? 128 + WTERMSIG(r->status) : 255;
+	return !r->oom_killed;
+}
+
 /* set the memory size: the cgroup's limit, or the pool (replaced); MS_EXIT_* */
 static int set_size(struct driver *d, double mb)
 {
@@ -253,15 +268,15 @@ static int restore(struct driver *d)
 	return err;
 }
 
-static int measure_size(struct driver *d, struct size_row *row)
+/* warm: the warm-up of this size was the driver's first run */
+static int measure_size(struct driver *d, struct size_row *row, bool warm)
 {
 	struct run r;
 	struct ms_result res;
-	int ret;
+	int ret, code;
 
-	ret = run_once(d, &r);		/* the warm-up, not measured */
-	if (ret)
-		return ret == -2 ? MS_EXIT_FAIL : MS_EXIT_FAIL;
+	if (!warm && run_once(d, &r))	/* the warm-up, not measured */
+		return MS_EXIT_FAIL;
 	row->peak_mb = d->cg.v ? -1 : 0;
 	for (long i = 0; i < d->iterations && !stop_sig; i++) {
 		ret = run_once(d, &r);
@@ -273,6 +288,11 @@ static int measure_size(struct driver *d, struct size_row *row)
 		row->majfaults += r.majfaults;
 		if (r.oom_killed) {
 			row->oom_kills++;
+			continue;
+		}
+		if (run_failed(d, &r, &code)) {	/* not measured: left out of the knee */
+			row->failed++;
+			row->exit_status = code;
 			continue;
 		}
 		row->ok_runs++;
@@ -496,22 +516,50 @@ int ms_rmss_driver_main(struct rmss_opts *o)
 	ret = set_size(&d, start);
 	if (ret)
 		goto out;
+	/*
+	 * The first run, at START, is its warm-up: a command that cannot be run or fails in it
+	 * ends rmss here, with one line and no report (an earlier report stays). Without -n it
+	 * also times the command: enough runs for 10 s at each size, as AIX's rmss does.
+	 */
 	d.iterations = o->iterations;
-	if (!d.iterations) {	/* AIX: enough runs for 10 s, from one timed run at START */
+	{
 		struct run r;
+		int code;
 
-		if (run_once(&d, &r)) {
+		if (run_once(&d, &r)) {	/* it said why */
+			d.reporting = false;
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		d.iterations = r.secs > 0 ? (long)ceil(RMSS_AUTO_SECONDS / r.secs) : RMSS_MAX_AUTO_N;
-		if (d.iterations < 1)
-			d.iterations = 1;
-		if (d.iterations > RMSS_MAX_AUTO_N)
-			d.iterations = RMSS_MAX_AUTO_N;
+		if (!stop_sig && run_failed(&d, &r, &code)) {
+			char *name = ms_esc_str(o->cmd[0], MS_ESC_TERM);
+
+			if (WIFEXITED(r.status))
+				rerr("'%s' exited with status %d in its first run, at %.2f MB: no "
+				     "report (--ok-status %d if that status is an answer)",
+				     name ? name : "?", code, start, code);
+			else
+				rerr("'%s' was killed by signal %d (%s) in its first run, at %.2f MB: "
+				     "no report", name ? name : "?", WTERMSIG(r.status),
+				     strsignal(WTERMSIG(r.status)), start);
+			free(name);
+			d.reporting = false;
+			ret = MS_EXIT_FAIL;
+			goto out;
+		}
+		if (!d.iterations) {
+			d.iterations = r.secs > 0 ? (long)ceil(RMSS_AUTO_SECONDS / r.secs) :
+				       RMSS_MAX_AUTO_N;
+			if (d.iterations < 1)
+				d.iterations = 1;
+			if (d.iterations > RMSS_MAX_AUTO_N)
+				d.iterations = RMSS_MAX_AUTO_N;
+		}
 	}
-	if (stop_sig)
+	if (stop_sig) {		/* no size measured: no report */
+		d.reporting = false;
 		goto out;
+	}
 	ms_rmss_print_header(&d, start);
 	for (int i = 0; i < nsizes && !stop_sig; i++) {
 		if (i) {
@@ -519,7 +567,7 @@ int ms_rmss_driver_main(struct rmss_opts *o)
 			if (ret)
 				break;
 		}
-		ret = measure_size(&d, &d.rows[i]);
+		ret = measure_size(&d, &d.rows[i], i == 0);
 		if (ret)
 			break;
 		if (d.rows[i].done)
@@ -553,7 +601,8 @@ out:
 				     RMSS_KNEE_REL * 100, noise, base, noise, RMSS_KNEE_ABS,
 				     RMSS_KNEE_NOISE * 100);
 			else
-				ms_rmss_emit(&d, "\nKnee: none (no size was measured without OOM kills)\n");
+				ms_rmss_emit(&d, "\nKnee: none (no size was measured without OOM kills "
+					     "or failed runs)\n");
 		}
 		if (stop_sig)
 			ms_rmss_emit(&d, "\nInterrupted by %s: the report is complete up to the last "

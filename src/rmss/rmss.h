@@ -130,6 +130,7 @@ struct rmss_opts {
 	double change_mb, start, final, delta, zram_mb;
 	bool start_set, final_set, delta_set;
 	long iterations;	/* 0: auto */
+	bool ok_status[256];	/* exit statuses that are answers, not failures (0 always) */
 	const char *output, *plot;
 	char **cmd;
 	int ncmd;
@@ -168,6 +169,8 @@ struct cg_count {
 struct size_row {
 	double mb;
 	int measured, ok_runs, oom_kills;
+	int failed;		/* measured runs that failed (a status not accepted, a signal) */
+	int exit_status;	/* the last failed run's, as a shell gives it ($?): 128 + signal */
 	double sum_pageins, sum_secs, sum_rate;
 	long long majfaults;
 	double peak_mb;

@@ -39,6 +39,9 @@ static const char rmss_usage[] =
 	"  -d, --delta MB         the step between sizes (default 8)\n"
 	"  -n, --iterations N     measured runs per size, after one warm-up run (default: enough\n"
 	"                         runs to accumulate 10 seconds, timed once at the start)\n"
+	"      --ok-status N,...  exit statuses of the command that are answers, not failures\n"
+	"                         (grep's 1); any other ends rmss if the first run has it, and\n"
+	"                         later leaves its size out of the knee\n"
 	"  -o, --output FILE      write the report to FILE as well as stdout (default rmss.out),\n"
 	"                         replaced at the end; - (or /dev/stdout): stdout only\n"
 	"      --cgroup           limit only the command: a fresh memory cgroup per run of rmss,\n"
@@ -68,6 +71,28 @@ static int parse_mb(const char *arg, double *out)
 	if (end == arg || *end || errno || !isfinite(v) || v <= 0)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* "1" or "1,2,255": each status's flag set in ok[] */
+static int parse_statuses(const char *arg, bool *ok)
+{
+	const char *p = arg;
+
+	do {
+		unsigned long long n;
+		char num[8];
+		size_t len = strcspn(p, ",");
+
+		if (!len || len >= sizeof(num))
+			return -1;
+		memcpy(num, p, len);
+		num[len] = 0;
+		if (ms_parse_count(num, 1, 255, &n))
+			return -1;
+		ok[n] = true;
+		p += len;
+	} while (*p++ == ',');
 	return 0;
 }
 
@@ -169,7 +194,7 @@ static int print_main(void)
 
 static int parse(int argc, char **argv, struct rmss_opts *o)
 {
-	enum { OPT_CGROUP = 0x100, OPT_ZRAM, OPT_PLOT };
+	enum { OPT_CGROUP = 0x100, OPT_ZRAM, OPT_PLOT, OPT_OK_STATUS };
 	static const struct option longopts[] = {
 		{ "change", required_argument, NULL, 'c' },
 		{ "print", no_argument, NULL, 'p' },
@@ -183,6 +208,7 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 		{ "zram", required_argument, NULL, OPT_ZRAM },
 		{ "json", no_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "ok-status", required_argument, NULL, OPT_OK_STATUS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -244,6 +270,11 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 		case OPT_CGROUP:
 			o->cgroup = true;
 			break;
+		case OPT_OK_STATUS:
+			if (parse_statuses(optarg, o->ok_status))
+				return ms_usage_error("rmss", "invalid --ok-status '%s': expected exit "
+						      "statuses from 1 to 255, comma separated", optarg);
+			break;
 		case OPT_ZRAM:
 			if (parse_mb(optarg, &o->zram_mb))
 				return ms_usage_error("rmss", "invalid --zram size '%s': expected megabytes "
@@ -271,8 +302,10 @@ static int parse(int argc, char **argv, struct rmss_opts *o)
 	modes = o->change + o->print + o->reset;
 	if (modes > 1)
 		return ms_usage_error("rmss", "-c, -p and -r are one at a time");
+	o->ok_status[0] = true;
 	if (modes) {
 		if (o->ncmd || o->start_set || o->final_set || o->delta_set || o->iterations ||
+		    memchr(o->ok_status + 1, 1, sizeof(o->ok_status) - 1) ||
 		    o->cgroup || o->zram_mb > 0 || o->json || o->plot || strcmp(o->output, "rmss.out"))
 			return ms_usage_error("rmss", "-c, -p and -r take no command and no driver options");
 		return 0;

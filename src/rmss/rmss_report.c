@@ -95,15 +95,17 @@ void ms_rmss_print_header(struct driver *d, double start_mb)
 
 void ms_rmss_print_row(struct driver *d, const struct size_row *r)
 {
-	if (!r->ok_runs) {
-		ms_rmss_emit(d, "%-12.2f  %12s     %12s       %12s   (%d of %d runs killed by the OOM "
-		     "killer)\n", r->mb, "-", "-", "-", r->oom_kills, r->measured);
-		return;
-	}
-	ms_rmss_emit(d, "%-12.2f  %12.1f     %12.3f       %12.1f", r->mb, r->sum_pageins / r->ok_runs,
-	     r->sum_secs / r->ok_runs, r->sum_rate / r->ok_runs);
+	if (!r->ok_runs)
+		ms_rmss_emit(d, "%-12.2f  %12s     %12s       %12s", r->mb, "-", "-", "-");
+	else
+		ms_rmss_emit(d, "%-12.2f  %12.1f     %12.3f       %12.1f", r->mb,
+			     r->sum_pageins / r->ok_runs, r->sum_secs / r->ok_runs,
+			     r->sum_rate / r->ok_runs);
 	if (r->oom_kills)
 		ms_rmss_emit(d, "   (%d of %d runs killed by the OOM killer)", r->oom_kills, r->measured);
+	if (r->failed)	/* not in the averages, and the size not in the knee */
+		ms_rmss_emit(d, "   (%d of %d runs failed, the last with exit status %d)", r->failed,
+			     r->measured, r->exit_status);
 	ms_rmss_emit(d, "\n");
 }
 
@@ -139,7 +141,7 @@ double ms_rmss_knee(const struct driver *d, double *base_out, double *abs_out)
 				next = i;
 		if (next < 0)
 			break;
-		if (!d->rows[next].ok_runs || d->rows[next].oom_kills ||
+		if (!d->rows[next].ok_runs || d->rows[next].oom_kills || d->rows[next].failed ||
 		    d->rows[next].sum_rate / d->rows[next].ok_runs > lim)
 			break;
 		k = d->rows[next].mb;
@@ -162,7 +164,7 @@ void ms_rmss_print_pages_table(struct driver *d)
 	     !d->o->cgroup ? "a memstat walk of the machine, the pool counted as anon" :
 	     d->w.open ? "a memstat walk, the cgroup's own pages" : "the cgroup's memory.stat");
 	ms_rmss_emit(d, "Memory size    Kernel      Anon     Shmem      Exec  Pagecache   Hugetlb      Free"
-	     "   Peak (MB)  OOM kills\n");
+	     "   Peak (MB)  OOM kills  Failed\n");
 	for (int i = 0; i < d->nrows; i++) {
 		const struct size_row *r = &d->rows[i];
 
@@ -171,7 +173,8 @@ void ms_rmss_print_pages_table(struct driver *d)
 		ms_rmss_emit(d, "%-12.2f", r->mb);
 		for (size_t j = 0; j < sizeof(cls) / sizeof(cls[0]); j++)
 			ms_rmss_emit(d, " %*s", j == 4 ? 10 : 9, fmt_mb(r->pages_mb[cls[j]], b, sizeof(b)));
-		ms_rmss_emit(d, "  %10s  %9d\n", fmt_mb(r->peak_mb, b, sizeof(b)), r->oom_kills);
+		ms_rmss_emit(d, "  %10s  %9d  %6d\n", fmt_mb(r->peak_mb, b, sizeof(b)), r->oom_kills,
+			     r->failed);
 	}
 }
 
@@ -223,6 +226,11 @@ void ms_rmss_print_json(struct driver *d, double knee_mb, bool interrupted)
 		json_num(w, "avg_pagein_rate", ok ? r->sum_rate / r->ok_runs : -1);
 		ms_jw_i64_field(w, "runs", r->measured);
 		ms_jw_i64_field(w, "oom_kills", r->oom_kills);
+		ms_jw_i64_field(w, "failed_runs", r->failed);
+		if (r->failed)
+			ms_jw_i64_field(w, "exit_status", r->exit_status);
+		else
+			ms_jw_null_field(w, "exit_status");
 		ms_jw_i64_field(w, "majfaults", r->majfaults);
 		json_num(w, "peak_mb", r->peak_mb);
 		json_num(w, "stolen_mb", d->o->cgroup ? -1 : r->stolen_mb);
