@@ -24,7 +24,7 @@ SRC_DIRS  := src src/cmd src/rmss src/backend src/core src/sys src/out
 CPPFLAGS  += -Iinclude -Ibpf $(addprefix -I,$(SRC_DIRS)) -I$(BUILD) -MMD -MP
 BPFFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
              $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH)) -Iinclude -Ibpf
-LDLIBS    := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -lm
+LDLIBS    := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -ljansson -lm
 LDFLAGS   += -static
 
 # SANITIZE=1: user space under ASan+UBSan, built by clang (one runtime for both, which honours
@@ -37,7 +37,7 @@ override CC  := $(CLANG) $(SAN_FLAGS)
 override CXX := $(CLANGXX) $(SAN_FLAGS)
 CFLAGS    += -DMEMSTAT_TEST_HOOKS
 LDFLAGS   := $(filter-out -static,$(LDFLAGS))
-LDLIBS    := -lbpf -lelf -lz -lzstd -lm
+LDLIBS    := -lbpf -lelf -lz -lzstd -ljansson -lm
 endif
 
 ifeq ($(V),1)
@@ -65,7 +65,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.cc)
 INTEG_SRCS := $(wildcard tests/integration/*.cc)
 
 # the man pages, one per verb (docs/NAME.8.scd)
-MAN_PAGES := memstat memstat-allpages memstat-map memstat-plot memstat-rmss
+MAN_PAGES := memstat memstat-allpages memstat-diff memstat-map memstat-plot memstat-rmss
 MAN_OUT   := $(patsubst %,$(BUILD)/%.8,$(MAN_PAGES))
 
 all: $(BUILD)/memstat $(MAN_OUT)
@@ -208,7 +208,7 @@ cli: $(BUILD)/memstat $(BUILD)/memstat-test $(BUILD)/nobpf
 
 pytest: $(BUILD)/memstat-test
 	MEMSTAT=$(BUILD)/memstat-test /usr/bin/python3 -m pytest -q tests/sampling_test.py tests/picture_test.py \
-		tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py
+		tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/diff_test.py
 
 # every suite, then one "N passed, N failed" line
 test: $(BUILD)/memstat $(BUILD)/memstat-test $(MAN_OUT) $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
@@ -225,7 +225,7 @@ FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unu
                 -Wno-unused-function -DMEMSTAT_VERSION='"$(VERSION)"' $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 # user space with coverage; memstat.c (main) only where a target includes it
 FUZZ_LIB     := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(notdir $(filter-out src/memstat.c,$(USER_SRCS))))
-FUZZ_LINK     = $(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer $^ -lbpf -lelf -lz -lzstd -lm -o $@
+FUZZ_LINK     = $(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer $^ -lbpf -lelf -lz -lzstd -ljansson -lm -o $@
 
 $(FUZZ_DIR)/obj/%.o: %.c
 	$(call msg,CC-FUZZ,$@)

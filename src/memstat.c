@@ -29,12 +29,13 @@
 #include "options.h"
 
 static int run_write_errno;	/* why print_run() stopped the walk */
+static bool runs_slab_split;	/* print_run(): the walk tells reclaimable slab apart */
 
 static int print_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
 {
 	(void)arg;
 	if (printf("%#llx %llu %s %s\n", (unsigned long long)pfn, (unsigned long long)npages,
-		   ms_classes[ms_subs[sub].cls].key, ms_subs[sub].key) < 0) {
+		   ms_classes[ms_subs[sub].cls].key, ms_sub_key(sub, runs_slab_split)) < 0) {
 		run_write_errno = errno;
 		return -1;
 	}
@@ -245,6 +246,7 @@ static const struct verb {
 	int (*main)(int argc, char **argv);
 } verbs[] = {
 	{ "allpages", allpages },	/* above: present memory first, then allpages.c */
+	{ "diff", ms_diff_main },	/* diff.c */
 	{ "map", ms_map_main },		/* map.c */
 	{ "plot", ms_plot_main },	/* plot.c */
 	{ "rmss", ms_rmss_main },	/* rmss.c */
@@ -343,6 +345,8 @@ int main(int argc, char **argv)
 	}
 	walker.ranges = &ranges;
 	walker.fn = o.runs ? print_run : NULL;
+	runs_slab_split = ms_backend_features(&walker.be) &&
+			  ms_backend_features(&walker.be)->slab_cache_word;
 	if (o.by >= 0) {
 		walker.groups = ms_groups_new((enum ms_by)o.by, o.top);
 		if (!walker.groups) {
@@ -351,6 +355,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		ms_groups_set_tree(walker.groups, o.tree);
+		ms_groups_set_min(walker.groups, o.min_set,
+				  (o.min_bytes + (__u64)sysconf(_SC_PAGESIZE) - 1) /
+				  (__u64)sysconf(_SC_PAGESIZE));
 		if (o.by == MS_BY_CGROUP &&
 		    (ret = ms_cgroups_knowable(ms_backend_features(&walker.be), why, sizeof(why)))) {
 			ms_err("--by cgroup: %s", why);

@@ -65,6 +65,8 @@ static const char usage_text[] =
 	"                         (one walk of every page's record; bpf or kmod backend)\n"
 	"      --top N            with --by: the N largest groups, the rest summed as\n"
 	"                         (other) (default: 20 for file and exec, else all)\n"
+	"      --min SIZE         with --by: groups under SIZE (MB; or with K, M, G) summed as\n"
+	"                         (other) (default: only removed cgroups under 1 MB)\n"
 	"      --tree             with --by cgroup: each row is a cgroup and its\n"
 	"                         descendants, indented by depth\n"
 	"  -V, --version          print the version\n"
@@ -102,6 +104,31 @@ static int parse_interval(const char *arg, double *out)
 	return 0;
 }
 
+/* "10" (MB), "10M", "512K", "1.5G", "0": bytes; -1 for anything else */
+static int parse_size(const char *arg, __u64 *out)
+{
+	double v, unit = 1 << 20;
+	char *end;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno || !isfinite(v) || v < 0 || !isdigit((unsigned char)*arg))
+		return -1;
+	if (*end && !end[1]) {
+		const char *u = strchr("KMGT", toupper((unsigned char)*end));
+
+		if (!u)
+			return -1;
+		unit = (double)(1ULL << (10 * (u - "KMGT" + 1)));
+	} else if (*end) {
+		return -1;
+	}
+	if (v * unit > 1e18)
+		return -1;
+	*out = (__u64)(v * unit);
+	return 0;
+}
+
 static int parse_count(const char *arg, long *out)
 {
 	unsigned long long v;
@@ -115,7 +142,7 @@ static int parse_count(const char *arg, long *out)
 int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 {
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
-	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE };
+	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attributes", no_argument, NULL, 'a' },
@@ -134,6 +161,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "tree", no_argument, NULL, OPT_TREE },
+		{ "min", required_argument, NULL, OPT_MIN },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -151,7 +179,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "-b") ||
 		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend") ||
 		    !strcmp(a, "--seed") || !strcmp(a, "--jobs") || !strcmp(a, "--by") ||
-		    !strcmp(a, "--top")) {
+		    !strcmp(a, "--top") || !strcmp(a, "--min")) {
 			c++;	/* the next word is this option's argument */
 			continue;
 		}
@@ -252,6 +280,12 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		case OPT_TREE:
 			o->tree = true;
 			break;
+		case OPT_MIN:
+			if (parse_size(optarg, &o->min_bytes))
+				return ms_usage_error(NULL, "invalid --min '%s': expected a size in MB, "
+						      "or with a unit: 512K, 10M, 1G", optarg);
+			o->min_set = true;
+			break;
 		case 'V':
 			printf("memstat %s\n", MEMSTAT_VERSION);
 			exit(MS_EXIT_OK);
@@ -326,6 +360,11 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 				   "combined with --top");
 	if (o->top && o->by < 0)
 		return ms_usage_error(NULL, "%s", "--top needs --by KEY");
+	if (o->min_set && o->by < 0)
+		return ms_usage_error(NULL, "%s", "--min needs --by KEY");
+	if (o->min_set && o->tree)
+		return ms_usage_error(NULL, "%s", "--tree shows every cgroup with pages: it cannot be "
+				   "combined with --min");
 	if (o->attributes) {
 		if (o->backend == MS_BE_KPF)
 			return ms_usage_error(NULL, "%s", "-a needs the bpf or kmod backend: /proc/kpageflags "

@@ -18,6 +18,8 @@ struct ms_opts {
 	unsigned int jobs;	/* --jobs N; 0: ms_jobs_auto() */
 	int by;			/* --by KEY: enum ms_by; -1: not given */
 	size_t top;		/* --top N; 0: the key's default */
+	bool min_set;		/* --min SIZE given */
+	__u64 min_bytes;
 	bool tree;		/* --tree: with --by cgroup, hierarchical totals */
 	const char *output;
 	int format;		/* -1: not given, else enum ms_format */

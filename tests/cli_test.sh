@@ -73,6 +73,14 @@ for t in 0 -1 x 1.5 ""; do
 done
 run "--top without --by" 2 "$memstat" --top 3
 one_line_err "--top without --by" "--top needs --by"
+for m in -1 x 10Q 1MB "" 1e30G; do
+	run "--by node --min '$m'" 2 "$memstat" --by node --min "$m"
+	one_line_err "--by node --min '$m'" "invalid --min '$m': expected a size in MB"
+done
+run "--min without --by" 2 "$memstat" --min 1
+one_line_err "--min without --by" "--min needs --by"
+run "--tree with --min" 2 "$memstat" --by cgroup --tree --min 1
+one_line_err "--tree with --min" "cannot be combined with --min"
 run "--by --backend kpageflags" 2 "$memstat" --by node --backend kpageflags
 one_line_err "--by --backend kpageflags" "--by needs the bpf or kmod backend"
 run "--by --reconcile" 2 "$memstat" --by zone --reconcile
@@ -120,7 +128,7 @@ python3 - "$tmp/out" <<'PY' && ok "--by fs --json: keys, groups + other = total,
 import json, sys
 text = open(sys.argv[1]).read()
 j = json.loads(text)
-assert j["format_version"] == 1 and j["by"] == "fs", j.keys()
+assert j["format_version"] == 2 and j["by"] == "fs", j.keys()
 classes = ["kernel", "anon", "shmem", "exec", "page_cache", "hugetlb", "free"]
 s = j["other"]["pages"]["total"]
 for g in j["groups"]:

@@ -92,7 +92,7 @@ else bad "the build leaves the tree as git found it" "$dirty"; fi
 contents=$(dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's#^\./#/#')
 missing=()
 for f in /usr/sbin/memstat /usr/share/man/man8/memstat.8.gz /usr/share/man/man8/memstat-allpages.8.gz \
-	/usr/share/man/man8/memstat-map.8.gz /usr/share/man/man8/memstat-plot.8.gz \
+	/usr/share/man/man8/memstat-diff.8.gz /usr/share/man/man8/memstat-map.8.gz /usr/share/man/man8/memstat-plot.8.gz \
 	/usr/share/man/man8/memstat-rmss.8.gz /usr/share/bash-completion/completions/memstat \
 	/usr/share/zsh/vendor-completions/_memstat /lib/systemd/system/memstat.service \
 	/etc/logrotate.d/memstat /usr/share/doc/memstat/copyright; do
@@ -198,14 +198,14 @@ if [ "$page" = /usr/share/man/man8/memstat.8.gz ] && grep -q '^NAME' <<<"$text" 
 	ok "man memstat in the chroot ($page, $(wc -l <<<"$text") lines)"
 else bad "man memstat in the chroot" "man -w: $page" "$(head -n 3 <<<"$text")"; fi
 missing=()
-for v in allpages map plot rmss; do
+for v in allpages diff map plot rmss; do
 	page=$(in_chroot man -w "memstat-$v" 2>&1)
 	text=$(in_chroot env MANWIDTH=100 man "memstat-$v" 2>&1 | col -b)
 	[ "$page" = "/usr/share/man/man8/memstat-$v.8.gz" ] && grep -q '^NAME' <<<"$text" &&
 		grep -q "memstat $v" <<<"$text" || missing+=("memstat-$v: $page")
 done
-if [ ${#missing[@]} -eq 0 ]; then ok "man memstat-VERB in the chroot for allpages, map, plot and rmss"
-else bad "man memstat-VERB in the chroot for allpages, map, plot and rmss" "${missing[@]}"; fi
+if [ ${#missing[@]} -eq 0 ]; then ok "man memstat-VERB in the chroot for allpages, diff, map, plot and rmss"
+else bad "man memstat-VERB in the chroot for allpages, diff, map, plot and rmss" "${missing[@]}"; fi
 # the walk itself, with the packaged static binary on this kernel
 out=$(in_chroot memstat 2>&1)
 rc=$?

@@ -26,6 +26,7 @@ main_opts=$("$bin" --help | help_opts)
 ap_opts=$("$bin" allpages --help | help_opts)
 map_opts=$("$bin" map --help | help_opts)
 plot_opts=$("$bin" plot --help | help_opts)
+diff_opts=$("$bin" diff --help | help_opts)
 rmss_opts=$("$bin" rmss --help | help_opts)
 if [ "$(wc -w <<<"$main_opts")" -lt 10 ] || [ "$(wc -w <<<"$ap_opts")" -lt 5 ]; then
 	bad "options parsed from --help" "main: $main_opts" "allpages: $ap_opts"
@@ -37,12 +38,12 @@ if [ ! -s "$page" ]; then
 else
 	# each page renders without a warning and has every option of its verb's --help (one line
 	# per paragraph: wide enough that no option is broken across lines); each --help names it
-	for verb in "" allpages map plot rmss; do
+	for verb in "" allpages diff map plot rmss; do
 		name=memstat${verb:+-$verb}
 		f=$build/$name.8
 		case $verb in
 		"") opts=$main_opts ;; allpages) opts=$ap_opts ;; map) opts=$map_opts ;;
-		plot) opts=$plot_opts ;; rmss) opts=$rmss_opts ;;
+		plot) opts=$plot_opts ;; rmss) opts=$rmss_opts ;; diff) opts=$diff_opts ;;
 		esac
 		if [ ! -s "$f" ]; then
 			bad "$name.8 built ($f missing: make BUILD=$build man)"
@@ -128,12 +129,15 @@ complete_case "memstat allpages --ra" "--raw-pointers"
 complete_case "memstat --ro" "--rotate-incompatible"
 complete_case "memstat allpages --class page_c" "page_cache page_cache_buffers page_cache_file page_cache_swapcache"
 complete_case "memstat allpages --class anon,free_p" "anon,free_pcp"
-complete_case "memstat allpages --class kernel_sl" "kernel_slab kernel_slab_reclaimable"
+complete_case "memstat allpages --class kernel_sl" "kernel_slab kernel_slab_reclaimable kernel_slab_unreclaimable"
 touch "$tmp/samples.csv"
 complete_case "memstat -o $tmp/sam" "$tmp/samples.csv"
 complete_case "memstat --output $tmp/sam" "$tmp/samples.csv"
 complete_case "memstat ma" "map"
 complete_case "memstat pl" "plot"
+complete_case "memstat di" "diff"
+complete_case "memstat diff --j" "--json"
+complete_case "memstat diff $tmp/sam" "$tmp/samples.csv"
 complete_case "memstat map --o" "--output"
 complete_case "memstat map -b " "auto bpf kmod kpageflags"
 complete_case "memstat plot -" "-o --output -h --help"
@@ -157,12 +161,13 @@ set_eq "bash completion: the options of memstat --help" "$main_opts" "$_memstat_
 set_eq "bash completion: the options of memstat allpages --help" "$ap_opts" "$_memstat_allpages_opts"
 set_eq "bash completion: the options of memstat map --help" "$map_opts" "$_memstat_map_opts"
 set_eq "bash completion: the options of memstat plot --help" "$plot_opts" "$_memstat_plot_opts"
+set_eq "bash completion: the options of memstat diff --help" "$diff_opts" "$_memstat_diff_opts"
 set_eq "bash completion: the options of memstat rmss --help" "$rmss_opts" "$_memstat_rmss_opts"
 set_eq "bash completion: the class names of memstat --json" "$classes" "$_memstat_classes"
 zsh_classes=$(sed -n '/^classes=(/,/)/p' "$comp_zsh" | tr -d '()' | sed 's/classes=//')
 set_eq "zsh completion: the class names of memstat --json" "$classes" "$zsh_classes"
 missing=()
-for o in $main_opts $ap_opts $map_opts $plot_opts $rmss_opts; do
+for o in $main_opts $ap_opts $map_opts $plot_opts $diff_opts $rmss_opts; do
 	grep -qE -- "(^|[^A-Za-z-])$o([^A-Za-z-]|\$)" "$comp_zsh" || missing+=("$o")
 done
 if [ ${#missing[@]} -eq 0 ]; then ok "zsh completion names every option of --help"
@@ -237,13 +242,13 @@ install_case default "" /usr/local/sbin/memstat /usr/local/share/man/man8/memsta
 	/usr/local/share/bash-completion/completions/memstat \
 	/usr/local/lib/systemd/system/memstat.service \
 	/usr/local/share/zsh/vendor-completions/_memstat /etc/logrotate.d/memstat \
-	/usr/local/share/man/man8/memstat-allpages.8 /usr/local/share/man/man8/memstat-map.8 \
+	/usr/local/share/man/man8/memstat-allpages.8 /usr/local/share/man/man8/memstat-diff.8 /usr/local/share/man/man8/memstat-map.8 \
 	/usr/local/share/man/man8/memstat-plot.8 /usr/local/share/man/man8/memstat-rmss.8
 install_case usr "PREFIX=/usr" /usr/sbin/memstat /usr/share/man/man8/memstat.8 \
 	/usr/share/bash-completion/completions/memstat \
 	/usr/lib/systemd/system/memstat.service \
 	/usr/share/zsh/vendor-completions/_memstat /etc/logrotate.d/memstat \
-	/usr/share/man/man8/memstat-allpages.8 /usr/share/man/man8/memstat-map.8 \
+	/usr/share/man/man8/memstat-allpages.8 /usr/share/man/man8/memstat-diff.8 /usr/share/man/man8/memstat-map.8 \
 	/usr/share/man/man8/memstat-plot.8 /usr/share/man/man8/memstat-rmss.8
 
 echo "$passed passed, $failed failed"

@@ -3,6 +3,7 @@
     MEMSTAT=build/memstat-test python3 -m pytest tests/sampling_test.py
 """
 import csv
+import errno
 import hashlib
 import io
 import json
@@ -45,7 +46,36 @@ def present_pages():
         return sum(int(line.split()[1]) for line in f if line.split()[:1] == ["present"])
 
 
+SLAB_SPLIT = {"kernel_slab_unreclaimable", "kernel_slab_reclaimable"}
+
+
+def assert_slab_keys(keys, some=False):
+    """Slab is either kernel_slab (all of it: the walk cannot tell reclaimable slab apart) or
+    its two parts, never a mix: a key never means a part on one kernel and all on another.
+    some: keys are those met, so only one of the parts may be there."""
+    slab = set(keys) & (SLAB_SPLIT | {"kernel_slab"})
+    assert slab == {"kernel_slab"} or (slab <= SLAB_SPLIT if some else slab == SLAB_SPLIT), slab
+
+
 # ---- periodic sampling ----
+
+def test_csv_columns_have_one_name_each_and_slab_keeps_its_meaning(tmp_path):
+    # a class and its sub-class share a name (shmem, exec, unknown): the sub-class columns are
+    # detail_<key>, so csv.DictReader and pandas see every column under its own name
+    log = tmp_path / "m.csv"
+    r = run("-o", str(log), "0.1", "1")
+    assert r.returncode == 0, r.stderr
+    header = log.read_text().splitlines()[0].split(",")
+    assert len(header) == len(set(header)), [h for h in header if header.count(h) > 1]
+    row = csv_rows(log)[0]
+    assert len(row) == len(header)
+    for key in ("shmem", "exec", "unknown"):
+        assert key in row and "detail_" + key in row
+    # the non-empty detail columns partition the classes: slab counted once, whole or split
+    filled = {k[len("detail_"):] for k, v in row.items() if k.startswith("detail_") and v != ""}
+    assert_slab_keys(filled)
+    assert sum(int(row["detail_" + k]) for k in filled) == int(row["total"])
+
 
 def test_n_samples_give_n_rows_with_increasing_timestamps(tmp_path):
     log = tmp_path / "m.csv"
@@ -169,6 +199,20 @@ def test_jsonl_is_the_json_object_plus_a_timestamp(tmp_path):
         assert {"timestamp", "epoch"} <= set(o)
 
 
+@pytest.mark.parametrize("backend", ["bpf", "kpageflags"])
+def test_json_detail_partitions_the_classes_with_slab_whole_or_split(backend):
+    # format_version 2: kernel_slab is all slab or null, never the unreclaimable part of it
+    d = json.loads(run("--json", "--backend", backend).stdout)
+    assert d["format_version"] == 2
+    filled = {k for k, v in d["detail"].items() if v is not None}
+    assert set(d["detail"]) - filled <= SLAB_SPLIT | {"kernel_slab"}
+    assert_slab_keys(filled)
+    assert (filled >= SLAB_SPLIT) == d["slab_split"]
+    assert sum(d["detail"][k] for k in filled) == d["pages"]["total"]
+    if backend == "kpageflags":
+        assert d["detail"]["kernel_slab"] > 0 and not d["slab_split"]
+
+
 def test_prometheus_file_parses_and_is_replaced_atomically(tmp_path):
     prom = tmp_path / "memstat.prom"
     r = run("-o", str(prom), "--format", "prom", "0.1", "3")
@@ -179,9 +223,56 @@ def test_prometheus_file_parses_and_is_replaced_atomically(tmp_path):
     assert pages["total"] + families["memstat_holes_pages"].samples[0].value == present_pages()
     assert families["memstat_pages"].type == "gauge"
     sub = families["memstat_subclass_pages"].samples
-    assert {s.labels["subclass"] for s in sub} >= {"kernel_slab", "anon_private", "free_buddy"}
+    assert {s.labels["subclass"] for s in sub} >= {"anon_private", "free_buddy"}
+    assert_slab_keys({s.labels["subclass"] for s in sub})
     assert families["memstat_page_size_bytes"].samples[0].value == os.sysconf("SC_PAGE_SIZE")
     assert os.listdir(tmp_path) == ["memstat.prom"], "no temporary file left behind"
+
+
+@pytest.fixture
+def full_fs(tmp_path):
+    """A 1 MiB tmpfs: yields (its path, a function that fills what is left of it)."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "memstat-test", str(mnt)],
+                   check=True)
+
+    def fill():
+        with open(mnt / "filler", "wb", buffering=0) as f:
+            try:
+                while True:
+                    f.write(b"x" * 4096)
+            except OSError as e:
+                assert e.errno == errno.ENOSPC, e
+    try:
+        yield mnt, fill
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_a_full_disk_ends_sampling_without_a_torn_line(full_fs, fmt):
+    # the disk fills while samples are appended: the sample that did not fit is cut back out
+    # of the log (a write takes what fits, then fails), the error is ENOSPC, exit 1
+    mnt, fill = full_fs
+    log = mnt / ("m." + fmt)
+    assert run("-f", fmt, "-o", str(log), "0.1", "1").returncode == 0
+    fill()
+    r = run("-f", fmt, "-o", str(log), "0.1", "40")
+    assert r.returncode == 1, r.stderr
+    assert "No space left on device" in r.stderr, r.stderr
+    text = log.read_text()
+    assert text.endswith("\n")
+    lines = text.splitlines()
+    if fmt == "csv":
+        header = lines[0].split(",")
+        assert all(len(line.split(",")) == len(header) for line in lines[1:]), lines[-1]
+        assert len(lines) >= 2
+    else:
+        assert all(json.loads(line)["format_version"] for line in lines)
+    # and plot, asked to write where there is no room, names the error
+    r = run("plot", str(log), "-o", str(mnt / "m.svg"))
+    assert r.returncode == 1 and "No space left on device" in r.stderr, r.stderr
 
 
 def test_prometheus_readers_never_see_a_partial_file(tmp_path):
@@ -356,11 +447,15 @@ def test_allpages_filters_by_pfn_and_class():
     r = run("allpages", "--format", "jsonl", "--pfn", "0x100000-0x1003ff")
     pfns = [json.loads(line)["pfn"] for line in r.stdout.splitlines()]
     assert pfns == list(range(0x100000, 0x100400))
+    # kernel_slab: all slab, as in --json's detail; a page says which part where the walk splits
     r = run("allpages", "--format", "jsonl", "--class", "free,kernel_slab",
             "--pfn", "0x100000-0x13ffff")
     subs = {json.loads(line)["subclass"] for line in r.stdout.splitlines()}
     assert subs and subs <= {"free_buddy", "free_pcp", "free_uninit", "free_unaccepted",
-                             "kernel_slab"}
+                             "kernel_slab", "kernel_slab_unreclaimable",
+                             "kernel_slab_reclaimable"}
+    assert_slab_keys(subs & {"kernel_slab", "kernel_slab_unreclaimable",
+                             "kernel_slab_reclaimable"}, some=True)
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -506,14 +601,29 @@ def test_a_copy_of_etc_passwd_is_refused_and_untouched(tmp_path, fmt):
     assert os.listdir(tmp_path) == ["passwd"]
 
 
+@pytest.mark.parametrize("have,ask", [("csv", "jsonl"), ("jsonl", "csv")])
+def test_a_log_of_the_other_format_is_named_as_such(tmp_path, have, ask):
+    # memstat --json -o LOG on a CSV log is refused as a CSV log, not as "not a memstat sample"
+    log = tmp_path / "m.log"
+    assert run("-f", have, "-o", str(log), "0.1", "1").returncode == 0
+    digest = sha(log)
+    r = run("-f", ask, "-o", str(log), "0.1", "1")
+    assert r.returncode == 2, r.stderr
+    want = {"csv": "it is a CSV log of memstat samples, and these are JSON lines (-f csv, ",
+            "jsonl": "it is a JSON-lines log of memstat samples, and these are CSV (-f jsonl, "}
+    assert want[have] in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    assert sha(log) == digest
+
+
 def test_a_jsonl_log_of_another_format_version_is_refused(tmp_path):
     log = tmp_path / "m.jsonl"
     assert run("-o", str(log), "--format", "jsonl").returncode == 0
-    log.write_text(log.read_text().replace('{"format_version":1,', '{"format_version":2,', 1))
+    # a log of format_version 1 (kernel_slab then meant a part of slab on most kernels)
+    log.write_text(log.read_text().replace('{"format_version":2,', '{"format_version":1,', 1))
     digest = sha(log)
     r = run("-o", str(log), "--format", "jsonl")
     assert r.returncode == 2
-    assert "format_version 2, this memstat writes 1" in r.stderr
+    assert "format_version 1, this memstat writes 2" in r.stderr
     assert sha(log) == digest
 
 
@@ -697,14 +807,14 @@ def test_the_service_renames_a_log_with_other_columns_aside_and_goes_on(tmp_path
 def test_rotate_incompatible_renames_a_jsonl_log_of_another_format_version(tmp_path):
     log = tmp_path / "m.jsonl"
     assert run("-o", str(log), "--format", "jsonl").returncode == 0
-    old = log.read_text().replace('{"format_version":1,', '{"format_version":2,', 1)
+    old = log.read_text().replace('{"format_version":2,', '{"format_version":1,', 1)
     log.write_text(old)
     r = run("-o", str(log), "--format", "jsonl", "--rotate-incompatible")
     assert r.returncode == 0, r.stderr
     assert "another format_version" in r.stderr
     moved = [p for p in tmp_path.iterdir() if p.name.startswith("m.jsonl.")]
     assert len(moved) == 1 and moved[0].read_text() == old
-    assert [json.loads(l)["format_version"] for l in log.read_text().splitlines()] == [1]
+    assert [json.loads(l)["format_version"] for l in log.read_text().splitlines()] == [2]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
@@ -782,7 +892,8 @@ def test_approx_jsonl_and_prom_carry_the_bound(tmp_path):
     assert set(CLASSES) | {"total"} == set(err)
     assert families["memstat_approx_fraction"].samples[0].value == 0.015625
     sub = {s.labels["subclass"] for s in families["memstat_subclass_error_pages"].samples}
-    assert {"kernel_slab", "anon_private", "free_buddy"} <= sub
+    assert {"anon_private", "free_buddy"} <= sub
+    assert_slab_keys(sub)
     pages = {s.labels["class"]: s.value for s in families["memstat_pages"].samples}
     assert pages["total"] + families["memstat_holes_pages"].samples[0].value == present_pages()
     # an estimate is not reconciled with /proc/meminfo (--reconcile refuses --approx): no

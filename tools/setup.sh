@@ -12,6 +12,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # what building and running memstat needs (`setup.sh run`, `setup.sh`, `setup.sh install`)
 packages=(
 	make gcc g++ clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev pkg-config
+	# memstat diff reads JSON with Jansson (linked statically)
+	libjansson-dev
 	# the man page (docs/memstat.8.scd)
 	scdoc
 )

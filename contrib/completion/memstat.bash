@@ -5,21 +5,22 @@
 
 # the classes and sub-classes --class takes (the keys of "pages" and "detail" in --json)
 _memstat_classes="kernel anon shmem exec page_cache hugetlb free unknown
-kernel_slab kernel_large_kmalloc kernel_pagetables kernel_reserved kernel_zsmalloc
+kernel_slab kernel_slab_unreclaimable kernel_large_kmalloc kernel_pagetables kernel_reserved kernel_zsmalloc
 kernel_offline kernel_guard kernel_page_pool kernel_user_mapped
 kernel_compound kernel_other kernel_unstable anon_private anon_swapcache
 anon_ksm page_cache_file page_cache_buffers page_cache_swapcache hugetlb_used
 hugetlb_free free_buddy free_pcp free_uninit free_unaccepted kernel_slab_reclaimable"
 
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
--o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --tree
+-o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --min --tree
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class --file --inode --cgroup -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
 _memstat_map_opts="-o --output -b --backend -h --help"
 _memstat_plot_opts="-o --output -h --help"
+_memstat_diff_opts="-j --json -h --help"
 _memstat_rmss_opts="-c --change -p --print -r --reset -s --start -f --final -d --delta
--n --iterations -o --output --cgroup --zram -j --json --plot -h --help"
+-n --iterations --ok-status -o --output --cgroup --zram -j --json --plot -h --help"
 
 _memstat()
 {
@@ -37,7 +38,7 @@ _memstat()
 			COMPREPLY=($(compgen -f -- "$cur"))
 			compopt -o filenames 2>/dev/null
 			return;;
-		-c|--change|-s|--start|-f|--final|-d|--delta|-n|--iterations|--zram)
+		-c|--change|-s|--start|-f|--final|-d|--delta|-n|--iterations|--ok-status|--zram)
 			return;;
 		esac
 		if [[ $cur == -* ]]; then
@@ -48,8 +49,9 @@ _memstat()
 		return
 	fi
 
-	# memstat map and memstat plot: their own options; plot's other words are logs
-	if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == map || ${COMP_WORDS[1]} == plot ]]; then
+	# memstat map, plot and diff: their own options; plot's and diff's other words are files
+	if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == map || ${COMP_WORDS[1]} == plot ||
+	      ${COMP_WORDS[1]} == diff ]]; then
 		case $prev in
 		-o|--output)
 			COMPREPLY=($(compgen -f -- "$cur"))
@@ -62,7 +64,7 @@ _memstat()
 		if [[ $cur == -* ]]; then
 			local opts=_memstat_${COMP_WORDS[1]}_opts
 			COMPREPLY=($(compgen -W "${!opts}" -- "$cur"))
-		elif [[ ${COMP_WORDS[1]} == plot ]]; then
+		elif [[ ${COMP_WORDS[1]} != map ]]; then
 			COMPREPLY=($(compgen -f -- "$cur"))
 			compopt -o filenames 2>/dev/null
 		fi
@@ -99,7 +101,7 @@ _memstat()
 	--by)
 		COMPREPLY=($(compgen -W "node zone fs cgroup file exec" -- "$cur"))
 		return;;
-	--jobs|--seed|--pfn|--top|--inode|--cgroup)
+	--jobs|--seed|--pfn|--top|--min|--inode|--cgroup)
 		return;;
 	esac
 
@@ -109,7 +111,7 @@ _memstat()
 		COMPREPLY=($(compgen -W "$_memstat_opts" -- "$cur"))
 	else
 		# the subcommand, only as the first word
-		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "allpages rmss map plot" -- "$cur"))
+		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "allpages rmss map plot diff" -- "$cur"))
 	fi
 }
 complete -F _memstat memstat

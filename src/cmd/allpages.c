@@ -229,6 +229,13 @@ static int parse_class_list(const char *arg, __u32 *want)
 				found = 1;
 			}
 		}
+		/* kernel_slab: all slab, as in --json's detail; the unreclaimable part by its name */
+		if (!strcmp(tok, "kernel_slab"))
+			*want |= 1U << MS_KERNEL_SLAB_RECLAIM;
+		if (!strcmp(tok, "kernel_slab_unreclaimable")) {
+			*want |= 1U << MS_KERNEL_SLAB;
+			found = 1;
+		}
 		if (!found) {
 			int ret = ms_usage_error("allpages", "unknown class '%s' (expected kernel, anon, shmem, exec, "
 					      "page_cache, hugetlb, free or a detail key such as "

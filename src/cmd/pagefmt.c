@@ -34,7 +34,7 @@ static const struct column {
 } cols[NCOLS] = {
 	[C_PFN] = { "pfn", 12, false, false },
 	[C_CLASS] = { "class", 10, true, false },
-	[C_SUB] = { "subclass", 20, true, false },
+	[C_SUB] = { "subclass", 26, true, false },
 	[C_ROLE] = { "role", 10, true, false },
 	[C_ORDER] = { "order", 5, false, false },
 	[C_HEAD] = { "head_pfn", 12, false, false },
@@ -295,7 +295,7 @@ static char *emit_cols(const struct ms_pagefmt *f, const struct ms_pagefmt_state
 			p = put_str(p, ms_classes[ms_subs[r->sub].cls].key);
 			break;
 		case C_SUB:
-			p = put_str(p, ms_subs[r->sub].key);
+			p = put_str(p, ms_sub_key(r->sub, f->feat && f->feat->slab_cache_word));
 			break;
 		case C_ROLE:
 			p = put_str(p, role_name(r->role));

@@ -292,6 +292,17 @@ again:
 			rotated = true;
 			goto again;
 		}
+		/* a log of the other format: say so, not that it is no log */
+		if ((s->fmt == MS_FMT_CSV && jsonl_version(line) >= 0) ||
+		    (s->fmt == MS_FMT_JSONL && !strncmp(line, "timestamp,epoch,", 16))) {
+			snprintf(why, whylen, "refusing to append to %s: it is a %s log of memstat "
+				 "samples, and these are %s (-f %s, or write to a new file)", s->path,
+				 s->fmt == MS_FMT_CSV ? "JSON-lines" : "CSV",
+				 s->fmt == MS_FMT_CSV ? "CSV" : "JSON lines",
+				 s->fmt == MS_FMT_CSV ? "jsonl" : "csv");
+			ret = MS_EXIT_USAGE;
+			goto fail;
+		}
 		if (s->fmt == MS_FMT_CSV && strcmp(line, hdr)) {
 			snprintf(why, whylen, "refusing to append to %s: its columns differ "
 				 "from this memstat's (write to a new file%s)", s->path,
@@ -472,10 +483,17 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		free(buf);
 		return -ENOMEM;
 	}
-	if (s->fmt == MS_FMT_PROM && s->path && !s->direct)
+	if (s->fmt == MS_FMT_PROM && s->path && !s->direct) {
 		err = write_prom(s, buf, len);	/* fsynced before its rename */
-	else
+	} else {
+		/* a log file never keeps a part of a line (a full disk takes what fits): cut back */
+		off_t end = s->path && !s->direct ? lseek(s->fd, 0, SEEK_END) : -1;
+
 		err = write_all(s->fd, buf, len);
+		if (err && end >= 0 && ftruncate(s->fd, end))
+			ms_err("%s: could not remove the part of a sample written: %s", s->path,
+			       strerror(errno));
+	}
 	if (!err && s->fsync && s->path && !s->direct && s->fmt != MS_FMT_PROM && fsync(s->fd))
 		err = -errno;
 	free(buf);

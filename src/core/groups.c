@@ -36,6 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
 #include "memstat_int.h"
 #include "attrs.h"
@@ -177,11 +181,44 @@ const struct ms_mountinfo_entry *ms_groups_mount_of(const struct ms_groups *g, _
 	return best;
 }
 
+/*
+ * The device of the kernel's internal tmpfs (shm_mnt: memfds, SysV shared memory and
+ * MAP_SHARED|MAP_ANONYMOUS mappings all live there), from a memfd of our own; 0 when unknown.
+ */
+static __u64 internal_tmpfs_dev(void)
+{
+	static __u64 dev = ~0ULL;
+	struct stat st;
+	int fd;
+
+	if (dev != ~0ULL)
+		return dev;
+	dev = 0;
+	fd = (int)syscall(SYS_memfd_create, "memstat-shm-dev", MFD_CLOEXEC);
+	if (fd >= 0) {
+		if (!fstat(fd, &st))
+			dev = MS_MKDEV(major(st.st_dev), minor(st.st_dev));
+		close(fd);
+	}
+	return dev;
+}
+
+/*
+ * fs: a mount point; a superblock no mount shows gets what the walk can tell of it: the kernel's
+ * internal tmpfs, the block devices' page cache (every page a buffer page), else "(not mounted)".
+ */
 static int name_fs(struct ms_groups *g, struct ms_group *grp)
 {
 	const struct ms_mountinfo_entry *m = ms_groups_mount_of(g, grp->k1);
+	const char *name = "(not mounted)";
 
-	grp->name = strdup(m ? m->point : "(not mounted)");
+	if (m)
+		name = m->point;
+	else if (grp->k1 && grp->k1 == internal_tmpfs_dev())
+		name = "(internal tmpfs: memfd, SysV shm, shared anonymous)";
+	else if (grp->total && grp->sub[MS_FILE_BUFFERS] == grp->total)
+		name = "(block devices)";
+	grp->name = strdup(name);
 	return grp->name ? 0 : -ENOMEM;
 }
 
@@ -343,6 +380,12 @@ struct ms_groups *ms_groups_new(enum ms_by by, size_t top)
 	return g;
 }
 
+void ms_groups_set_min(struct ms_groups *g, bool set, __u64 min_pages)
+{
+	g->min_set = set;
+	g->min_pages = min_pages;
+}
+
 static void groups_clear(struct ms_groups *g)
 {
 	for (size_t i = 0; i < g->n; i++) {
@@ -353,6 +396,7 @@ static void groups_clear(struct ms_groups *g)
 	memset(&g->other, 0, sizeof(g->other));
 	g->n = 0;
 	g->nother = 0;
+	g->nremoved = 0;
 	if (g->slots)
 		memset(g->slots, 0, g->nslots * sizeof(*g->slots));
 	free(g->order);
@@ -480,6 +524,15 @@ void ms_groups_pinned(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8
 
 static const struct ms_groups *sort_ctx;
 
+/* a removed cgroup (an offline memcg still charged) under MS_GROUPS_REMOVED_MIN; not in --tree */
+static bool small_removed(const struct ms_groups *g, const struct ms_group *x)
+{
+	return g->by == MS_BY_CGROUP && !g->tree && g->cgroups &&
+	       x->total * (__u64)sysconf(_SC_PAGESIZE) < MS_GROUPS_REMOVED_MIN &&
+	       !ms_cgroups_find(g->cgroups, x->k1) &&
+	       ms_cgroup_where(g->cgroups, x->k1) != MS_CG_ELSEWHERE;
+}
+
 static int by_total(const void *a, const void *b)
 {
 	const struct ms_group *x = &sort_ctx->g[*(const size_t *)a];
@@ -536,12 +589,16 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 		g->order[i] = i;
 	sort_ctx = g;
 	qsort(g->order, g->n, sizeof(*g->order), by_total);
-	/* the top N keyed groups and "(none)" are shown; the rest go to "(other)" */
+	/* the top N keyed groups (of --min pages or more) and "(none)" are shown; the rest go to
+	 * "(other)" */
 	for (i = 0; i < g->n; i++) {
 		struct ms_group *x = &g->g[g->order[i]];
 		bool none = x->k1 == NONE_KEY && x->k2 == NONE_KEY;
+		bool removed = !none && !g->min_set && small_removed(g, x);
 
-		if (!none && g->top && keyed >= g->top) {
+		g->nremoved += removed;
+		if (!none && ((g->top && keyed >= g->top) || removed ||
+			      (g->min_set && x->total < g->min_pages))) {
 			for (int j = 0; j < MS_NR_SUBS; j++)
 				g->other.sub[j] += x->sub[j];
 			g->other.total += x->total;

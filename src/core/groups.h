@@ -39,6 +39,12 @@ int ms_by_parse(const char *s, enum ms_by *out);
 struct ms_groups *ms_groups_new(enum ms_by by, size_t top);
 /* --by cgroup --tree: each row shows its subtree's pages */
 void ms_groups_set_tree(struct ms_groups *g, bool on);
+/*
+ * --min: groups under min_pages go to "(other)" (never "(none)"). Without it (set false),
+ * removed cgroups under MS_GROUPS_REMOVED_MIN do, counted apart (the table says how many).
+ */
+void ms_groups_set_min(struct ms_groups *g, bool set, __u64 min_pages);
+#define MS_GROUPS_REMOVED_MIN (1ULL << 20)	/* bytes */
 /* -a: a Pinned column, filled by ms_groups_pinned() */
 void ms_groups_set_pinned(struct ms_groups *g, bool on);
 /* the groups made so far (before ms_groups_finish() folds any), in order of first page */

@@ -29,6 +29,9 @@ struct ms_groups {
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
 	bool pinned;			/* -a: a Pinned column (ms_groups_pinned() fills it) */
+	bool min_set;			/* --min: groups under min_pages go to (other) */
+	__u64 min_pages;
+	size_t nremoved;		/* of nother: removed cgroups hidden by default */
 	struct ms_cgroups *cgroups;	/* cgroup: the memory hierarchy (cgroup.c), read at finish */
 };
 

@@ -24,8 +24,8 @@ enum {
 };
 
 /* "format_version" of the JSON output and JSON-lines logs (docs/output-formats.md): bumped when a key
- * changes meaning or disappears. */
-#define MS_FORMAT_VERSION 1
+ * changes meaning or disappears. 2: kernel_slab is all slab or null, never a part of it. */
+#define MS_FORMAT_VERSION 2
 
 /* One row of the summary: a sub-class, its class and its names. */
 struct ms_sub_info {
@@ -112,6 +112,18 @@ struct ms_result {
 __u64 ms_class_pages(const struct ms_result *r, enum ms_class c);
 /* the sub-class shown at position pos (0 .. MS_NR_SUBS - 1) of the summary's rows */
 int ms_sub_display(int pos);
+/*
+ * The keys of "detail" (JSON, CSV, Prometheus), k from 0 to MS_NR_DETAIL - 1: every sub-class,
+ * with slab as three keys whose meaning never changes: kernel_slab (all slab, where the walk
+ * cannot tell reclaimable slab apart), kernel_slab_unreclaimable and kernel_slab_reclaimable
+ * (where it can). ms_detail_value() gives entry k of sub[]; false: null, the other case.
+ */
+#define MS_NR_DETAIL (MS_NR_SUBS + 1)
+const char *ms_detail_key(int k);
+enum ms_class ms_detail_class(int k);
+bool ms_detail_value(const __u64 *sub, bool slab_split, int k, __u64 *v);
+/* The key of sub-class i for one page or run (allpages, --runs): slab as the walk split it. */
+const char *ms_sub_key(int i, bool slab_split);
 
 /* Where a run spent its time, in ms (JSON "timings"; docs/output-formats.md names each). */
 struct ms_timings {
@@ -147,6 +159,8 @@ typedef int (*ms_page_fn)(void *arg, __u64 pfn, const struct ms_page_rec *rec);
 int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present);
 /* memstat rmss (rmss.c): argv[0] is "rmss". */
 int ms_rmss_main(int argc, char **argv);
+/* memstat diff A [B]: src/cmd/diff.c */
+int ms_diff_main(int argc, char **argv);
 /* The capability memstat needs that this process lacks, or NULL. */
 const char *ms_missing_capability(void);
 /*

@@ -57,6 +57,40 @@ const struct ms_sub_info ms_subs[MS_NR_SUBS] = {
 	[MS_KERNEL_SLAB_RECLAIM] = { MS_C_KERNEL, "kernel_slab_reclaimable", "slab, reclaimable" },
 };
 
+#define DETAIL_UNRECLAIMABLE (MS_KERNEL_SLAB + 1)
+
+/* the sub-class whose pages detail key k gives */
+static int detail_sub(int k)
+{
+	return k < DETAIL_UNRECLAIMABLE ? k : k == DETAIL_UNRECLAIMABLE ? MS_KERNEL_SLAB : k - 1;
+}
+
+const char *ms_detail_key(int k)
+{
+	return k == DETAIL_UNRECLAIMABLE ? "kernel_slab_unreclaimable" : ms_subs[detail_sub(k)].key;
+}
+
+enum ms_class ms_detail_class(int k)
+{
+	return ms_subs[detail_sub(k)].cls;
+}
+
+bool ms_detail_value(const __u64 *sub, bool slab_split, int k, __u64 *v)
+{
+	int i = detail_sub(k);
+
+	if ((k == MS_KERNEL_SLAB && slab_split) ||
+	    ((k == DETAIL_UNRECLAIMABLE || i == MS_KERNEL_SLAB_RECLAIM) && !slab_split))
+		return false;
+	*v = sub[i];
+	return true;
+}
+
+const char *ms_sub_key(int i, bool slab_split)
+{
+	return i == MS_KERNEL_SLAB && slab_split ? "kernel_slab_unreclaimable" : ms_subs[i].key;
+}
+
 /*
  * The sub-class shown at position pos of a class's rows: enum order, except that reclaimable
  * slab (last in the enum, so that the others keep their numbers) follows slab.

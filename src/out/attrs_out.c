@@ -52,6 +52,10 @@ void ms_attrs_print(FILE *out, const struct ms_attrs *a)
 	fputs("(pages; a page can have several attributes. LRU lists: only pages on one "
 	      "(PG_lru) are\n active, inactive or unevictable; THP: folios of PMD order, "
 	      "as meminfo's *HugePages)\n", out);
+	if (!ms_attr_unknown(&a->f, MS_A_DIRTY) && a->acct_dirty != ms_attrs_total(a, MS_A_DIRTY))
+		fprintf(out, "(dirty: every page marked dirty; meminfo's Dirty is only the page "
+			"cache that writeback\n accounts, %llu pages here: shmem and anon stay "
+			"dirty until swapped out)\n", (unsigned long long)a->acct_dirty);
 	for (k = 0, i = 0; k < MS_NR_ATTRS; k++)
 		if (ms_attr_unknown(&a->f, (enum ms_attr)k))
 			fprintf(out, "%s%s", i++ ? ", " : "(unknown, for the kernel's BTF does not "
@@ -90,6 +94,10 @@ void ms_attrs_json(struct ms_jw *w, const struct ms_attrs *a)
 		tot[k] = ms_attrs_total(a, (enum ms_attr)k);
 	ms_jw_object_field(w, "attributes");
 	json_attrs(w, &a->f, tot);
+	if (ms_attr_unknown(&a->f, MS_A_DIRTY))
+		ms_jw_null_field(w, "dirty_file");
+	else
+		ms_jw_u64_field(w, "dirty_file", a->acct_dirty);
 	ms_jw_bool_field(w, "mglru", a->f.mglru);
 	ms_jw_u64_field(w, "thp_order", a->f.pmd_order);
 	ms_jw_object_field(w, "by_class");

@@ -121,26 +121,25 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 	}
 	total.k1 = NONE_KEY;
 	table_row(out, g, &total);
+	if (g->nremoved)
+		fprintf(out, "(%zu removed cgroups of under 1 MB each are in (other): --min 0 shows "
+			"them)\n", g->nremoved);
 	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache%s)\n",
 		g->pinned ? "; Pinned: MB DMA-pinned, as dma_pinned of -a" : "");
 }
 
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */
-static void json_pages(struct ms_jw *w, const struct ms_group *x)
+static void json_pages(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *x)
 {
 	size_t c;
-	int i;
 
 	ms_jw_object_field(w, "pages");
 	for (c = 0; c < NSHOWN; c++)
 		ms_jw_u64_field(w, ms_classes[shown_classes[c]].key, class_of(x, shown_classes[c]));
 	ms_jw_u64_field(w, "total", x->total);
 	ms_jw_end_object(w);
-	ms_jw_object_field(w, "detail");
-	for (i = 0; i < MS_NR_SUBS; i++)	/* all but unknown (kpageflags has no --by) */
-		if (i != MS_UNKNOWN)
-			ms_jw_u64_field(w, ms_subs[i].key, x->sub[i]);
-	ms_jw_end_object(w);
+	/* all but unknown (kpageflags has no --by) */
+	ms_json_detail(w, "detail", x->sub, g->res && g->res->slab_split, true);
 }
 
 void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
@@ -154,7 +153,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 
 		ms_jw_start_object(w);
 		ms_jw_string_field(w, "name", x->name);
-		json_pages(w, x);
+		json_pages(w, g, x);
 		if (g->pinned)
 			ms_jw_u64_field(w, "dma_pinned", x->pinned);
 		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
@@ -164,7 +163,8 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 	ms_jw_end_array(w);
 	ms_jw_object_field(w, "other");
 	ms_jw_u64_field(w, "groups", g->nother);
-	json_pages(w, &g->other);
+	ms_jw_u64_field(w, "removed_cgroups", g->nremoved);
+	json_pages(w, g, &g->other);
 	if (g->pinned)
 		ms_jw_u64_field(w, "dma_pinned", g->other.pinned);
 	ms_jw_end_object(w);
@@ -339,7 +339,7 @@ static void json_cgroup(struct ms_jw *w, const struct ms_groups *g, const struct
 
 		memcpy(t.sub, e->sub, sizeof(t.sub));
 		ms_jw_object_field(w, "tree");
-		json_pages(w, &t);
+		json_pages(w, g, &t);
 		if (g->pinned)
 			ms_jw_u64_field(w, "dma_pinned", t.pinned);
 		ms_jw_end_object(w);

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "memstat_int.h"
 #include "escape.h"
@@ -153,6 +154,26 @@ void ms_jw_error_document(FILE *out, const char *msg)
 	ms_jw_string_field(&w, "error", msg ? msg : "");
 	ms_jw_end_object(&w);
 	fputc('\n', out);
+}
+
+void ms_json_detail(struct ms_jw *w, const char *name, const __u64 *sub, bool slab_split,
+		    bool no_unknown)
+{
+	__u64 v;
+	int k;
+
+	ms_jw_object_field(w, name);
+	for (k = 0; k < MS_NR_DETAIL; k++) {
+		const char *key = ms_detail_key(k);
+
+		if (no_unknown && !strcmp(key, "unknown"))
+			continue;
+		if (ms_detail_value(sub, slab_split, k, &v))
+			ms_jw_u64_field(w, key, v);
+		else
+			ms_jw_null_field(w, key);
+	}
+	ms_jw_end_object(w);
 }
 
 void ms_json_moved_pages(struct ms_jw *w, const struct ms_result *r)

@@ -96,6 +96,11 @@ static inline void ms_jw_array_field(struct ms_jw *w, const char *name)
 struct ms_result;
 void ms_json_moved_pages(struct ms_jw *w, const struct ms_result *r);
 
+/* the object "name": {detail key: pages or null, ...} of sub[] (ms_detail_value()); without
+ * the key "unknown" when no_unknown */
+void ms_json_detail(struct ms_jw *w, const char *name, const __u64 *sub, bool slab_split,
+		    bool no_unknown);
+
 /* a whole document that says only why memstat failed: {"error":"..."} and a newline */
 void ms_jw_error_document(FILE *out, const char *msg);
 

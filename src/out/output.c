@@ -45,7 +45,10 @@ static void csv_field(FILE *out, const char *s)
  * err_<sub-class> ... (the error of each at a 99% confidence level, in pages). A log of one
  * kind refuses samples of the other (sample.c): its header differs.
  */
-/* The columns of the classes, total and sub-classes, each name after prefix. */
+/*
+ * The columns of the classes, total and detail keys (detail_<key>: a class and its sub-class may
+ * share a name), each name after prefix.
+ */
 static void csv_class_columns(FILE *out, const char *prefix)
 {
 	int i;
@@ -53,8 +56,22 @@ static void csv_class_columns(FILE *out, const char *prefix)
 	for (i = 0; i < MS_NR_CLASSES; i++)
 		fprintf(out, ",%s%s", prefix, ms_classes[i].key);
 	fprintf(out, ",%stotal", prefix);
-	for (i = 0; i < MS_NR_SUBS; i++)
-		fprintf(out, ",%s%s", prefix, ms_subs[i].key);
+	for (i = 0; i < MS_NR_DETAIL; i++)
+		fprintf(out, ",%sdetail_%s", prefix, ms_detail_key(i));
+}
+
+/* the detail columns of sub[]: an empty field where the key is null */
+static void csv_detail(FILE *out, const __u64 *sub, bool slab_split)
+{
+	__u64 v;
+	int k;
+
+	for (k = 0; k < MS_NR_DETAIL; k++) {
+		if (ms_detail_value(sub, slab_split, k, &v))
+			fprintf(out, ",%llu", (unsigned long long)v);
+		else
+			fputc(',', out);
+	}
 }
 
 void ms_csv_header_mode(FILE *out, bool approx, bool attrs)
@@ -80,7 +97,7 @@ void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
 		const struct ms_attrs *a)
 {
 	char iso[40];
-	int c, i;
+	int c;
 
 	ms_iso8601(ts, iso, sizeof(iso));
 	csv_field(out, iso);
@@ -89,8 +106,7 @@ void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
 	for (c = 0; c < MS_NR_CLASSES; c++)
 		fprintf(out, ",%llu", (unsigned long long)ms_class_pages(r, (enum ms_class)c));
 	fprintf(out, ",%llu", (unsigned long long)r->total);
-	for (i = 0; i < MS_NR_SUBS; i++)
-		fprintf(out, ",%llu", (unsigned long long)r->sub[i]);
+	csv_detail(out, r->sub, r->slab_split);
 	fprintf(out, ",%llu,%.3f", (unsigned long long)r->holes, r->walk_ms);
 	if (r->approx.on) {
 		fprintf(out, ",%.6g,%llu,%llu", r->approx.fraction, (unsigned long long)r->approx.seed,
@@ -98,8 +114,7 @@ void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
 		for (c = 0; c < MS_NR_CLASSES; c++)
 			fprintf(out, ",%llu", (unsigned long long)r->approx.err_class[c]);
 		fprintf(out, ",%llu", (unsigned long long)r->approx.err_total);
-		for (i = 0; i < MS_NR_SUBS; i++)
-			fprintf(out, ",%llu", (unsigned long long)r->approx.err_sub[i]);
+		csv_detail(out, r->approx.err_sub, r->slab_split);
 	}
 	if (a)
 		ms_attrs_csv_row(out, a);
@@ -120,6 +135,24 @@ void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *
  * meminfo read just after the walk): walk - meminfo for each row that has its counter, in pages
  * and in % of MemTotal. Nothing without it (meminfo unreadable, or --approx).
  */
+/* metric{class,subclass} of each detail key that is not null (exec: absent where unknown) */
+static void prom_detail(FILE *out, const char *metric, const __u64 *sub,
+			const struct ms_result *r)
+{
+	__u64 v;
+	int k;
+
+	for (k = 0; k < MS_NR_DETAIL; k++) {
+		const char *key = ms_detail_key(k);
+
+		if (!ms_detail_value(sub, r->slab_split, k, &v) ||
+		    (!strcmp(key, "exec") && !r->exec_known))
+			continue;
+		fprintf(out, "%s{class=\"%s\",subclass=\"%s\"} %llu\n", metric,
+			ms_classes[ms_detail_class(k)].key, key, (unsigned long long)v);
+	}
+}
+
 static void prom_reconcile(FILE *out, const struct ms_recon *rc)
 {
 	int i;
@@ -143,7 +176,7 @@ static void prom_reconcile(FILE *out, const struct ms_recon *rc)
 void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r,
 	     const struct ms_recon *rc)
 {
-	int c, i;
+	int c;
 
 	fputs("# HELP memstat_pages Physical pages by class, from a walk of every struct page.\n"
 	      "# TYPE memstat_pages gauge\n", out);
@@ -156,13 +189,7 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r,
 	fprintf(out, "memstat_pages{class=\"total\"} %llu\n", (unsigned long long)r->total);
 	fputs("# HELP memstat_subclass_pages Physical pages by sub-class.\n"
 	      "# TYPE memstat_subclass_pages gauge\n", out);
-	for (i = 0; i < MS_NR_SUBS; i++) {
-		if (i == MS_EXEC && !r->exec_known)
-			continue;
-		fprintf(out, "memstat_subclass_pages{class=\"%s\",subclass=\"%s\"} %llu\n",
-			ms_classes[ms_subs[i].cls].key, ms_subs[i].key,
-			(unsigned long long)r->sub[i]);
-	}
+	prom_detail(out, "memstat_subclass_pages", r->sub, r);
 	fprintf(out, "# HELP memstat_page_size_bytes Bytes per page.\n"
 		"# TYPE memstat_page_size_bytes gauge\n"
 		"memstat_page_size_bytes %ld\n", sysconf(_SC_PAGESIZE));
@@ -206,11 +233,7 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r,
 		"detection limit in quadrature).\n"
 		"# TYPE memstat_subclass_error_pages gauge\n", 100 * MS_APPROX_CONFIDENCE,
 		MS_APPROX_BOUND_SE);
-	for (i = 0; i < MS_NR_SUBS; i++)
-		if (i != MS_EXEC || r->exec_known)
-			fprintf(out, "memstat_subclass_error_pages{class=\"%s\",subclass=\"%s\"} %llu\n",
-				ms_classes[ms_subs[i].cls].key, ms_subs[i].key,
-				(unsigned long long)r->approx.err_sub[i]);
+	prom_detail(out, "memstat_subclass_error_pages", r->approx.err_sub, r);
 }
 
 void ms_row_header(FILE *out)

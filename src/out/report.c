@@ -203,7 +203,7 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 static void json_approx(struct ms_jw *w, const struct ms_result *r)
 {
 	const struct ms_approx_info *a = &r->approx;
-	int c, i;
+	int c;
 
 	ms_jw_object_field(w, "approx");
 	ms_jw_double_field(w, "fraction", "%.6g", a->fraction);
@@ -223,10 +223,7 @@ static void json_approx(struct ms_jw *w, const struct ms_result *r)
 		ms_jw_u64_field(w, ms_classes[c].key, a->err_class[c]);
 	ms_jw_u64_field(w, "total", a->err_total);
 	ms_jw_end_object(w);
-	ms_jw_object_field(w, "error_detail");
-	for (i = 0; i < MS_NR_SUBS; i++)
-		ms_jw_u64_field(w, ms_subs[i].key, a->err_sub[i]);
-	ms_jw_end_object(w);
+	ms_json_detail(w, "error_detail", a->err_sub, r->slab_split, false);
 	ms_jw_u64_field(w, "error_holes", a->err_holes);
 	ms_jw_end_object(w);
 }
@@ -297,7 +294,7 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		    const struct ms_recon *rc, const char *iso, const struct timespec *ts)
 {
 	struct ms_jw jw, *w = &jw;
-	int c, i;
+	int c;
 
 	ms_jw_init(w, out);
 	ms_jw_start_object(w);
@@ -318,10 +315,7 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		ms_jw_u64_field(w, ms_classes[c].key, ms_class_pages(r, (enum ms_class)c));
 	ms_jw_u64_field(w, "total", r->total);
 	ms_jw_end_object(w);
-	ms_jw_object_field(w, "detail");
-	for (i = 0; i < MS_NR_SUBS; i++)
-		ms_jw_u64_field(w, ms_subs[i].key, r->sub[i]);
-	ms_jw_end_object(w);
+	ms_json_detail(w, "detail", r->sub, r->slab_split, false);
 	ms_jw_bool_field(w, "exec_known", r->exec_known);
 	ms_jw_bool_field(w, "exec_all_processes", r->exec_known && r->exec_all_processes);
 	ms_jw_bool_field(w, "unaccepted_from_meminfo", r->unaccepted_from_meminfo);

@@ -59,7 +59,10 @@ void ms_svg_begin(struct ms_svg *s, FILE *f, double w, double h, const char *tit
 int ms_svg_end(struct ms_svg *s)
 {
 	fputs("</svg>\n", s->f);
-	return fflush(s->f) || ferror(s->f) ? -EIO : 0;
+	/* the write's own error (a full disk is ENOSPC), which fflush() meets again */
+	if (fflush(s->f))
+		return -(errno ? errno : EIO);
+	return ferror(s->f) ? -EIO : 0;
 }
 
 static const char *anchor_name(enum ms_svg_anchor a)

@@ -26,7 +26,7 @@ extern const char *const ms_class_colours[MS_NR_CLASSES];
 
 /* <?xml ...?><svg ...> with a white background and title (also the <title> element). */
 void ms_svg_begin(struct ms_svg *s, FILE *f, double w, double h, const char *title);
-/* </svg>; returns 0, or -EIO when anything written to s->f failed */
+/* </svg>; returns 0, or -errno (-EIO when unknown) when anything written to s->f failed */
 int ms_svg_end(struct ms_svg *s);
 
 /* text with &, <, >, " and ' escaped; control characters become '?' */

@@ -266,6 +266,36 @@ TEST(Attributes, DirtyFileThenFsync)
 	expect_row_ok(attrs_reconcile(), "Dirty");
 }
 
+// 64 MiB written to a memfd: shmem pages stay dirty (no file to write back to), which meminfo's
+// Dirty leaves out. The table's dirty total counts them, so -a says how much of it is meminfo's
+// Dirty (JSON: dirty_file), and that part leaves the memfd's pages out.
+TEST(Attributes, DirtyShmemIsNotMeminfosDirty)
+{
+	const size_t len = 64 * kMiB;
+	int fd = memfd_create("memstat-dirty-shmem", MFD_CLOEXEC);
+	ASSERT_GE(fd, 0) << strerror(errno);
+	std::vector<char> chunk(kMiB, 's');
+	for (size_t done = 0; done < len; done += chunk.size())
+		ASSERT_EQ(write(fd, chunk.data(), chunk.size()), (ssize_t)chunk.size());
+	const long long want = (long long)(len / page_size());
+
+	RunResult r = run_memstat({ "-a", "--json" });
+	ASSERT_EQ(r.status, 0) << r.out;
+	json a = json::parse(r.out)["attributes"];
+	long long total = a["dirty"], file = a["dirty_file"];
+	long long shmem = a["by_class"]["shmem"]["dirty"];
+	EXPECT_GE(shmem, want) << "the memfd's pages are not all dirty shmem";
+	EXPECT_LE(file, total - shmem) << a.dump();
+	EXPECT_LE(file, a["by_class"]["page_cache"]["dirty"].get<long long>() +
+			a["by_class"]["exec"]["dirty"].get<long long>()) << a.dump();
+
+	RunResult t = run_memstat({ "-a" });
+	ASSERT_EQ(t.status, 0);
+	EXPECT_NE(t.out.find("(dirty: every page marked dirty; meminfo's Dirty is only the page "
+			     "cache that writeback\n accounts, "), std::string::npos) << t.out;
+	close(fd);
+}
+
 // 128 MiB mlocked: every page mlocked, and on the unevictable list but for the few still in a
 // per-cpu batch (mlock_fbatch, lru_add: at most 31 folios per CPU and batch; small folios
 // here, MADV_NOHUGEPAGE, so that a folio is a page).

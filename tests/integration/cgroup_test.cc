@@ -432,6 +432,20 @@ TEST(ByCgroup, WorkloadMatchesMemoryStat)
 	EXPECT_EQ(ic, ip + 1) << "depth first: the child right after its parent";
 }
 
+// What a user folio's memcg_data points to on this kernel (the walker's probe), or -1.
+int memcg_kind()
+{
+	struct ms_bpf *b = nullptr;
+	char why[512];
+	if (ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why))) {
+		ADD_FAILURE() << why;
+		return -1;
+	}
+	int kind = ms_bpf_features(b)->memcg_kind;
+	ms_bpf_free(b);
+	return kind;
+}
+
 // What the kernel does with the pages of a removed cgroup: up to 6.18 a user folio points to
 // its mem_cgroup, which stays (offline) as long as it has pages: they show as "(removed) id
 // N". From 7.x the folio points to an obj_cgroup, which the kernel hands to the parent when
@@ -441,11 +455,7 @@ TEST(ByCgroup, RemovedCgroupsPagesAreItsOwnGroupOrTheParents)
 	Hierarchy h;
 	if (!h.ok())
 		GTEST_SKIP() << "no memory cgroup hierarchy: " << h.why;
-	struct ms_bpf *b = nullptr;
-	char why[512];
-	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why)), 0) << why;
-	int kind = ms_bpf_features(b)->memcg_kind;
-	ms_bpf_free(b);
+	int kind = memcg_kind();
 	ASSERT_TRUE(kind == MS_MEMCG_DIRECT || kind == MS_MEMCG_OBJCG)
 		<< "the probe could not tell what a user folio's memcg_data points to";
 
@@ -488,6 +498,60 @@ TEST(ByCgroup, RemovedCgroupsPagesAreItsOwnGroupOrTheParents)
 			<< file_pages_by(f.path(), { "cgroup", "subclass", "order" })
 			<< "; parent id " << parent.id();
 	}
+}
+
+// Removed cgroups still charged with a few pages (often dozens on a busy machine) are noise: by
+// default one under 1 MB is summed into (other), counted in other.removed_cgroups and said under
+// the table; --min 0 shows every group, --min SIZE folds any group under SIZE.
+TEST(ByCgroup, SmallRemovedCgroupsAreFoldedUnlessAsked)
+{
+	Hierarchy h;
+	if (!h.ok())
+		GTEST_SKIP() << "no memory cgroup hierarchy: " << h.why;
+	int kind = memcg_kind();
+	if (kind != MS_MEMCG_DIRECT)
+		GTEST_SKIP() << "from 7.x the pages of a removed cgroup are its parent's: no removed "
+				"cgroup has pages to fold";
+	std::string top = test_name("small-removed");
+	Cgroup parent(h, top);
+	ASSERT_TRUE(parent.ok()) << parent.err();
+	ASSERT_TRUE(parent.give_memory_to_children());
+	Cgroup gone(h, top + "/gone");
+	ASSERT_TRUE(gone.ok()) << gone.err();
+	TempFile f("/var/tmp");
+	ASSERT_GE(f.fd(), 0);
+	const size_t len = 256 * 1024;
+	Member m(gone, [&] {	/* 256 KiB of page cache charged to it */
+		std::vector<char> buf(len, 's');
+		return ::write(f.fd(), buf.data(), len) == (ssize_t)len && !fsync(f.fd()) &&
+		       !posix_fadvise(f.fd(), 0, 0, POSIX_FADV_DONTNEED) &&
+		       pread(f.fd(), buf.data(), len, 0) == (ssize_t)len && lock_file(f.fd(), len);
+	});
+	ASSERT_TRUE(m.ok()) << "the reader in " << gone.dir() << " failed";
+	unsigned long long id = gone.id();
+	ASSERT_TRUE(gone.remove());
+
+	json j = by_cgroup();
+	EXPECT_TRUE(group_of(j, id).is_null()) << "a removed cgroup of 256 KiB is shown";
+	EXPECT_GE(j["other"]["removed_cgroups"].get<long long>(), 1) << j["other"].dump();
+	EXPECT_GE(j["other"]["groups"].get<long long>(),
+		  j["other"]["removed_cgroups"].get<long long>());
+	json all = by_cgroup({ "--min", "0" });
+	json g = group_of(all, id);
+	ASSERT_FALSE(g.is_null()) << "--min 0 does not show the removed cgroup";
+	EXPECT_EQ(g["removed"], true);
+	EXPECT_EQ(all["other"]["groups"], 0);
+	RunResult t = run_memstat({ "--by", "cgroup" });
+	EXPECT_NE(t.out.find(" removed cgroups of under 1 MB each are in (other): --min 0 shows "
+			     "them)\n"), std::string::npos) << t.out;
+	json big = by_cgroup({ "--min", "1G" });
+	for (auto &x : big["groups"]) {
+		if (x["name"] != "(none)") {
+			EXPECT_GE(x["pages"]["total"].get<long long>() * page_size(), 1LL << 30)
+				<< x.dump();
+		}
+	}
+	EXPECT_EQ(big["other"]["removed_cgroups"], 0) << "--min counts no removed cgroup apart";
 }
 
 // In a container the memory hierarchy's mount shows part of it (a bind-mounted subtree, a cgroup

@@ -147,7 +147,7 @@ void expect_sums(const json &j)
 			if (k != "total")
 				classes += v.get<long long>();
 		for (auto &[k, v] : g["detail"].items())
-			subs += v.get<long long>();
+			subs += v.is_null() ? 0 : v.get<long long>();	/* slab: whole or split */
 		EXPECT_EQ(classes, g["pages"]["total"].get<long long>()) << g.dump();
 		EXPECT_EQ(subs, classes) << g.dump();
 		sum += g["pages"]["total"].get<long long>();
@@ -406,6 +406,36 @@ TEST(ByFs, FileReadIsUnderItsMount)
 			EXPECT_EQ(x["pages"]["page_cache"], 0) << x.dump();
 			EXPECT_EQ(x["pages"]["shmem"], 0) << x.dump();
 		}
+}
+
+// A memfd's pages are on the kernel's internal tmpfs, which no mount shows: the group says so
+// (not "(not mounted)"), with the memfd's device and its pages as shmem; block devices' page
+// cache (buffer pages, the bdev pseudo file system) is named too.
+TEST(ByFs, KernelInternalFileSystemsAreNamed)
+{
+	const size_t len = 32 * kMiB;
+	const long long want = len / page_size();
+	int fd = memfd_create("memstat-by-fs", MFD_CLOEXEC);
+	ASSERT_GE(fd, 0) << strerror(errno);
+	std::vector<char> chunk(kMiB, 'm');
+	for (size_t done = 0; done < len; done += chunk.size())
+		ASSERT_EQ(write(fd, chunk.data(), chunk.size()), (ssize_t)chunk.size());
+	struct stat st;
+	ASSERT_EQ(fstat(fd, &st), 0);
+
+	json j = by({ "--by", "fs" });
+	expect_sums(j);
+	json g = fs_group(j, st.st_dev);
+	ASSERT_FALSE(g.empty()) << "no group for the memfd's device: " << j.dump();
+	EXPECT_EQ(g["name"], "(internal tmpfs: memfd, SysV shm, shared anonymous)") << g.dump();
+	EXPECT_TRUE(g["mount"].is_null()) << g.dump();
+	EXPECT_GE(d(g, "shmem"), want) << g.dump();
+	for (auto &x : j["groups"]) {
+		if (x["name"] == "(block devices)") {
+			EXPECT_EQ(d(x, "page_cache_buffers"), x["pages"]["total"].get<long long>());
+		}
+	}
+	close(fd);
 }
 
 // --top N: N rows besides (none), the rest in other, still adding up to the total (one walk:

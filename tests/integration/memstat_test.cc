@@ -307,7 +307,8 @@ TEST(Reconcile, DentriesAreReclaimableSlab)
 	EXPECT_GE(grew, dentry_pages * 8 / 10)
 		<< "reclaimable slab grew by " << grew << " pages for " << n << " new dentries ("
 		<< dentry_pages << " pages); unreclaimable slab by "
-		<< detail(after, "kernel_slab") - detail(before, "kernel_slab");
+		<< detail(after, "kernel_slab_unreclaimable") -
+		   detail(before, "kernel_slab_unreclaimable");
 	for (const char *field : { "SReclaimable", "SUnreclaim" }) {
 		json row = recon_row(after, field);
 		EXPECT_TRUE(row.value("ok", false)) << row.dump();

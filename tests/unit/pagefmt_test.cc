@@ -57,7 +57,7 @@ const struct column {
 } cols[NCOLS] = {
 	{ "pfn", 12, false, false },
 	{ "class", 10, true, false },
-	{ "subclass", 20, true, false },
+	{ "subclass", 26, true, false },
 	{ "role", 10, true, false },
 	{ "order", 5, false, false },
 	{ "head_pfn", 12, false, false },
@@ -214,7 +214,7 @@ std::string ref_record(Ref *d, u64 pfn, const ms_page_rec *r, int pinned)
 
 	fu64(&f[C_PFN], pfn, d->fmt != MS_PF_JSONL);
 	fstr(&f[C_CLASS], ms_classes[ms_subs[r->sub].cls].key);
-	fstr(&f[C_SUB], ms_subs[r->sub].key);
+	fstr(&f[C_SUB], ms_sub_key(r->sub, d->feat && d->feat->slab_cache_word));
 	fstr(&f[C_ROLE], role_name(r->role));
 	fu64(&f[C_ORDER], r->order, false);
 	fu64(&f[C_HEAD], r->head_pfn, d->fmt != MS_PF_JSONL);
@@ -524,15 +524,15 @@ TEST(Pagefmt, KnownRecordsAreExact)
 	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102388, &r, -1)),
 		  "0x102388,exec,exec,-,0,0x102386,3,2,file,254:0,246999,6,200,0,Normal,,"
 		  "referenced|uptodate|lru|active|owner_2\n");
-	// every field zero, outside every zone
+	// every field zero, outside every zone (sub 0: slab, unreclaimable where the walk can tell)
 	r = {};
 	pf.fmt = MS_PF_JSONL;
 	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0, &r, -1)),
-		  "{\"pfn\":0,\"class\":\"kernel\",\"subclass\":\"kernel_slab\",\"role\":\"-\","
+		  "{\"pfn\":0,\"class\":\"kernel\",\"subclass\":\"kernel_slab_unreclaimable\",\"role\":\"-\","
 		  "\"order\":0,\"head_pfn\":0,\"refcount\":0,\"mapcount\":1,\"owner\":\"none\","
 		  "\"cgroup\":0,\"node\":-1,\"zone\":\"\",\"flags\":\"-\"}\n");
 	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0, &r, 1)),
-		  "{\"pfn\":0,\"class\":\"kernel\",\"subclass\":\"kernel_slab\",\"role\":\"-\","
+		  "{\"pfn\":0,\"class\":\"kernel\",\"subclass\":\"kernel_slab_unreclaimable\",\"role\":\"-\","
 		  "\"order\":0,\"head_pfn\":0,\"refcount\":0,\"mapcount\":1,\"owner\":\"none\","
 		  "\"cgroup\":0,\"node\":-1,\"zone\":\"\",\"pinned\":1,\"flags\":\"-\"}\n");
 	// every field at its largest (a free buddy page: typed, mapcount 0)
@@ -542,7 +542,7 @@ TEST(Pagefmt, KnownRecordsAreExact)
 	pf.raw = true;
 	ms_pagefmt_init(&pf);
 	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, ~0ULL, &r, -1)),
-		  "0xffffffffffffffff free       free_buddy           free-tail  255   "
+		  "0xffffffffffffffff free       free_buddy                 free-tail  255   "
 		  "0xffffffffffffffff -1       0        file  4095:1048575 18446744073709551615 "
 		  "18446744073709551615 18446744073709551615 -1   -       -      "
 		  "locked|writeback|referenced|uptodate|dirty|lru|head|waiters|active|workingset|"

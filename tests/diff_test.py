@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""memstat diff A [B] (src/cmd/diff.c): what grew and shrank between two walks, as a user runs
+it. Run as root (the walks need it; diff itself does not):
+    MEMSTAT=build/memstat-test python3 -m pytest -q tests/diff_test.py
+"""
+import json
+import os
+import subprocess
+
+MEMSTAT = os.path.abspath(os.environ.get("MEMSTAT", "build/memstat-test"))
+MiB = 1 << 20
+
+
+def run(*args):
+    return subprocess.run([MEMSTAT, *args], capture_output=True, text=True, timeout=300)
+
+
+def walk(path, *args):
+    r = run("--json", *args)
+    assert r.returncode == 0, r.stderr
+    path.write_text(r.stdout)
+    return json.loads(r.stdout)
+
+
+def one_line(r, code, text):
+    assert r.returncode == code, (r.returncode, r.stderr)
+    assert r.stderr.startswith("memstat: diff: " + text) or text in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) <= 2 and r.stdout == "", r.stderr
+
+
+def test_a_planted_memfd_is_what_grew(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    before = walk(a)
+    fd = os.memfd_create("memstat-diff-test")
+    try:
+        for _ in range(64):
+            os.write(fd, b"d" * MiB)
+        after = walk(b)
+        r = run("diff", "--json", str(a), str(b))
+    finally:
+        os.close(fd)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["a"] == {"file": str(a), "line": 1, "timestamp": None}
+    assert d["backend"] == before["backend"] and d["page_size"] == os.sysconf("SC_PAGE_SIZE")
+    # every count is B - A, in the inputs' own keys
+    assert list(d["pages"]) == list(before["pages"])
+    for k in before["pages"]:
+        assert d["pages"][k] == after["pages"][k] - before["pages"][k], k
+    for k, v in before["detail"].items():
+        if v is not None or after["detail"][k] is not None:
+            assert d["detail"][k] == (after["detail"][k] or 0) - (v or 0), k
+    want = 64 * MiB // os.sysconf("SC_PAGE_SIZE")
+    assert d["pages"]["shmem"] >= want and d["detail"]["shmem"] >= want, d["pages"]
+    assert d["pages"]["total"] == 0
+    # the table: classes largest change first, shmem among them with its change in pages
+    t = run("diff", str(a), str(b))
+    assert t.returncode == 0, t.stderr
+    lines = t.stdout.splitlines()
+    assert lines[0] == f"A: {a}:1" and lines[1] == f"B: {b}:1"
+    rows = [l.split() for l in lines[lines.index(next(l for l in lines if l.startswith("Class")))
+                                     + 1:] if l and not l.startswith("(")]
+    classes = rows[:len(before["pages"])]
+    changes = [abs(int(r[-1])) for r in classes]
+    assert changes == sorted(changes, reverse=True), classes
+    shmem = next(r for r in classes if r[0] == "shmem")
+    assert int(shmem[-1]) == d["pages"]["shmem"]
+
+
+def test_a_log_its_groups_appeared_and_gone(tmp_path):
+    log = tmp_path / "m.jsonl"
+    r = run("-f", "jsonl", "-o", str(log), "--by", "node", "0.2", "2")
+    assert r.returncode == 0, r.stderr
+    lines = log.read_text().splitlines()
+    # one log: its first and last samples; the groups are the same nodes in both
+    d = json.loads(run("diff", "-j", str(log)).stdout)
+    assert (d["a"]["line"], d["b"]["line"]) == (1, 2) and d["a"]["timestamp"].endswith("Z")
+    assert d["by"] == "node" and {g["status"] for g in d["groups"]} == {"both"}
+    # a group only in B appeared, one only in A is gone (a node taken away, one added)
+    a, b = json.loads(lines[0]), json.loads(lines[1])
+    gone = a["groups"][0]
+    b["groups"] = [g for g in b["groups"] if g["name"] != gone["name"]]
+    new = dict(gone, name="99")
+    b["groups"].append(new)
+    (tmp_path / "a.json").write_text(json.dumps(a) + "\n")
+    (tmp_path / "b.json").write_text(json.dumps(b) + "\n")
+    d = json.loads(run("diff", "--json", str(tmp_path / "a.json"), str(tmp_path / "b.json")).stdout)
+    status = {g["name"]: (g["status"], g["total"]) for g in d["groups"]}
+    assert status[gone["name"]] == ("gone", -gone["pages"]["total"])
+    assert status["99"] == ("appeared", new["pages"]["total"])
+    t = run("diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")).stdout
+    assert any(l.startswith("99 ") and l.endswith("  appeared") for l in t.splitlines()), t
+
+
+def test_walks_that_count_different_things_are_refused(tmp_path):
+    a = tmp_path / "a.json"
+    walk(a)
+    k = tmp_path / "kpf.json"
+    walk(k, "--backend", "kpageflags")
+    one_line(run("diff", str(a), str(k)), 2, "the walks are not comparable: backend is \"bpf\"")
+    x = tmp_path / "approx.json"
+    walk(x, "--approx")
+    one_line(run("diff", str(a), str(x)), 2, f"the walks are not comparable: {x} is an estimate")
+    old = tmp_path / "old.json"
+    old.write_text(a.read_text().replace('{"format_version":2,', '{"format_version":1,', 1))
+    one_line(run("diff", str(old), str(a)), 2, "format_version is 1 in")
+    csv = tmp_path / "m.csv"
+    assert run("-o", str(csv), "0.1", "2").returncode == 0
+    one_line(run("diff", str(csv)), 2, "is not memstat JSON (a CSV log?")
+    one_line(run("diff", str(a)), 2, "holds one sample")
+    one_line(run("diff", str(a), str(tmp_path / "none.json")), 1, "cannot open")
+    one_line(run("diff"), 2, "expected one log, or two files")
+    # groups of another key: the classes are compared, the groups not, and that is said
+    n = tmp_path / "node.json"
+    walk(n, "--by", "node")
+    r = run("diff", str(a), str(n))
+    assert r.returncode == 0 and "groups not compared" in r.stderr, r.stderr
+    assert "Class" in r.stdout
