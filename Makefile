@@ -208,7 +208,7 @@ cli: $(BUILD)/memstat $(BUILD)/memstat-test $(BUILD)/nobpf
 
 pytest: $(BUILD)/memstat-test
 	MEMSTAT=$(BUILD)/memstat-test /usr/bin/python3 -m pytest -q tests/sampling_test.py tests/picture_test.py \
-		tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/diff_test.py
+		tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/compare_test.py
 
 # every suite, then one "N passed, N failed" line
 test: $(BUILD)/memstat $(BUILD)/memstat-test $(MAN_OUT) $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \

@@ -424,7 +424,7 @@ int main(int argc, char **argv)
 	}
 	ms_clear_last_error();
 	ret = walk_once(&walker, &res);
-	if (o.reconcile && !ret && read_meminfo(&mi)) {
+	if ((o.reconcile || o.compare) && !ret && read_meminfo(&mi)) {
 		ret = MS_EXIT_FAIL;
 		goto out;
 	}
@@ -460,6 +460,7 @@ int main(int argc, char **argv)
 			ms_print_moved(stdout, &res);
 		}
 	} else if (o.json) {
+		ro.compare = o.compare ? &mi : NULL;
 		ms_print_json(stdout, &res, &ro, o.reconcile ? &rc : NULL);
 	} else {
 		ms_print_summary(stdout, &res, &ro);
@@ -470,6 +471,10 @@ int main(int argc, char **argv)
 		if (o.reconcile) {
 			fputc('\n', stdout);
 			ms_print_reconcile(stdout, &rc, &mi, &res);
+		}
+		if (o.compare) {
+			fputc('\n', stdout);
+			ms_compare_print(stdout, &res, &mi);
 		}
 	}
 	if (fflush(stdout)) {

@@ -44,6 +44,7 @@ static const char usage_text[] =
 	"                         DMA-pinned, THP and KSM pages per class (bpf or kmod)\n"
 	"  -j, --json             print one JSON object instead of the table\n"
 	"  -r, --reconcile        compare the walk with /proc/meminfo (exit 3 on mismatch)\n"
+	"      --compare free     lay the walk out in free(1)'s columns, each difference named\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded, else kpageflags),\n"
 	"                         bpf, kmod or kpageflags\n"
 	"      --runs             print runs of pages with one class: pfn, pages, class, sub-class\n"
@@ -142,7 +143,7 @@ static int parse_count(const char *arg, long *out)
 int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 {
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
-	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN };
+	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN, OPT_COMPARE };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attributes", no_argument, NULL, 'a' },
@@ -162,6 +163,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "tree", no_argument, NULL, OPT_TREE },
 		{ "min", required_argument, NULL, OPT_MIN },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -179,7 +181,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "-b") ||
 		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend") ||
 		    !strcmp(a, "--seed") || !strcmp(a, "--jobs") || !strcmp(a, "--by") ||
-		    !strcmp(a, "--top") || !strcmp(a, "--min")) {
+		    !strcmp(a, "--top") || !strcmp(a, "--min") || !strcmp(a, "--compare")) {
 			c++;	/* the next word is this option's argument */
 			continue;
 		}
@@ -280,6 +282,12 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		case OPT_TREE:
 			o->tree = true;
 			break;
+		case OPT_COMPARE:
+			if (strcmp(optarg, "free"))
+				return ms_usage_error(NULL, "unknown --compare tool '%s' (expected free; "
+						      "/proc/meminfo itself: --reconcile)", optarg);
+			o->compare = true;
+			break;
 		case OPT_MIN:
 			if (parse_size(optarg, &o->min_bytes))
 				return ms_usage_error(NULL, "invalid --min '%s': expected a size in MB, "
@@ -360,6 +368,9 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 				   "combined with --top");
 	if (o->top && o->by < 0)
 		return ms_usage_error(NULL, "%s", "--top needs --by KEY");
+	if (o->compare && (o->sampling || o->runs || o->features || o->by >= 0 || o->approx))
+		return ms_usage_error(NULL, "%s", "--compare is of one exact walk's summary: not with an "
+				      "interval, --runs, --features, --by or --approx");
 	if (o->min_set && o->by < 0)
 		return ms_usage_error(NULL, "%s", "--min needs --by KEY");
 	if (o->min_set && o->tree)

@@ -12,7 +12,7 @@ anon_ksm page_cache_file page_cache_buffers page_cache_swapcache hugetlb_used
 hugetlb_free free_buddy free_pcp free_uninit free_unaccepted kernel_slab_reclaimable"
 
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
--o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --min --tree
+-o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --min --tree --compare
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class --file --inode --cgroup -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
@@ -100,6 +100,9 @@ _memstat()
 		return;;
 	--by)
 		COMPREPLY=($(compgen -W "node zone fs cgroup file exec" -- "$cur"))
+		return;;
+	--compare)
+		COMPREPLY=($(compgen -W "free" -- "$cur"))
 		return;;
 	--jobs|--seed|--pfn|--top|--min|--inode|--cgroup)
 		return;;

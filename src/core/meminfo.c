@@ -93,7 +93,8 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 		size_t off;
 	} fields[] = {
 #define F(n, m) { n, offsetof(struct ms_meminfo, m) }
-		F("MemTotal", mem_total), F("MemFree", mem_free), F("Buffers", buffers),
+		F("MemTotal", mem_total), F("MemFree", mem_free), F("MemAvailable", mem_available),
+		F("Buffers", buffers),
 		F("Cached", cached), F("SwapCached", swap_cached), F("AnonPages", anon_pages),
 		F("Shmem", shmem), F("Slab", slab), F("PageTables", page_tables),
 		F("Hugetlb", hugetlb), F("HugePages_Total", hugepages_total),

@@ -10,7 +10,7 @@
 
 /* /proc/meminfo, in kB; -1 when a field is absent. */
 struct ms_meminfo {
-	long long mem_total, mem_free, buffers, cached, swap_cached, anon_pages, shmem, slab,
+	long long mem_total, mem_free, mem_available, buffers, cached, swap_cached, anon_pages, shmem, slab,
 		page_tables, hugetlb, hugepages_total, hugepagesize, unaccepted, vmalloc_used,
 		percpu, kernel_stack, zswap, s_reclaimable, s_unreclaim, swap_total;
 	/* the rows of memstat -a --reconcile (attrs.c) */

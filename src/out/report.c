@@ -346,6 +346,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		json_approx(w, r);
 	if (rc)
 		json_reconcile(w, rc);
+	if (o->compare)
+		ms_compare_json(w, r, o->compare);
 	if (ms_attrs_valid(o->attrs))	/* -a */
 		ms_attrs_json(w, o->attrs);
 	if (o->groups)	/* --by in periodic sampling (groups_out.c) */

@@ -20,6 +20,7 @@ struct ms_report_opts {
 	const struct ms_timings *timings;	/* --json "timings" (one-shot), or NULL */
 	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
 	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
+	const struct ms_meminfo *compare;	/* --compare free: meminfo after the walk, or NULL */
 };
 /* "(the kernel moved N pages while the walk ran ...)" when it did (res->moved_pages > 0) */
 void ms_print_moved(FILE *out, const struct ms_result *r);
@@ -28,6 +29,10 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 			const struct ms_result *r);
 void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
 		   const struct ms_recon *rc);
+/* --compare free (compare.c): the walk in free(1)'s columns, each difference named */
+struct ms_jw;
+void ms_compare_print(FILE *out, const struct ms_result *r, const struct ms_meminfo *mi);
+void ms_compare_json(struct ms_jw *w, const struct ms_result *r, const struct ms_meminfo *mi);
 /* The --json object; with a timestamp (iso, ts) for JSON lines. */
 struct timespec;
 void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""memstat diff A [B] (src/cmd/diff.c): what grew and shrank between two walks, as a user runs
-it. Run as root (the walks need it; diff itself does not):
-    MEMSTAT=build/memstat-test python3 -m pytest -q tests/diff_test.py
+"""memstat compared: with another walk (memstat diff A [B], src/cmd/diff.c: what grew and shrank)
+and with free(1) (--compare free, src/out/compare.c), as a user runs them. Run as root (the
+walks need it; diff itself does not):
+    MEMSTAT=build/memstat-test python3 -m pytest -q tests/compare_test.py
 """
 import json
 import os
@@ -116,3 +117,43 @@ def test_walks_that_count_different_things_are_refused(tmp_path):
     r = run("diff", str(a), str(n))
     assert r.returncode == 0 and "groups not compared" in r.stderr, r.stderr
     assert "Class" in r.stdout
+
+
+def free_k():
+    """free(1)'s own columns, in kB (procps-ng: used is total - available)."""
+    r = subprocess.run(["free", "-k"], capture_output=True, text=True, check=True)
+    head = r.stdout.splitlines()[0].split()
+    mem = next(l for l in r.stdout.splitlines() if l.startswith("Mem:")).split()[1:]
+    return dict(zip(head, (int(v) for v in mem)))
+
+
+def test_compare_free_is_free_s_columns_with_each_difference_named():
+    r = run("--compare", "free", "--json")
+    f = free_k()
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    rows = {x["name"]: x for x in d["compare"]["rows"]}
+    assert list(rows) == ["total", "used", "free", "shared", "buff/cache", "available"]
+    assert d["compare"]["tool"] == "free"
+    kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    tol = f["total"] // kb // 200         # 0.5% of MemTotal: the two reads are apart
+    # free's columns as free itself prints them (read a moment later)
+    for name in rows:
+        assert abs(rows[name]["tool_pages"] - f[name] // kb) <= tol, (name, rows[name], f)
+    # and memstat's: total less the reserved pages is MemTotal; free, shared and buff/cache
+    # are the walk's own rows, equal but for pages that moved during the walk
+    reserved = d["detail"]["kernel_reserved"]
+    assert rows["total"]["memstat_pages"] == d["pages"]["total"]
+    assert abs(rows["total"]["diff_pages"] - reserved) <= tol, rows["total"]
+    for name in ("free", "shared", "buff/cache"):
+        assert abs(rows[name]["diff_pages"]) <= tol, rows[name]
+    assert rows["free"]["memstat_pages"] == d["pages"]["free"] - d["detail"]["free_pcp"]
+    assert rows["available"]["memstat_pages"] is None and rows["available"]["diff_pages"] is None
+    assert all(x["why"] for x in rows.values())
+    t = run("--compare", "free")
+    assert t.returncode == 0, t.stderr
+    assert "Compared with free(1)" in t.stdout and "outside MemTotal" in t.stdout
+    for bad in (["--compare", "smem"], ["--compare", "free", "1"], ["--compare", "free", "--by", "node"],
+                ["--compare", "free", "--approx"]):
+        one = run(*bad)
+        assert one.returncode == 2 and len(one.stderr.splitlines()) <= 2, (bad, one.stderr)

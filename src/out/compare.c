@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --compare free: the walk laid out in free(1)'s columns, each difference named. procps-ng's
+ * free (4.x, Debian 12) computes its columns from /proc/meminfo: total MemTotal, used MemTotal -
+ * MemAvailable, free MemFree, shared Shmem, buff/cache Buffers + Cached + SReclaimable,
+ * available MemAvailable. memstat's rows say what those hold page by page, and where a column
+ * holds something no page shows (reserved pages left out of MemTotal, per-cpu free pages left
+ * out of MemFree, the kernel's estimate behind MemAvailable) the row says so.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memstat_int.h"
+#include "meminfo.h"
+#include "json.h"
+#include "report.h"
+
+struct cmp_row {
+	const char *name;	/* free's column */
+	long long tool;		/* free's value, pages; -1: its counter is absent */
+	long long mem;		/* memstat's, pages; -1: no walk gives it */
+	const char *rows;	/* memstat's rows that make it */
+	char why[240];		/* what the difference is */
+};
+enum { C_TOTAL, C_USED, C_FREE, C_SHARED, C_BUFFCACHE, C_AVAILABLE, NCMP };
+
+static long long kb(long long v, long page_kb)
+{
+	return v < 0 ? -1 : v / page_kb;
+}
+
+static double mib(long long pages)
+{
+	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+static void row(struct cmp_row *c, const char *name, long long tool, long long mem,
+		const char *rows)
+{
+	c->name = name;
+	c->tool = tool;
+	c->mem = mem;
+	c->rows = rows;
+}
+
+static void rows_free(const struct ms_result *r, const struct ms_meminfo *mi, long page_kb,
+		      struct cmp_row *c)
+{
+	const __u64 *s = r->sub;
+	long long reserved = (long long)s[MS_KERNEL_RESERVED], pcp = (long long)s[MS_FREE_PCP];
+	long long recl = r->slab_split ? (long long)s[MS_KERNEL_SLAB_RECLAIM] : 0;
+	long long avail = kb(mi->mem_available, page_kb), total = kb(mi->mem_total, page_kb);
+	long long freed = (long long)(s[MS_FREE_BUDDY] + s[MS_FREE_UNINIT] + s[MS_FREE_UNACCEPTED]);
+	long long bc = (long long)(s[MS_FILE] + s[MS_FILE_BUFFERS] + s[MS_EXEC] + s[MS_SHMEM]) + recl;
+	long long rest;
+
+	memset(c, 0, NCMP * sizeof(*c));
+	row(&c[C_TOTAL], "total", total, (long long)r->total, "Total");
+	rest = total < 0 ? 0 : (long long)r->total - reserved - total;
+	snprintf(c[C_TOTAL].why, sizeof(c[C_TOTAL].why), "the reserved pages (Kernel, reserved: "
+		 "%.0f MB) are outside MemTotal%s", mib(reserved), mib(llabs(rest)) >= 1 ?
+		 "; the rest is pages that the kernel took or gave back meanwhile" : "");
+	row(&c[C_FREE], "free", kb(mi->mem_free, page_kb), freed,
+				      "Free less its per-cpu lists");
+	snprintf(c[C_FREE].why, sizeof(c[C_FREE].why), "MemFree leaves out the free pages on the "
+		 "per-cpu lists (%.0f MB), which free counts as used", mib(pcp));
+	row(&c[C_SHARED], "shared", kb(mi->shmem, page_kb), (long long)s[MS_SHMEM],
+					"Shmem");
+	snprintf(c[C_SHARED].why, sizeof(c[C_SHARED].why), "the same pages: tmpfs, memfd, SysV "
+		 "shm, shared anonymous");
+	row(&c[C_BUFFCACHE], "buff/cache", mi->buffers < 0 || mi->cached < 0 ||
+					   mi->s_reclaimable < 0 ? -1 : kb(mi->buffers +
+					   mi->cached + mi->s_reclaimable, page_kb), bc,
+					   "Page cache (files, block devices) + Exec and libs + "
+					   "Shmem + slab, reclaimable");
+	snprintf(c[C_BUFFCACHE].why, sizeof(c[C_BUFFCACHE].why), "more than memstat's Page cache: "
+		 "it holds Exec and libs (%.0f MB), Shmem (%.0f MB) and reclaimable slab (%s)",
+		 mib((long long)s[MS_EXEC]), mib((long long)s[MS_SHMEM]),
+		 r->slab_split ? "counted here" : "this walk cannot tell it: left out");
+	row(&c[C_USED], "used", total < 0 || avail < 0 ? -1 : total - avail,
+				      (long long)r->total - reserved - freed - bc,
+				      "Kernel (less reserved and reclaimable slab) + Anon + Hugetlb "
+				      "+ per-cpu free + swap cache");
+	snprintf(c[C_USED].why, sizeof(c[C_USED].why), "free's used is MemTotal - MemAvailable, "
+		 "an estimate: it also counts the part of buff/cache the kernel does not expect to "
+		 "reclaim, and leaves out free pages it keeps in reserve (the watermarks)");
+	row(&c[C_AVAILABLE], "available", avail, -1, "-");
+	snprintf(c[C_AVAILABLE].why, sizeof(c[C_AVAILABLE].why), "the kernel's estimate of what "
+		 "can be allocated without swapping (MemAvailable): no page says it");
+}
+
+void ms_compare_print(FILE *out, const struct ms_result *r, const struct ms_meminfo *mi)
+{
+	struct cmp_row c[NCMP];
+
+	rows_free(r, mi, sysconf(_SC_PAGESIZE) / 1024, c);
+	fprintf(out, "Compared with free(1) (MB; free computes its columns from /proc/meminfo, read "
+		"just after the walk):\n");
+	fprintf(out, "%-10s %10s %10s %10s  %s\n", "free -m", "free", "memstat", "Diff",
+		"memstat's rows (and under them, what the difference is)");
+	for (int i = 0; i < NCMP; i++) {
+		fprintf(out, "%-10s ", c[i].name);
+		if (c[i].tool < 0)
+			fprintf(out, "%10s ", "-");
+		else
+			fprintf(out, "%10.0f ", mib(c[i].tool));
+		if (c[i].mem < 0)
+			fprintf(out, "%10s %10s", "-", "-");
+		else if (c[i].tool < 0)
+			fprintf(out, "%10.0f %10s", mib(c[i].mem), "-");
+		else	/* no "-0" */
+			fprintf(out, "%10.0f %+10.0f", mib(c[i].mem),
+				fabs(mib(c[i].mem - c[i].tool)) < 0.5 ? 0.0 : mib(c[i].mem - c[i].tool));
+		fprintf(out, "  %s\n%46s%s\n", c[i].rows, "", c[i].why);
+	}
+}
+
+void ms_compare_json(struct ms_jw *w, const struct ms_result *r, const struct ms_meminfo *mi)
+{
+	struct cmp_row c[NCMP];
+
+	rows_free(r, mi, sysconf(_SC_PAGESIZE) / 1024, c);
+	ms_jw_object_field(w, "compare");
+	ms_jw_string_field(w, "tool", "free");
+	ms_jw_array_field(w, "rows");
+	for (int i = 0; i < NCMP; i++) {
+		ms_jw_start_object(w);
+		ms_jw_string_field(w, "name", c[i].name);
+		if (c[i].tool < 0)
+			ms_jw_null_field(w, "tool_pages");
+		else
+			ms_jw_i64_field(w, "tool_pages", c[i].tool);
+		if (c[i].mem < 0) {
+			ms_jw_null_field(w, "memstat_pages");
+			ms_jw_null_field(w, "diff_pages");
+		} else {
+			ms_jw_i64_field(w, "memstat_pages", c[i].mem);
+			if (c[i].tool < 0)
+				ms_jw_null_field(w, "diff_pages");
+			else
+				ms_jw_i64_field(w, "diff_pages", c[i].mem - c[i].tool);
+		}
+		ms_jw_string_field(w, "memstat_rows", c[i].rows);
+		ms_jw_string_field(w, "why", c[i].why);
+		ms_jw_end_object(w);
+	}
+	ms_jw_end_array(w);
+	ms_jw_end_object(w);
+}
