@@ -183,6 +183,38 @@ def test_plot_svg_valid_and_renders(tmp_path, log):
     check_png(png, svg_size(svg), ["kernel", "free", "page_cache", "anon"])
 
 
+def colour_pixels(png, rgb):
+    _, _, rows = read_png(png)
+    return sum(row.count(rgb) for row in rows)
+
+
+def test_plot_hide_free_lets_the_small_classes_fill_the_picture(tmp_path, log):
+    # Free is most of a quiet machine: with it drawn, anon is a sliver; --hide free scales the
+    # stack to the rest, and the picture says what it left out
+    whole, hidden = str(tmp_path / "whole.svg"), str(tmp_path / "hidden.svg")
+    memstat("plot", log, "-o", whole)
+    memstat("plot", "--hide", "free", log, "-o", hidden)
+    xmllint(hidden)
+    text = open(hidden).read()
+    assert "not drawn: Free" in text and "Free  (last:" not in text
+    pngs = []
+    for svg in (whole, hidden):
+        pngs.append(svg[:-3] + "png")
+        render(svg, pngs[-1], svg_size(svg))
+    anon = [colour_pixels(p, COLOURS["anon"]) for p in pngs]
+    assert anon[1] > 3 * anon[0], anon
+    assert colour_pixels(pngs[1], COLOURS["free"]) < colour_pixels(pngs[0], COLOURS["free"]) / 10
+    only = str(tmp_path / "only.svg")
+    memstat("plot", "--only", "anon", log, "-o", only)
+    legend = re.findall(r">([A-Za-z ]+)  \(last: ", open(only).read())
+    assert legend == ["Anon"], legend
+    for bad in (["--hide", "bogus"], ["--hide", "kernel,anon,shmem,exec,page_cache,hugetlb,free,unknown"],
+                ["--hide", "free", "--only", "anon"]):
+        r = memstat("plot", *bad, log, "-o", str(tmp_path / "bad.svg"), ok=False)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) <= 2, (bad, r.stderr)
+    assert not os.path.exists(tmp_path / "bad.svg")
+
+
 def test_plot_rotated_log_and_reboot(tmp_path, log):
     """Two files of a rotation, a header again inside one (a restart with the log appended),
     samples 2 h later (a reboot), then a clock set back an hour: one picture, two breaks."""

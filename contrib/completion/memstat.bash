@@ -17,7 +17,7 @@ _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backen
 _memstat_allpages_opts="--pfn --class --file --inode --cgroup -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
 _memstat_map_opts="-o --output -b --backend -h --help"
-_memstat_plot_opts="-o --output -h --help"
+_memstat_plot_opts="--hide --only -o --output -h --help"
 _memstat_diff_opts="-j --json -h --help"
 _memstat_rmss_opts="-c --change -p --print -r --reset -s --start -f --final -d --delta
 -n --iterations --ok-status -o --output --cgroup --zram -j --json --plot -h --help"
@@ -53,6 +53,13 @@ _memstat()
 	if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == map || ${COMP_WORDS[1]} == plot ||
 	      ${COMP_WORDS[1]} == diff ]]; then
 		case $prev in
+		--hide|--only)
+			local head=${cur%"${cur##*,}"} last=${cur##*,} c
+			for c in $(compgen -W "kernel anon shmem exec page_cache hugetlb unknown free" -- "$last"); do
+				COMPREPLY+=("$head$c")
+			done
+			compopt -o nospace 2>/dev/null
+			return;;
 		-o|--output)
 			COMPREPLY=($(compgen -f -- "$cur"))
 			compopt -o filenames 2>/dev/null

@@ -48,6 +48,10 @@ static const char usage_text[] =
 	"classes in MB over time. Several logs (a rotated log's files, oldest first) make one\n"
 	"picture; the areas break where time goes back or samples stop for a while (a reboot).\n"
 	"\n"
+	"      --hide CLASS,...   leave these classes out of the stack (kernel, anon, shmem,\n"
+	"                         exec, page_cache, hugetlb, unknown, free): --hide free\n"
+	"                         scales the picture to what is in use\n"
+	"      --only CLASS,...   draw only these classes\n"
 	"  -o, --output FILE      the picture: FILE.svg, or FILE.png (rendered by\n"
 	"                         rsvg-convert); replaced whole, or left as it was on a\n"
 	"                         failure; - (or /dev/stdout, /dev/fd/N): the SVG there\n"
@@ -391,13 +395,14 @@ static double mb(const struct ms_plot_sample *s, int k)
 	return s->pages[k] * s->page_size / (1024.0 * 1024.0);
 }
 
-/* one sample's stack: top[j] the MB under and including stack[j] */
-static void cumulate(const struct ms_plot_sample *s, double *top)
+/* one sample's stack: top[j] the MB under and including stack[j] (a hidden class adds none) */
+static void cumulate(const struct ms_plot *p, const struct ms_plot_sample *s, double *top)
 {
 	double sum = 0;
 
 	for (size_t j = 0; j < NSTACK; j++) {
-		sum += mb(s, stack[j]);
+		if (!(p->hide & (1U << stack[j])))
+			sum += mb(s, stack[j]);
 		top[j] = sum;
 	}
 }
@@ -434,7 +439,7 @@ static size_t segment_points(const struct ms_plot *p, size_t a, size_t b, double
 	for (size_t i = a; i < b; i++) {
 		double px = PX + (p->s[i].t - t0) / (t1 - t0) * PW, one[NSTACK];
 
-		cumulate(&p->s[i], one);
+		cumulate(p, &p->s[i], one);
 		if (in && floor(px) != col) {
 			x[n] = ax / in;
 			for (size_t j = 0; j < NSTACK; j++)
@@ -481,6 +486,8 @@ static int draw_areas(struct ms_svg *s, const struct ms_plot *p, const struct ms
 		for (size_t j = 0; j < NSTACK; j++) {
 			size_t k = 0;
 
+			if (p->hide & (1U << stack[j]))
+				continue;
 			if (n == 1) {	/* one sample alone: a bar 3 pixels wide */
 				double lo = j ? top[j - 1] : 0;
 
@@ -510,6 +517,12 @@ static int draw_areas(struct ms_svg *s, const struct ms_plot *p, const struct ms
 int ms_plot_draw(FILE *f, void *arg)
 {
 	const struct ms_plot *p = arg;
+	char hidden[128] = "";
+
+	for (size_t j = 0; j < NSTACK; j++)
+		if (p->hide & (1U << stack[j]))
+			snprintf(hidden + strlen(hidden), sizeof(hidden) - strlen(hidden), "%s%s",
+				 hidden[0] ? ", " : "", ms_classes[stack[j]].label);
 	struct ms_svg_legend_item it[NSTACK];
 	char lab[NSTACK][96], from[40], to[40];
 	double t0 = p->s[0].t, t1 = p->s[0].t, ymax = 0, first;
@@ -522,7 +535,7 @@ int ms_plot_draw(FILE *f, void *arg)
 	for (size_t i = 0; i < p->n; i++) {
 		double top[NSTACK];
 
-		cumulate(&p->s[i], top);
+		cumulate(p, &p->s[i], top);
 		if (top[NSTACK - 1] > ymax)
 			ymax = top[NSTACK - 1];
 		if (p->s[i].t < t0)
@@ -561,7 +574,8 @@ int ms_plot_draw(FILE *f, void *arg)
 		ms_svg_text(&s, 16, 26, 16, MS_SVG_START, NULL, title);
 	}
 	ms_svg_textf(&s, 16, 46, 12, MS_SVG_START, "#404040",
-		     "Pages of each class, stacked, in MB (page size %.0f bytes)%s", last->page_size,
+		     "Pages of each class, stacked, in MB (page size %.0f bytes)%s%s%s",
+		     last->page_size, p->hide ? "; not drawn: " : "", hidden,
 		     nbreaks ? "; a dashed line: the log breaks there (a gap, or time going back)" :
 		     "");
 	ya.side = MS_SVG_LEFT;
@@ -605,6 +619,8 @@ int ms_plot_draw(FILE *f, void *arg)
 	for (size_t j = NSTACK; j-- > 0;) {
 		enum ms_class c = stack[j];
 
+		if (p->hide & (1U << c))
+			continue;
 		if (c == MS_C_UNKNOWN || c == MS_C_HUGETLB) {
 			bool any = false;
 
@@ -631,10 +647,33 @@ void ms_plot_free(struct ms_plot *p)
 	p->n = p->cap = 0;
 }
 
+/* "anon,free": 1 << class for each; -1 for a name that is no class */
+static int class_mask(const char *arg, unsigned int *mask)
+{
+	const char *q = arg;
+
+	*mask = 0;
+	do {
+		size_t len = strcspn(q, ",");
+		int c;
+
+		for (c = 0; c < MS_NR_CLASSES; c++)
+			if (strlen(ms_classes[c].key) == len && !strncmp(q, ms_classes[c].key, len))
+				break;
+		if (c == MS_NR_CLASSES)
+			return -1;
+		*mask |= 1U << c;
+		q += len;
+	} while (*q++ == ',');
+	return 0;
+}
+
 int ms_plot_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "hide", required_argument, NULL, 'H' },
+		{ "only", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -651,6 +690,22 @@ int ms_plot_main(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'H':
+		case 'O': {
+			unsigned int m;
+
+			if (class_mask(optarg, &m))
+				return ms_usage_error("plot", "invalid --%s '%s': expected classes (kernel, "
+						      "anon, shmem, exec, page_cache, hugetlb, unknown, "
+						      "free), comma separated", c == 'H' ? "hide" : "only",
+						      optarg);
+			if (p.hide)
+				return ms_usage_error("plot", "%s", "--hide and --only are one at a time");
+			p.hide = c == 'H' ? m : ~m & ((1U << MS_NR_CLASSES) - 1);
+			if (p.hide == (1U << MS_NR_CLASSES) - 1)
+				return ms_usage_error("plot", "%s", "--hide leaves no class to draw");
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			return MS_EXIT_OK;

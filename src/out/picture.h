@@ -87,6 +87,7 @@ struct ms_plot {
 	size_t skipped;			/* data lines that could not be read (a torn last line) */
 	char skipped_at[300];		/* the first of them: FILE:LINE */
 	const char *title_files;	/* for the title */
+	unsigned int hide;		/* --hide, --only: 1 << class for each class not drawn */
 };
 /*
  * Read one log (CSV or JSON lines, told apart by its first character) and append its samples.
