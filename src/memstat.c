@@ -378,8 +378,8 @@ int main(int argc, char **argv)
 			       "unknown");
 		walker.attrs = attrs;
 		ro.attrs = attrs;
-		if (walker.groups && o.attributes) {	/* --by -a: a Pinned column */
-			ms_groups_set_pinned(walker.groups, true);
+		if (walker.groups && o.attributes) {	/* --by -a: each group's attributes */
+			ms_groups_set_attrs(walker.groups, attrs);
 			ms_attrs_on_folio(attrs, ms_groups_pinned, walker.groups);
 		}
 		/* the module blanks the pointer words of its records, and the first tail page's

@@ -984,6 +984,18 @@ def test_by_prom_with_attributes_has_pinned_pages_per_group(tmp_path):
     attr = sum(s.value for s in families["memstat_attribute_pages"].samples
                if s.labels["attribute"] == "dma_pinned")
     assert sum(got.values()) == attr
+    # and every other attribute: each group's pages of it, which add up to -a's count of the
+    # same walk (the groups partition the pages)
+    per = families["memstat_group_attribute_pages"]
+    names = {s.labels["attribute"] for s in families["memstat_attribute_pages"].samples}
+    assert {s.labels["attribute"] for s in per.samples} == names
+    for a in names:
+        groups = {(s.labels["group"], s.labels["key"]): s.value for s in per.samples
+                  if s.labels["attribute"] == a}
+        assert set(groups) == set(total), a
+        assert all(0 <= groups[g] <= total[g] for g in groups), (a, groups)
+        assert sum(groups.values()) == sum(s.value for s in families["memstat_attribute_pages"].samples
+                                           if s.labels["attribute"] == a), a
 
 
 @pytest.mark.parametrize("args,needle", [

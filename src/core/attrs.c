@@ -217,6 +217,11 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 	return err;
 }
 
+const char *ms_attrs_unknown(const struct ms_attrs *a, enum ms_attr k)
+{
+	return ms_attr_unknown(&a->f, k);
+}
+
 const char *ms_attr_unknown(const struct ms_attr_facts *f, enum ms_attr k)
 {
 	const char *why = NULL;

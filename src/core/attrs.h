@@ -99,6 +99,8 @@ __u64 ms_attrs_total(const struct ms_attrs *a, enum ms_attr k);
  * (csv), no series (Prometheus), and its reconcile row is left out with the reason: never 0.
  */
 const char *ms_attr_unknown(const struct ms_attr_facts *f, enum ms_attr k);
+/* the same of a walk's attributes */
+const char *ms_attrs_unknown(const struct ms_attrs *a, enum ms_attr k);
 void ms_attrs_print(FILE *out, const struct ms_attrs *a);
 /* ,"attributes":{...} */
 struct ms_jw;

@@ -260,7 +260,7 @@ static int name_cgroup(struct ms_groups *g, struct ms_group *grp)
  */
 static size_t lookup(struct ms_groups *g, __u64 k1, __u64 k2);
 
-#define NCOLS (MS_NR_SUBS + 1)	/* the columns summed up the tree: sub-classes, then pinned */
+#define NCOLS (MS_NR_SUBS + MS_NR_ATTRS)	/* summed up the tree: sub-classes, attributes */
 
 static int cgroup_tree(struct ms_groups *g)
 {
@@ -281,10 +281,10 @@ static int cgroup_tree(struct ms_groups *g)
 		}
 		ids[nk] = g->g[i].k1;
 		memcpy(&own[nk * NCOLS], g->g[i].sub, sizeof(g->g[i].sub));
-		own[nk * NCOLS + MS_NR_SUBS] = g->g[i].pinned;
+		memcpy(&own[nk * NCOLS + MS_NR_SUBS], g->g[i].attr, sizeof(g->g[i].attr));
 		idx[nk++] = i;
 	}
-	err = ms_cgroup_tree(g->cgroups, ids, own, nk, NCOLS, &rows, &nrows);
+	err = ms_cgroup_tree(g->cgroups, ids, own, nk, NCOLS, MS_NR_SUBS, &rows, &nrows);
 	if (err)
 		goto out;
 	err = -ENOMEM;
@@ -304,8 +304,10 @@ static int cgroup_tree(struct ms_groups *g)
 		e = x->extra;
 		e->tree = true;
 		memcpy(e->sub, rows[i].tree, sizeof(e->sub));
-		e->pinned = rows[i].tree[MS_NR_SUBS];
-		e->total = rows[i].tree_total - e->pinned;
+		memcpy(e->attr, &rows[i].tree[MS_NR_SUBS], sizeof(e->attr));
+		e->total = 0;
+		for (int j = 0; j < MS_NR_SUBS; j++)
+			e->total += e->sub[j];
 		order[n++] = gi;
 	}
 	if (none != (size_t)-1)
@@ -339,9 +341,9 @@ void ms_groups_set_tree(struct ms_groups *g, bool on)
 	g->tree = on;
 }
 
-void ms_groups_set_pinned(struct ms_groups *g, bool on)
+void ms_groups_set_attrs(struct ms_groups *g, const struct ms_attrs *attrs)
 {
-	g->pinned = on;
+	g->attrs = attrs;
 }
 
 size_t ms_groups_count(const struct ms_groups *g)
@@ -518,8 +520,11 @@ void ms_groups_pinned(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8
 
 	(void)first_pfn;
 	(void)sub;
-	if (g->last && (mask & (1U << MS_A_DMA_PINNED)))
-		g->g[g->last - 1].pinned += npages;
+	if (!g->last)
+		return;
+	for (int k = 0; mask && k < MS_NR_ATTRS; k++)
+		if (mask & (1U << k))
+			g->g[g->last - 1].attr[k] += npages;
 }
 
 static const struct ms_groups *sort_ctx;
@@ -602,7 +607,8 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 			for (int j = 0; j < MS_NR_SUBS; j++)
 				g->other.sub[j] += x->sub[j];
 			g->other.total += x->total;
-			g->other.pinned += x->pinned;
+			for (int k = 0; k < MS_NR_ATTRS; k++)
+				g->other.attr[k] += x->attr[k];
 			g->nother++;
 			continue;
 		}

@@ -8,6 +8,7 @@
 
 #include "memstat_int.h"
 #include "mountinfo.h"
+#include "attrs.h"
 
 /*
  * memstat --by KEY (groups.c; its header comment says how a key plugs in): each page of the
@@ -19,7 +20,7 @@ struct ms_group {
 				 * cgroup: id; file, exec: s_dev, inode; ~0, ~0: "(none)" */
 	__u64 sub[MS_NR_SUBS];	/* pages per sub-class */
 	__u64 total;
-	__u64 pinned;		/* -a: pages DMA-pinned (ms_groups_pinned()) */
+	__u64 attr[MS_NR_ATTRS];	/* -a: pages with each attribute (ms_groups_pinned()) */
 	__u64 mapping;		/* file, exec: a head page's mapping pointer: NEVER printed */
 	char *name;		/* the rows shown, after ms_groups_finish() (malloc'd) */
 	void *extra;		/* a key's own facts (malloc'd, freed by the engine) */
@@ -45,8 +46,8 @@ void ms_groups_set_tree(struct ms_groups *g, bool on);
  */
 void ms_groups_set_min(struct ms_groups *g, bool set, __u64 min_pages);
 #define MS_GROUPS_REMOVED_MIN (1ULL << 20)	/* bytes */
-/* -a: a Pinned column, filled by ms_groups_pinned() */
-void ms_groups_set_pinned(struct ms_groups *g, bool on);
+/* -a: each group's attributes (filled by ms_groups_pinned()), as attrs tells them */
+void ms_groups_set_attrs(struct ms_groups *g, const struct ms_attrs *attrs);
 /* the groups made so far (before ms_groups_finish() folds any), in order of first page */
 size_t ms_groups_count(const struct ms_groups *g);
 const struct ms_group *ms_groups_at(const struct ms_groups *g, size_t i);

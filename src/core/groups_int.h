@@ -28,7 +28,7 @@ struct ms_groups {
 	struct ms_mountinfo mounts;	/* fs: /proc/self/mountinfo (mountinfo.h) */
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
-	bool pinned;			/* -a: a Pinned column (ms_groups_pinned() fills it) */
+	const struct ms_attrs *attrs;	/* -a: attribute columns (ms_groups_pinned() fills them) */
 	bool min_set;			/* --min: groups under min_pages go to (other) */
 	__u64 min_pages;
 	size_t nremoved;		/* of nother: removed cgroups hidden by default */
@@ -43,9 +43,9 @@ struct cgroup_extra {
 	bool elsewhere;		/* a live cgroup outside the mount's view */
 	unsigned int depth;	/* known: 0 for the root */
 	__u64 parent;		/* known and not the root: the parent's id */
-	bool tree;		/* --tree: sub[], total and pinned are the cgroup's and its descendants' */
+	bool tree;		/* --tree: sub[], total and attr[] are the cgroup's and its descendants' */
 	__u64 sub[MS_NR_SUBS];
-	__u64 total, pinned;
+	__u64 total, attr[MS_NR_ATTRS];
 };
 
 /* node: the node's pfn span, from its zones; fs: the mount that shows device dev, or NULL */

@@ -54,6 +54,45 @@ static const enum ms_class shown_classes[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHME
 static const char *const col_label[] = { "Kernel", "Anon", "Shmem", "Exec", "Cache",
 					 "Hugetlb", "Free" };
 
+/*
+ * -a: the attribute columns of the table (MB), after the classes: dirty, mlocked, THP (of
+ * every class: anon_thp + shmem_thp + file_thp) and DMA-pinned; "-" for one the kernel's BTF
+ * does not tell
+ */
+static const struct {
+	const char *head;
+	enum ms_attr a, b, c;	/* summed; MS_NR_ATTRS: none */
+} attr_cols[] = {
+	{ "Dirty", MS_A_DIRTY, MS_NR_ATTRS, MS_NR_ATTRS },
+	{ "Mlocked", MS_A_MLOCKED, MS_NR_ATTRS, MS_NR_ATTRS },
+	{ "THP", MS_A_ANON_THP, MS_A_SHMEM_THP, MS_A_FILE_THP },
+	{ "Pinned", MS_A_DMA_PINNED, MS_NR_ATTRS, MS_NR_ATTRS },
+};
+
+static bool attr_known(const struct ms_groups *g, enum ms_attr k)
+{
+	return k == MS_NR_ATTRS || !ms_attrs_unknown(g->attrs, k);
+}
+
+static void attr_cells(FILE *out, const struct ms_groups *g, const struct ms_group *x)
+{
+	for (size_t i = 0; i < sizeof(attr_cols) / sizeof(attr_cols[0]); i++) {
+		enum ms_attr k[3] = { attr_cols[i].a, attr_cols[i].b, attr_cols[i].c };
+		__u64 n = 0;
+		bool known = true;
+
+		for (int j = 0; j < 3; j++) {
+			known &= attr_known(g, k[j]);
+			if (k[j] != MS_NR_ATTRS)
+				n += x->attr[k[j]];
+		}
+		if (known)
+			fprintf(out, " %8.0f", mb(n));
+		else
+			fprintf(out, " %8s", "-");
+	}
+}
+
 static void table_row(FILE *out, const struct ms_groups *g, const struct ms_group *x)
 {
 	const struct cgroup_extra *e = g->by == MS_BY_CGROUP ? x->extra : NULL;
@@ -65,7 +104,7 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 		t = *x;
 		memcpy(t.sub, e->sub, sizeof(t.sub));
 		t.total = e->total;
-		t.pinned = e->pinned;
+		memcpy(t.attr, e->attr, sizeof(t.attr));
 		x = &t;
 		indent = 2 * (int)e->depth;
 	}
@@ -77,8 +116,8 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 		fprintf(out, " %8.0f %3.0f%%", mb(n),
 			x->total ? 100.0 * (double)n / (double)x->total : 0.0);
 	}
-	if (g->pinned)
-		fprintf(out, " %8.0f", mb(x->pinned));
+	if (g->attrs)
+		attr_cells(out, g, x);
 	if (by_outs[g->by].cols)
 		by_outs[g->by].cols(out, g, x);
 	fprintf(out, "  %*s", indent, "");
@@ -97,13 +136,14 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 		for (int j = 0; j < MS_NR_SUBS; j++)
 			total.sub[j] += g->g[i].sub[j];
 		total.total += g->g[i].total;
-		total.pinned += g->g[i].pinned;
+		for (int k = 0; k < MS_NR_ATTRS; k++)
+			total.attr[k] += g->g[i].attr[k];
 	}
 	fprintf(out, "%10s", "Total MB");
 	for (c = 0; c < NSHOWN; c++)
 		fprintf(out, " %8s %4s", col_label[c], "%");
-	if (g->pinned)
-		fprintf(out, " %8s", "Pinned");
+	for (size_t k = 0; g->attrs && k < sizeof(attr_cols) / sizeof(attr_cols[0]); k++)
+		fprintf(out, " %8s", attr_cols[k].head);
 	if (by_outs[g->by].cols_head)
 		by_outs[g->by].cols_head(out);
 	fprintf(out, "  %s%s\n", what[g->by],
@@ -125,7 +165,8 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 		fprintf(out, "(%zu removed cgroups of under 1 MB each are in (other): --min 0 shows "
 			"them)\n", g->nremoved);
 	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache%s)\n",
-		g->pinned ? "; Pinned: MB DMA-pinned, as dma_pinned of -a" : "");
+		g->attrs ? "; Dirty, Mlocked, THP (anon, shmem and file) and Pinned (DMA): MB of "
+		"the group's pages with these attributes of -a" : "");
 }
 
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */
@@ -142,6 +183,21 @@ static void json_pages(struct ms_jw *w, const struct ms_groups *g, const struct 
 	ms_json_detail(w, "detail", x->sub, g->res && g->res->slab_split, true);
 }
 
+/* -a: "dma_pinned" (as before) and "attributes": pages per attribute, null where unknown */
+static void json_attrs(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *x)
+{
+	if (!g->attrs)
+		return;
+	ms_jw_u64_field(w, "dma_pinned", x->attr[MS_A_DMA_PINNED]);
+	ms_jw_object_field(w, "attributes");
+	for (int k = 0; k < MS_NR_ATTRS; k++)
+		if (attr_known(g, (enum ms_attr)k))
+			ms_jw_u64_field(w, ms_attr_names[k].key, x->attr[k]);
+		else
+			ms_jw_null_field(w, ms_attr_names[k].key);
+	ms_jw_end_object(w);
+}
+
 void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 {
 	size_t i;
@@ -154,8 +210,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 		ms_jw_start_object(w);
 		ms_jw_string_field(w, "name", x->name);
 		json_pages(w, g, x);
-		if (g->pinned)
-			ms_jw_u64_field(w, "dma_pinned", x->pinned);
+		json_attrs(w, g, x);
 		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
 			by_outs[g->by].json(w, g, x);
 		ms_jw_end_object(w);
@@ -165,8 +220,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 	ms_jw_u64_field(w, "groups", g->nother);
 	ms_jw_u64_field(w, "removed_cgroups", g->nremoved);
 	json_pages(w, g, &g->other);
-	if (g->pinned)
-		ms_jw_u64_field(w, "dma_pinned", g->other.pinned);
+	json_attrs(w, g, &g->other);
 	ms_jw_end_object(w);
 }
 
@@ -234,18 +288,26 @@ static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
 	}
 }
 
-/* -a: the group's DMA-pinned pages (x NULL: "(other)") */
-static void prom_pinned(FILE *out, const struct ms_groups *g, const char *name,
-			const struct ms_group *x)
+/* -a: the group's DMA-pinned pages, or (all) its pages of each attribute (x NULL: "(other)") */
+static void prom_attrs(FILE *out, const struct ms_groups *g, const char *name,
+		       const struct ms_group *x, bool all)
 {
 	char key[96];
 
 	key_text(g, x, key, sizeof(key));
 	if (!x)
 		x = &g->other;
-	fprintf(out, "memstat_group_dma_pinned_pages{by=\"%s\",group=\"", g->key->key_name);
-	ms_esc_fputs(out, name, MS_ESC_PROM);
-	fprintf(out, "\",key=\"%s\"} %llu\n", key, (unsigned long long)x->pinned);
+	for (int k = all ? 0 : MS_A_DMA_PINNED; k < (all ? MS_NR_ATTRS : MS_A_DMA_PINNED + 1); k++) {
+		if (!attr_known(g, (enum ms_attr)k))
+			continue;	/* absent, never 0 */
+		fprintf(out, "memstat_group_%s_pages{by=\"%s\",group=\"",
+			all ? "attribute" : "dma_pinned", g->key->key_name);
+		ms_esc_fputs(out, name, MS_ESC_PROM);
+		fprintf(out, "\",key=\"%s\"", key);
+		if (all)
+			fprintf(out, ",attribute=\"%s\"", ms_attr_names[k].key);
+		fprintf(out, "} %llu\n", (unsigned long long)x->attr[k]);
+	}
 }
 
 void ms_groups_prom(FILE *out, const struct ms_groups *g)
@@ -257,14 +319,20 @@ void ms_groups_prom(FILE *out, const struct ms_groups *g)
 	for (i = 0; i < g->nshown; i++)
 		prom_group(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
 	prom_group(out, g, "(other)", NULL);
-	if (!g->pinned)
+	if (!g->attrs)
 		return;
 	fputs("# HELP memstat_group_dma_pinned_pages DMA-pinned pages of each group of --by, as "
 	      "dma_pinned of -a (the groups of memstat_group_pages).\n"
 	      "# TYPE memstat_group_dma_pinned_pages gauge\n", out);
 	for (i = 0; i < g->nshown; i++)
-		prom_pinned(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
-	prom_pinned(out, g, "(other)", NULL);
+		prom_attrs(out, g, g->g[g->order[i]].name, &g->g[g->order[i]], false);
+	prom_attrs(out, g, "(other)", NULL, false);
+	fputs("# HELP memstat_group_attribute_pages Pages of each group of --by with each attribute "
+	      "of -a (the groups of memstat_group_pages).\n"
+	      "# TYPE memstat_group_attribute_pages gauge\n", out);
+	for (i = 0; i < g->nshown; i++)
+		prom_attrs(out, g, g->g[g->order[i]].name, &g->g[g->order[i]], true);
+	prom_attrs(out, g, "(other)", NULL, true);
 }
 
 /* ---- each key's own members and columns ---- */
@@ -335,13 +403,13 @@ static void json_cgroup(struct ms_jw *w, const struct ms_groups *g, const struct
 	else
 		ms_jw_null_field(w, "depth");
 	if (e->tree) {
-		struct ms_group t = { .total = e->total, .pinned = e->pinned };
+		struct ms_group t = { .total = e->total };
 
 		memcpy(t.sub, e->sub, sizeof(t.sub));
+		memcpy(t.attr, e->attr, sizeof(t.attr));
 		ms_jw_object_field(w, "tree");
 		json_pages(w, g, &t);
-		if (g->pinned)
-			ms_jw_u64_field(w, "dma_pinned", t.pinned);
+		json_attrs(w, g, &t);
 		ms_jw_end_object(w);
 	}
 }

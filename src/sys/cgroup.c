@@ -480,7 +480,7 @@ static int emit(struct tree_ctx *t, size_t i)
 }
 
 int ms_cgroup_tree(const struct ms_cgroups *cg, const __u64 *ids, const __u64 *own, size_t n,
-		   size_t nsub, struct ms_cgroup_row **rows, size_t *nrows)
+		   size_t nsub, size_t ncount, struct ms_cgroup_row **rows, size_t *nrows)
 {
 	struct tree_ctx t = { .cg = cg, .nsub = nsub };
 	size_t *bydepth = NULL, i, j, nremoved = 0, first_removed;
@@ -517,7 +517,8 @@ int ms_cgroup_tree(const struct ms_cgroups *cg, const __u64 *ids, const __u64 *o
 		t.group[i] = j;
 		for (size_t s = 0; s < nsub; s++) {
 			t.tree[i * nsub + s] += own[j * nsub + s];
-			t.total[i] += own[j * nsub + s];
+			if (s < ncount)
+				t.total[i] += own[j * nsub + s];
 		}
 	}
 	/* then up the hierarchy, the deepest first */
@@ -552,7 +553,7 @@ int ms_cgroup_tree(const struct ms_cgroups *cg, const __u64 *ids, const __u64 *o
 
 		if (ms_cgroups_find(cg, ids[j]))
 			continue;
-		for (size_t s = 0; s < nsub; s++)
+		for (size_t s = 0; s < ncount; s++)
 			sum += own[j * nsub + s];
 		if (!sum)
 			continue;

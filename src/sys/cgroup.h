@@ -76,7 +76,9 @@ char *ms_cgroup_name(const struct ms_cgroups *cg, __u64 id);
  * --tree: hierarchical totals. Given the groups' own page counts (ids[i], own[i][MS_NR_SUBS]),
  * the rows in depth-first order (children by tree total, largest first): every cgroup with
  * pages in its subtree, each with its own and its subtree's pages. Ids not in the hierarchy
- * (removed cgroups) are roots of their own, after the hierarchy.
+ * (removed cgroups) are roots of their own, after the hierarchy. Each row has nsub columns, of
+ * which the first ncount are pages (the tree total, by which rows sort); the rest (attributes)
+ * are only summed.
  */
 struct ms_cgroup_row {
 	__u64 id;
@@ -88,7 +90,7 @@ struct ms_cgroup_row {
 	__u64 tree_total;
 };
 int ms_cgroup_tree(const struct ms_cgroups *cg, const __u64 *ids, const __u64 *own, size_t n,
-		   size_t nsub, struct ms_cgroup_row **rows, size_t *nrows);
+		   size_t nsub, size_t ncount, struct ms_cgroup_row **rows, size_t *nrows);
 void ms_cgroup_rows_free(struct ms_cgroup_row *rows, size_t nrows);
 
 #endif

@@ -438,6 +438,41 @@ TEST(ByFs, KernelInternalFileSystemsAreNamed)
 	close(fd);
 }
 
+// -a with --by: each group's pages of every attribute. 32 MiB of a tmpfs file, mlocked, are
+// mlocked pages of its file system's group (small folios: the kernel marks a large file folio
+// mlocked only where one mapping holds all of it); the table has the attribute columns.
+TEST(ByFs, AttributesPerGroup)
+{
+	const size_t len = 32 * kMiB;
+	const long long want = len / page_size();
+	TempFile f("/dev/shm");
+	ASSERT_GE(f.fd(), 0);
+	ASSERT_TRUE(f.fill(len));
+	Mapping m(mmap(nullptr, len, PROT_READ, MAP_SHARED, f.fd(), 0), len);
+	ASSERT_TRUE(m.ok());
+	ASSERT_EQ(madvise(m.data(), len, MADV_NOHUGEPAGE), 0);
+	ASSERT_EQ(mlock(m.data(), len), 0) << strerror(errno);
+	struct stat st;
+	ASSERT_EQ(fstat(f.fd(), &st), 0);
+
+	json j = by({ "--by", "fs", "-a" });
+	expect_sums(j);
+	json g = fs_group(j, st.st_dev);
+	ASSERT_FALSE(g.empty()) << j.dump();
+	ASSERT_TRUE(g.contains("attributes")) << g.dump();
+	const json &a = g["attributes"];
+	EXPECT_GE(a["mlocked"].get<long long>(), want) << a.dump();
+	EXPECT_LE(a["mlocked"].get<long long>(), g["pages"]["total"].get<long long>());
+	EXPECT_EQ(a["dma_pinned"], g["dma_pinned"]);
+	for (auto &[k, v] : a.items())
+		EXPECT_TRUE(v.is_number() && v.get<long long>() <= g["pages"]["total"].get<long long>())
+			<< k << " " << v;
+	RunResult t = run_memstat({ "--by", "fs", "-a" });
+	ASSERT_EQ(t.status, 0);
+	EXPECT_NE(t.out.find("    Dirty  Mlocked      THP   Pinned  Dev"), std::string::npos) << t.out;
+	munlock(m.data(), len);
+}
+
 // --top N: N rows besides (none), the rest in other, still adding up to the total (one walk:
 // the zones with present pages are /proc/zoneinfo's, as ZonesMatchZoneinfo checks).
 TEST(ByFs, TopFoldsTheRestIntoOther)

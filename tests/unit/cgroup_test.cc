@@ -320,7 +320,7 @@ TEST(CgroupTree, SubtreeTotalsDepthFirstRemovedAfter)
 	std::vector<__u64> own = { 1, 0, 10, 1, 5, 5, 2, 0, 3, 0, 30, 0 };
 	ms_cgroup_row *rows = nullptr;
 	size_t n = 0;
-	ASSERT_EQ(ms_cgroup_tree(&s.cg, ids.data(), own.data(), ids.size(), 2, &rows, &n), 0);
+	ASSERT_EQ(ms_cgroup_tree(&s.cg, ids.data(), own.data(), ids.size(), 2, 2, &rows, &n), 0);
 	struct Want {
 		__u64 id;
 		unsigned depth;
