@@ -105,10 +105,10 @@ def test_walks_that_count_different_things_are_refused(tmp_path):
     old = tmp_path / "old.json"
     old.write_text(a.read_text().replace('{"format_version":2,', '{"format_version":1,', 1))
     one_line(run("diff", str(old), str(a)), 2, "format_version is 1 in")
-    csv = tmp_path / "m.csv"
-    assert run("-o", str(csv), "0.1", "2").returncode == 0
-    one_line(run("diff", str(csv)), 2, "is not memstat JSON (a CSV log?")
     one_line(run("diff", str(a)), 2, "holds one sample")
+    junk = tmp_path / "junk"
+    junk.write_text("a,b\n1,2\n")
+    one_line(run("diff", str(junk)), 2, "is not a memstat log")
     one_line(run("diff", str(a), str(tmp_path / "none.json")), 1, "cannot open")
     one_line(run("diff"), 2, "expected one log, or two files")
     # groups of another key: the classes are compared, the groups not, and that is said
@@ -117,6 +117,49 @@ def test_walks_that_count_different_things_are_refused(tmp_path):
     r = run("diff", str(a), str(n))
     assert r.returncode == 0 and "groups not compared" in r.stderr, r.stderr
     assert "Class" in r.stdout
+
+
+def test_a_csv_log_and_a_window_of_it(tmp_path):
+    # the CSV log of memstat -o: its first and last samples, the detail_<key> columns as the
+    # detail keys; the same walks as JSON lines give the same differences
+    csv, jl = tmp_path / "m.csv", tmp_path / "m.jsonl"
+    rows = []
+    for i in range(4):
+        r = run("--json")
+        assert r.returncode == 0, r.stderr
+        d = json.loads(r.stdout)
+        d["timestamp"] = "2026-11-28T09:0%d:00.000Z" % i
+        d["epoch"] = 1795856400.0 + 60 * i     # 09:00:00 UTC, then a minute apart
+        rows.append(d)
+    jl.write_text("".join(json.dumps(d) + "\n" for d in rows))
+    assert run("-o", str(csv), "0.1", "1").returncode == 0
+    header = csv.read_text().splitlines()[0].split(",")
+    lines = [",".join([d["timestamp"], "%.3f" % d["epoch"], d["backend"]]
+                      + [str(d["pages"][c]) for c in header[3:12]]
+                      + ["" if d["detail"][h[7:]] is None else str(d["detail"][h[7:]])
+                         for h in header[12:] if h.startswith("detail_")]
+                      + ["0", "1.0"]) for d in rows]
+    csv.write_text(",".join(header) + "\n" + "\n".join(lines) + "\n")
+    a = json.loads(run("diff", "--json", str(csv)).stdout)
+    b = json.loads(run("diff", "--json", str(jl)).stdout)
+    assert (a["a"]["line"], a["b"]["line"]) == (2, 5)
+    assert a["pages"] == b["pages"] and a["detail"] == b["detail"], (a, b)
+    for k in rows[0]["pages"]:
+        assert a["pages"][k] == rows[3]["pages"][k] - rows[0]["pages"][k]
+    # --from/--to: the samples of one log between two times (UTC; a time of day is of the
+    # log's first day), the first and the last of them
+    w = json.loads(run("diff", "-j", "--from", "09:01", "--to", "2026-11-28T09:02:30Z",
+                       str(jl)).stdout)
+    assert (w["a"]["timestamp"], w["b"]["timestamp"]) == ("2026-11-28T09:01:00.000Z",
+                                                          "2026-11-28T09:02:00.000Z")
+    assert w["pages"]["anon"] == rows[2]["pages"]["anon"] - rows[1]["pages"]["anon"]
+    w = json.loads(run("diff", "-j", "--from", str(1795856400 + 90), str(csv)).stdout)
+    assert (w["a"]["line"], w["b"]["line"]) == (4, 5)
+    one_line(run("diff", "--from", "09:03", str(jl)), 2, "holds one sample between --from")
+    one_line(run("diff", "--from", "10:00", str(jl)), 2, "holds no memstat sample between")
+    one_line(run("diff", "--from", "9h", str(jl)), 2, "invalid --from '9h'")
+    one_line(run("diff", "--from", "09:02", "--to", "09:01", str(jl)), 2, "--to is before --from")
+    one_line(run("diff", "--to", "09:02", str(jl), str(csv)), 2, "--from and --to choose")
 
 
 def free_k():

@@ -18,7 +18,7 @@ _memstat_allpages_opts="--pfn --class --file --inode --cgroup -f --format -b --b
 --raw-pointers -h --help"
 _memstat_map_opts="-o --output -b --backend -h --help"
 _memstat_plot_opts="--hide --only -o --output -h --help"
-_memstat_diff_opts="-j --json -h --help"
+_memstat_diff_opts="-j --json --from --to -h --help"
 _memstat_rmss_opts="-c --change -p --print -r --reset -s --start -f --final -d --delta
 -n --iterations --ok-status -o --output --cgroup --zram -j --json --plot -h --help"
 
@@ -53,6 +53,8 @@ _memstat()
 	if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == map || ${COMP_WORDS[1]} == plot ||
 	      ${COMP_WORDS[1]} == diff ]]; then
 		case $prev in
+		--from|--to)
+			return;;
 		--hide|--only)
 			local head=${cur%"${cur##*,}"} last=${cur##*,} c
 			for c in $(compgen -W "kernel anon shmem exec page_cache hugetlb unknown free" -- "$last"); do

@@ -9,7 +9,10 @@
  * things: another format_version, backend or page size, or an estimate (--approx) against an
  * exact walk, is refused (exit 2); groups of another --by key are left out, saying so.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
+#include <time.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +25,16 @@
 #include "json.h"
 
 static const char usage_text[] =
-	"Usage: memstat diff [--json] A [B]\n"
+	"Usage: memstat diff [--json] [--from TIME] [--to TIME] A [B]\n"
 	"What grew and what shrank from A to B: per class, sub-class and group (--by), largest\n"
-	"change first. A and B are `memstat --json` outputs or JSON-lines logs (memstat -f jsonl\n"
-	"-o LOG), of which the last sample counts; with one log, its first and last samples.\n"
+	"change first. A and B are `memstat --json` outputs or logs (memstat -o LOG: JSON lines\n"
+	"or CSV), of which the last sample counts; with one log, its first and last samples.\n"
 	"\n"
 	"  -j, --json             one JSON object: the inputs' keys, every count B - A\n"
+	"      --from TIME        only samples at TIME or later: A's first (UTC: 09:00,\n"
+	"                         09:00:30, 2026-11-28T09:00 or seconds since the epoch; a\n"
+	"                         time of day is of the day of the log's first sample)\n"
+	"      --to TIME          only samples at TIME or earlier: B's last\n"
 	"  -h, --help             print this help\n"
 	"\n"
 	"Exit codes: 0 ok, 1 a file cannot be read, 2 bad input (usage, not memstat JSON,\n"
@@ -40,38 +47,180 @@ struct side {
 	long line;		/* its line in the file */
 };
 
-/* The first and last JSON objects of a file, one a line (memstat --json prints one). MS_EXIT_* */
-static int load(const char *file, json_t **first, json_t **last, long *first_line,
-		long *last_line)
+/* the samples of a log between --from and --to (epoch seconds; NAN: no bound) */
+struct window {
+	double from, to;
+};
+
+/*
+ * A row of a CSV log as the object of its JSON line: timestamp, epoch, backend, pages (the
+ * classes and total) and detail (the detail_<key> columns, an empty field null), page_size
+ * this machine's (a CSV log counts pages), format_version 2, or 1 for a log of the columns
+ * before detail_ (its sub-classes unnamed here), and "approx" when it has the estimate's
+ * columns. NULL for a row that is not a sample (a torn line) or a header again.
+ */
+/* the fields of a line, split at its commas in place (empty fields kept); NULL: out of memory */
+static char **split_fields(char *line, size_t *n)
+{
+	size_t cap = 64;
+	char **f = malloc(cap * sizeof(*f));
+
+	*n = 0;
+	line[strcspn(line, "\r\n")] = 0;
+	while (f) {
+		char *comma = strchr(line, ',');
+
+		if (*n == cap) {
+			char **g = realloc(f, 2 * cap * sizeof(*f));
+
+			if (!g) {
+				free(f);
+				return NULL;
+			}
+			f = g;
+			cap *= 2;
+		}
+		f[(*n)++] = line;
+		if (!comma)
+			break;
+		*comma = 0;
+		line = comma + 1;
+	}
+	return f;
+}
+
+static char **split_header(char *hdr, size_t *n)
+{
+	return split_fields(hdr, n);
+}
+
+/* a whole number of pages, or -1 (an empty field: null) or -2 (not a number) */
+static long long csv_count(const char *s)
+{
+	char *end;
+	long long v;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return *end || errno || v < 0 ? -2 : v;
+}
+
+/*
+ * A row of a CSV log as the object of its JSON line: timestamp, epoch, backend, pages (the
+ * classes and total) and detail (the detail_<key> columns, an empty field null), page_size
+ * this machine's (a CSV log counts pages), format_version 2, or 1 for a log of the columns
+ * before detail_ (whose sub-classes are left out), and "approx" when it has the estimate's
+ * columns. NULL for a row that is not a sample (a torn line).
+ */
+static json_t *csv_object(char **head, size_t nhead, char *line)
+{
+	json_t *o, *pages, *detail;
+	size_t n, i;
+	char **f = split_fields(line, &n);
+	bool v2 = false, bad = false;
+	char *end;
+	double epoch;
+
+	if (!f || n != nhead) {
+		free(f);
+		return NULL;
+	}
+	epoch = strtod(f[1], &end);
+	if (*end || end == f[1]) {
+		free(f);
+		return NULL;
+	}
+	o = json_object();
+	pages = json_object();
+	detail = json_object();
+	for (i = 0; i < nhead; i++)
+		v2 |= !strncmp(head[i], "detail_", 7);
+	for (i = 3; i < nhead && !bad; i++) {
+		bool cls = !strcmp(head[i], "total");
+		long long v;
+
+		for (int c = 0; c < MS_NR_CLASSES && !cls; c++)
+			cls = !strcmp(head[i], ms_classes[c].key);
+		if (!strncmp(head[i], "approx_", 7))
+			json_object_set_new(o, "approx", json_object());
+		if (!cls && strncmp(head[i], "detail_", 7))
+			continue;	/* holes, walk_ms, err_*, attr_*, v1's sub-classes */
+		if (cls && json_object_get(pages, head[i]))
+			continue;	/* v1: a sub-class of a class's name */
+		v = csv_count(f[i]);
+		bad = v == -2 || (cls && v < 0);
+		if (cls)
+			json_object_set_new(pages, head[i], json_integer(v));
+		else
+			json_object_set_new(detail, head[i] + 7, v < 0 ? json_null() : json_integer(v));
+	}
+	if (bad || !json_object_get(pages, "total")) {
+		free(f);
+		json_decref(o);
+		json_decref(pages);
+		json_decref(detail);
+		return NULL;
+	}
+	json_object_set_new(o, "format_version", json_integer(v2 ? 2 : 1));
+	json_object_set_new(o, "timestamp", json_string(f[0]));
+	json_object_set_new(o, "epoch", json_real(epoch));
+	json_object_set_new(o, "backend", json_string(f[2]));
+	json_object_set_new(o, "page_size", json_integer(sysconf(_SC_PAGESIZE)));
+	json_object_set_new(o, "pages", pages);
+	json_object_set_new(o, "detail", detail);
+	free(f);
+	return o;
+}
+
+/* The first and last samples of a file in the window, one a line: JSON lines (memstat --json
+ * prints one) or a CSV log. MS_EXIT_* */
+#define SAY(...) do { if (!quiet) ms_err(__VA_ARGS__); } while (0)
+static int load(const char *file, const struct window *win, json_t **first, json_t **last,
+		long *first_line, long *last_line, bool quiet)
 {
 	json_error_t err;
-	char *line = NULL;
-	size_t cap = 0;
+	char *line = NULL, *hdr = NULL, **head = NULL;
+	size_t cap = 0, nhead = 0;
 	long no = 0;
 	FILE *f = fopen(file, "re");
-	int ret = MS_EXIT_OK;
+	int ret = MS_EXIT_OK, c;
 
 	*first = *last = NULL;
 	if (!f) {
-		ms_err("diff: cannot open %s: %s", file, strerror(errno));
+		SAY("diff: cannot open %s: %s", file, strerror(errno));
 		return MS_EXIT_FAIL;
 	}
-	if (fgetc(f) != '{') {
-		ms_err("diff: %s is not memstat JSON (a CSV log? diff reads --json output and "
-		       "JSON-lines logs: -f jsonl)", file);
-		fclose(f);
-		return MS_EXIT_USAGE;
-	}
+	c = fgetc(f);
 	rewind(f);
 	while (getline(&line, &cap, f) > 0) {
 		json_t *o;
+		double t;
 
 		no++;
 		if (line[0] == '\n')
 			continue;
-		o = json_loads(line, 0, &err);
+		if (c != '{' && !strncmp(line, "timestamp,epoch,", 16)) {	/* a CSV header */
+			free(hdr);
+			free(head);
+			hdr = strdup(line);
+			head = hdr ? split_header(hdr, &nhead) : NULL;
+			if (!head) {
+				SAY("diff: out of memory");
+				ret = MS_EXIT_FAIL;
+				break;
+			}
+			continue;
+		}
+		o = c == '{' ? json_loads(line, 0, &err) : head ? csv_object(head, nhead, line) : NULL;
 		if (!o || !json_is_object(o) || json_object_get(o, "error")) {
 			/* a failed sample ({"error":...}) or a torn last line: skipped */
+			json_decref(o);
+			continue;
+		}
+		t = json_number_value(json_object_get(o, "epoch"));
+		if ((!isnan(win->from) && t < win->from) || (!isnan(win->to) && t > win->to)) {
 			json_decref(o);
 			continue;
 		}
@@ -84,16 +233,25 @@ static int load(const char *file, json_t **first, json_t **last, long *first_lin
 		*last_line = no;
 	}
 	if (ferror(f)) {
-		ms_err("diff: cannot read %s: %s", file, strerror(errno));
+		SAY("diff: cannot read %s: %s", file, strerror(errno));
 		ret = MS_EXIT_FAIL;
-	} else if (!*first) {
-		ms_err("diff: %s holds no memstat sample", file);
+	} else if (!ret && !*first) {
+		if (c != '{' && !head)
+			SAY("diff: %s is not a memstat log (--json output, JSON lines or a CSV log of "
+			       "memstat -o)", file);
+		else if (!isnan(win->from) || !isnan(win->to))
+			SAY("diff: %s holds no memstat sample between --from and --to", file);
+		else
+			SAY("diff: %s holds no memstat sample", file);
 		ret = MS_EXIT_USAGE;
 	}
+	free(head);
+	free(hdr);
 	free(line);
 	fclose(f);
 	return ret;
 }
+#undef SAY
 
 /* add the counts of object from (or null) to object to, key by key */
 static void add_counts(json_t *to, json_t *from)
@@ -324,7 +482,8 @@ static void print_rows(const char *what, struct row *r, size_t n, long ps, bool 
 			printf("%12s ", "-");
 		else
 			printf("%12.1f ", mb(r[i].b, ps));
-		printf("%+12.1f %+12lld%s%s\n", mb(change(&r[i]), ps), change(&r[i]),
+		printf("%+12.1f %+12lld%s%s\n", fabs(mb(change(&r[i]), ps)) < 0.05 ? 0.0 :
+		       mb(change(&r[i]), ps), change(&r[i]),
 		       r[i].status ? "  " : "", r[i].status ? r[i].status : "");
 	}
 }
@@ -423,13 +582,67 @@ static int report(const struct side *a, const struct side *b, bool as_json)
 	return fflush(stdout) || ferror(stdout) ? MS_EXIT_FAIL : MS_EXIT_OK;
 }
 
+/*
+ * --from/--to: seconds since the epoch; "YYYY-MM-DDTHH:MM[:SS][Z]" (UTC); or "HH:MM[:SS]",
+ * returned negative (-1 - seconds into the day) for the day of the first sample. NAN: bad.
+ */
+static double parse_time(const char *s)
+{
+	struct tm tm = {};
+	const char *end;
+	char *e;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &e);
+	if (e != s && !*e && !errno && v >= 0 && strchr(s, ':') == NULL)
+		return v;
+	end = strptime(s, "%Y-%m-%dT%H:%M", &tm);
+	if (end) {
+		if (*end == ':')
+			end = strptime(end, ":%S", &tm);
+		if (end && *end == 'Z')
+			end++;
+		return end && !*end ? (double)timegm(&tm) : NAN;
+	}
+	end = strptime(s, "%H:%M", &tm);
+	if (end && *end == ':')
+		end = strptime(end, ":%S", &tm);
+	return end && !*end ? -1.0 - (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec) : NAN;
+}
+
+/* a time of day (negative) on the UTC day of the file's first sample, whose epoch is first */
+static double on_day(double t, double first)
+{
+	return t < 0 ? floor(first / 86400) * 86400 + (-1.0 - t) : t;
+}
+
+/* the first sample's epoch of a file (the day --from/--to's times of day are on); NAN: none */
+static double first_epoch(const char *file)
+{
+	struct window all = { NAN, NAN };
+	json_t *first = NULL, *last = NULL;
+	long a, b;
+	double t = NAN;
+
+	if (!load(file, &all, &first, &last, &a, &b, true))
+		t = json_number_value(json_object_get(first, "epoch"));
+	json_decref(first);
+	json_decref(last);
+	return t;
+}
+
 int ms_diff_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct window win = { NAN, NAN };
+	double from = NAN, to = NAN;
 	struct side a = {}, b = {};
 	json_t *first = NULL, *last = NULL, *unused;
 	long l1 = 0, l2 = 0, u;
@@ -438,11 +651,20 @@ int ms_diff_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			as_json = true;
 			break;
+		case 'F':
+		case 'T':
+			if (isnan(c == 'F' ? (from = parse_time(optarg)) : (to = parse_time(optarg))))
+				return ms_usage_error("diff", "invalid --%s '%s': expected a UTC time "
+						      "(09:00, 09:00:30, 2026-11-28T09:00) or seconds since "
+						      "the epoch", c == 'F' ? "from" : "to", optarg);
+			break;
+		case ':':
+			return ms_usage_error("diff", "option '%s' needs an argument", argv[optind - 1]);
 		case 'h':
 			fputs(usage_text, stdout);
 			return MS_EXIT_OK;
@@ -454,15 +676,35 @@ int ms_diff_main(int argc, char **argv)
 		return ms_usage_error("diff", "expected one log, or two files: memstat diff A [B]");
 	a.file = argv[optind];
 	b.file = argc - optind == 2 ? argv[optind + 1] : argv[optind];
-	ret = load(a.file, &first, &last, &l1, &l2);
+	if ((!isnan(from) || !isnan(to)) && argc - optind == 2)
+		return ms_usage_error("diff", "%s", "--from and --to choose the samples of one log: "
+				      "memstat diff --from TIME --to TIME LOG");
+	if (from < 0 || to < 0) {	/* a time of day: of the day of the log's first sample */
+		double day0 = first_epoch(a.file);
+
+		if (isnan(day0)) {
+			ret = load(a.file, &win, &first, &last, &l1, &l2, false);	/* says why */
+			json_decref(first);
+			json_decref(last);
+			return ret;
+		}
+		from = isnan(from) ? NAN : on_day(from, day0);
+		to = isnan(to) ? NAN : on_day(to, day0);
+	}
+	win.from = from;
+	win.to = to;
+	if (!isnan(win.from) && !isnan(win.to) && win.to < win.from)
+		return ms_usage_error("diff", "%s", "--to is before --from");
+	ret = load(a.file, &win, &first, &last, &l1, &l2, false);
 	if (ret)
 		return ret;
 	if (argc - optind == 1) {
 		if (l1 == l2) {
 			json_decref(first);
 			json_decref(last);
-			return ms_usage_error("diff", "%s holds one sample: give two files, or a log "
-					      "of two samples or more", a.file);
+			return ms_usage_error("diff", "%s holds one sample%s: give two files, or a log "
+					      "of two samples or more", a.file, isnan(from) &&
+					      isnan(to) ? "" : " between --from and --to");
 		}
 		a.doc = first;
 		b.doc = last;
@@ -472,7 +714,7 @@ int ms_diff_main(int argc, char **argv)
 		json_decref(first);
 		a.doc = last;
 		a.line = l2;
-		ret = load(b.file, &unused, &b.doc, &u, &b.line);
+		ret = load(b.file, &win, &unused, &b.doc, &u, &b.line, false);
 		json_decref(unused);
 		if (ret) {
 			json_decref(a.doc);
