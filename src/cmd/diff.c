@@ -37,7 +37,7 @@ static const char usage_text[] =
 	"      --to TIME          only samples at TIME or earlier: B's last\n"
 	"  -h, --help             print this help\n"
 	"\n"
-	"Exit codes: 0 ok, 1 a file cannot be read, 2 bad input (usage, not memstat JSON,\n"
+	"Exit codes: 0 ok, 1 a file cannot be read, 2 bad input (usage, not a memstat log,\n"
 	"walks that count different things: format_version, backend, page size, --approx).\n"
 	"See memstat-diff(8).\n";
 

@@ -43,7 +43,7 @@ static const enum ms_class stack[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_
 #define NSTACK (sizeof(stack) / sizeof(stack[0]))
 
 static const char usage_text[] =
-	"Usage: memstat plot LOG... -o FILE\n"
+	"Usage: memstat plot [--hide CLASS,... | --only CLASS,...] LOG... -o FILE\n"
 	"Draw a sampling log (memstat -o LOG, CSV or JSON lines) as stacked areas of the\n"
 	"classes in MB over time. Several logs (a rotated log's files, oldest first) make one\n"
 	"picture; the areas break where time goes back or samples stop for a while (a reboot).\n"
