@@ -4,7 +4,8 @@
 # A one-shot memstat's start-up, for one or more memstat binaries (docs/performance.md,
 # "Start-up"): RUNS runs of `memstat --json [ARGS]` each, the medians of the whole process (exec
 # to exit, from bash's clock) and of its JSON timings; then one MEMSTAT_DEBUG=3 run for the
-# verifier's own figures for the walk program: instructions processed and verification time.
+# verifier's own figures for the walk program (instructions processed, verification time) and
+# for all the programs the run loads together.
 # As root.
 #   bash tools/startup.sh [MEMSTAT...]       (default build/memstat)
 #   RUNS=15 (default), ARGS="--jobs 4" (default none)
@@ -34,6 +35,8 @@ for m in "$@"; do
 	awk '/prog .*BEGIN PROG LOAD LOG/ { p = $3; gsub(/[^a-z_]/, "", p) }
 	     /^worker [0-9]+:/ { p = "" }
 	     /verification time/ { t = $(NF - 1) }
-	     /^processed/ && p ~ /^walk/ { printf "  verifier: %s %d instructions processed, %.1f ms\n", p, $2, t / 1000 }' "$tmp"
+	     /^processed/ && p != "" { all += t; n++; if (p ~ /^walk/)
+		printf "  verifier: %s %d instructions processed, %.1f ms\n", p, $2, t / 1000 }
+	     END { if (n) printf "  verifier: all %d programs %.1f ms\n", n, all / 1000 }' "$tmp"
 	rm -f "$tmp" "$tmp.all"
 done
