@@ -134,7 +134,8 @@ def test_a_csv_log_and_a_window_of_it(tmp_path):
     jl.write_text("".join(json.dumps(d) + "\n" for d in rows))
     assert run("-o", str(csv), "0.1", "1").returncode == 0
     header = csv.read_text().splitlines()[0].split(",")
-    lines = [",".join([d["timestamp"], "%.3f" % d["epoch"], d["backend"]]
+    # the backend quoted, as RFC 4180 allows any field to be
+    lines = [",".join([d["timestamp"], "%.3f" % d["epoch"], '"%s"' % d["backend"]]
                       + [str(d["pages"][c]) for c in header[3:12]]
                       + ["" if d["detail"][h[7:]] is None else str(d["detail"][h[7:]])
                          for h in header[12:] if h.startswith("detail_")]
@@ -144,6 +145,7 @@ def test_a_csv_log_and_a_window_of_it(tmp_path):
     b = json.loads(run("diff", "--json", str(jl)).stdout)
     assert (a["a"]["line"], a["b"]["line"]) == (2, 5)
     assert a["pages"] == b["pages"] and a["detail"] == b["detail"], (a, b)
+    assert a["backend"] == b["backend"] == rows[0]["backend"], (a["backend"], b["backend"])
     for k in rows[0]["pages"]:
         assert a["pages"][k] == rows[3]["pages"][k] - rows[0]["pages"][k]
     # --from/--to: the samples of one log between two times (UTC; a time of day is of the

@@ -59,39 +59,14 @@ struct window {
  * before detail_ (its sub-classes unnamed here), and "approx" when it has the estimate's
  * columns. NULL for a row that is not a sample (a torn line) or a header again.
  */
-/* the fields of a line, split at its commas in place (empty fields kept); NULL: out of memory */
+/* the fields of a CSV line, split in place (ms_csv_split()); NULL: out of memory */
 static char **split_fields(char *line, size_t *n)
 {
-	size_t cap = 64;
-	char **f = malloc(cap * sizeof(*f));
+	char **f = malloc(MS_CSV_MAX_FIELDS * sizeof(*f));
 
-	*n = 0;
-	line[strcspn(line, "\r\n")] = 0;
-	while (f) {
-		char *comma = strchr(line, ',');
-
-		if (*n == cap) {
-			char **g = realloc(f, 2 * cap * sizeof(*f));
-
-			if (!g) {
-				free(f);
-				return NULL;
-			}
-			f = g;
-			cap *= 2;
-		}
-		f[(*n)++] = line;
-		if (!comma)
-			break;
-		*comma = 0;
-		line = comma + 1;
-	}
+	if (f)
+		*n = ms_csv_split(line, f, MS_CSV_MAX_FIELDS);
 	return f;
-}
-
-static char **split_header(char *hdr, size_t *n)
-{
-	return split_fields(hdr, n);
 }
 
 /* a whole number of pages, or -1 (an empty field: null) or -2 (not a number) */
@@ -205,7 +180,7 @@ static int load(const char *file, const struct window *win, json_t **first, json
 			free(hdr);
 			free(head);
 			hdr = strdup(line);
-			head = hdr ? split_header(hdr, &nhead) : NULL;
+			head = hdr ? split_fields(hdr, &nhead) : NULL;
 			if (!head) {
 				SAY("diff: out of memory");
 				ret = MS_EXIT_FAIL;

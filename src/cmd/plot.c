@@ -92,43 +92,6 @@ static bool number(const char *s, double *v)
 	return !*end && !errno && isfinite(*v) && *v >= 0;
 }
 
-/* split a CSV line in place (RFC 4180 quotes); returns the number of fields, at most max */
-static size_t csv_split(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-	char *r = line, *w = line;
-
-	line[strcspn(line, "\r\n")] = 0;
-	while (n < max) {
-		f[n++] = w;
-		if (*r == '"') {
-			r++;
-			for (;;) {
-				if (!*r)
-					break;
-				if (*r == '"' && r[1] == '"') {
-					*w++ = '"';
-					r += 2;
-				} else if (*r == '"') {
-					r++;
-					break;
-				} else {
-					*w++ = *r++;
-				}
-			}
-		}
-		while (*r && *r != ',')
-			*w++ = *r++;
-		if (!*r) {
-			*w = 0;
-			break;
-		}
-		r++;
-		*w++ = 0;
-	}
-	return n;
-}
-
 struct csv_cols {
 	size_t n;			/* fields per row */
 	long epoch;			/* column index, -1: none */
@@ -140,8 +103,8 @@ static bool csv_header(char *line, struct csv_cols *c, char *why, size_t whylen)
 {
 	static const enum ms_class needed[] = { MS_C_KERNEL, MS_C_ANON, MS_C_PAGE_CACHE,
 						MS_C_FREE };
-	char *f[512];
-	size_t n = csv_split(line, f, 512);
+	char *f[MS_CSV_MAX_FIELDS];
+	size_t n = ms_csv_split(line, f, MS_CSV_MAX_FIELDS);
 
 	c->n = n;
 	c->epoch = -1;
@@ -177,8 +140,8 @@ static bool csv_header(char *line, struct csv_cols *c, char *why, size_t whylen)
 static bool csv_row(char *line, const struct csv_cols *c, double page_size,
 		    struct ms_plot_sample *s)
 {
-	char *f[512];
-	size_t n = csv_split(line, f, 512);
+	char *f[MS_CSV_MAX_FIELDS];
+	size_t n = ms_csv_split(line, f, MS_CSV_MAX_FIELDS);
 
 	if (n != c->n || !number(f[c->epoch], &s->t) || s->t > MAX_EPOCH)
 		return false;

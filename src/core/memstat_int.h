@@ -159,6 +159,12 @@ typedef int (*ms_page_fn)(void *arg, __u64 pfn, const struct ms_page_rec *rec);
 int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present);
 /* memstat rmss (rmss.c): argv[0] is "rmss". */
 int ms_rmss_main(int argc, char **argv);
+/*
+ * Split a CSV line in place (RFC 4180 quotes; the line's end of line cut): the number of fields,
+ * at most max. The readers of memstat's CSV logs (plot, diff) and the width of their rows.
+ */
+size_t ms_csv_split(char *line, char **f, size_t max);
+#define MS_CSV_MAX_FIELDS 512
 /* memstat diff A [B]: src/cmd/diff.c */
 int ms_diff_main(int argc, char **argv);
 /* The capability memstat needs that this process lacks, or NULL. */

@@ -267,3 +267,40 @@ int ms_merge_flush(struct ms_run_merger *m)
 	m->npages = 0;
 	return err;
 }
+
+/* split a CSV line in place (RFC 4180 quotes); returns the number of fields, at most max */
+size_t ms_csv_split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	char *r = line, *w = line;
+
+	line[strcspn(line, "\r\n")] = 0;
+	while (n < max) {
+		f[n++] = w;
+		if (*r == '"') {
+			r++;
+			for (;;) {
+				if (!*r)
+					break;
+				if (*r == '"' && r[1] == '"') {
+					*w++ = '"';
+					r += 2;
+				} else if (*r == '"') {
+					r++;
+					break;
+				} else {
+					*w++ = *r++;
+				}
+			}
+		}
+		while (*r && *r != ',')
+			*w++ = *r++;
+		if (!*r) {
+			*w = 0;
+			break;
+		}
+		r++;
+		*w++ = 0;
+	}
+	return n;
+}
