@@ -27,6 +27,8 @@
 #include "picture.h"
 #include "files.h"
 #include "options.h"
+#include "procs.h"
+#include "procs_out.h"
 
 static int run_write_errno;	/* why print_run() stopped the walk */
 static bool runs_slab_split;	/* print_run(): the walk tells reclaimable slab apart */
@@ -143,6 +145,7 @@ struct walker {
 	struct ms_backend be;
 	const struct ms_ranges *ranges;
 	ms_run_fn fn;
+	void *fn_arg;
 	struct ms_groups *groups;	/* --by: the record walk fills them */
 	struct ms_attrs *attrs;		/* -a, -v: the record walk counts them */
 	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
@@ -213,7 +216,7 @@ static int walk_backend(struct walker *w, struct ms_result *res)
 		return ret;
 	}
 	f = ms_backend_features(&w->be);
-	ret = ms_backend_walk(&w->be, w->ranges, res, w->fn, NULL);
+	ret = ms_backend_walk(&w->be, w->ranges, res, w->fn, w->fn_arg);
 	/* < 6.12: unaccepted blocks carry no type (meminfo.c ms_unaccepted_from_meminfo()) */
 	if (!ret && f && !f->ptype[MS_T_UNACCEPTED]) {
 		struct ms_meminfo mi;
@@ -261,6 +264,7 @@ int main(int argc, char **argv)
 	struct ms_meminfo mi = {}, mi_before = {};
 	struct ms_recon rc = {};
 	struct ms_attrs *attrs = NULL;
+	struct ms_procs procs = {};
 	/* -v of a one-shot table: each class's DMA-pinned pages, where a backend has records */
 	bool want_attrs;
 	struct ms_bpf *bpf = NULL;
@@ -308,7 +312,8 @@ int main(int argc, char **argv)
 		ms_sample_signals();	/* before the slow part: a SIGHUP then does not kill us */
 	memset(&walker, 0, sizeof(walker));
 	want_attrs = o.attributes || (o.verbose && !o.sampling && !o.json && !o.runs &&
-				      !o.features && !o.approx && o.backend != MS_BE_KPF);
+				      !o.features && !o.approx && !o.by_process &&
+				      o.backend != MS_BE_KPF);
 	/* the workers' states are made at open: as many as this run's walks may use (one for a
 	 * record walk, --by and -a, and for --approx) */
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
@@ -345,6 +350,13 @@ int main(int argc, char **argv)
 	}
 	walker.ranges = &ranges;
 	walker.fn = o.runs ? print_run : NULL;
+	if (o.by_process) {	/* the walk's runs class each page the processes map */
+		walker.fn = ms_procs_run;
+		walker.fn_arg = &procs;
+		procs.top = o.top ? o.top : 20;
+		procs.min_pages = o.min_set ? (double)o.min_bytes / (double)sysconf(_SC_PAGESIZE) :
+			0;
+	}
 	runs_slab_split = ms_backend_features(&walker.be) &&
 			  ms_backend_features(&walker.be)->slab_cache_word;
 	if (o.by >= 0) {
@@ -444,6 +456,16 @@ int main(int argc, char **argv)
 	}
 	if (o.runs)
 		goto out;
+	procs.read_ms = ms_now_ms();
+	if (o.by_process && (err = ms_procs_read(&procs, &ranges, NULL, NULL, NULL))) {
+		snprintf(why, sizeof(why), "failed to read the processes' page tables: %s",
+			 strerror(-err));
+		ms_err("%s", why);
+		ms_fail_json(why);
+		ret = MS_EXIT_FAIL;
+		goto out;
+	}
+	procs.read_ms = ms_now_ms() - procs.read_ms;
 	ro.elapsed_ms = ms_now_ms() - t0;
 	if (o.reconcile) {
 		ms_reconcile_between(&res, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);
@@ -452,7 +474,14 @@ int main(int argc, char **argv)
 			rc.attrs = attrs;
 		}
 	}
-	if (walker.groups) {
+	if (o.by_process) {
+		if (o.json)
+			ms_procs_json(stdout, &procs, &res);
+		else {
+			ms_procs_print(stdout, &procs);
+			ms_print_moved(stdout, &res);
+		}
+	} else if (walker.groups) {
 		if (o.json)
 			ms_groups_json(stdout, walker.groups, &res);
 		else {
@@ -487,6 +516,7 @@ int main(int argc, char **argv)
 out:
 	ms_attrs_free(attrs);
 	ms_groups_free(walker.groups);
+	ms_procs_free(&procs);
 	ms_backend_close(&walker.be);
 	ms_ranges_free(&ranges);
 	return ret;

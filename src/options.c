@@ -63,9 +63,10 @@ static const char usage_text[] =
 	"                         with --reconcile\n"
 	"      --seed N           with --approx: the seed of the first sample's choice\n"
 	"      --by KEY           pages per group: node, zone, fs, cgroup, file or exec\n"
-	"                         (one walk of every page's record; bpf or kmod backend)\n"
+	"                         (one walk of every page's record; bpf or kmod backend);\n"
+	"                         process: each process's mapped pages (PSS) by class\n"
 	"      --top N            with --by: the N largest groups, the rest summed as\n"
-	"                         (other) (default: 20 for file and exec, else all)\n"
+	"                         (other) (default: 20 for file, exec and process, else all)\n"
 	"      --min SIZE         with --by: groups under SIZE (MB; or with K, M, G) summed as\n"
 	"                         (other) (default: only removed cgroups under 1 MB)\n"
 	"      --tree             with --by cgroup: each row is a cgroup and its\n"
@@ -264,9 +265,13 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		case OPT_BY: {
 			enum ms_by by;
 
+			o->by = -1;
+			o->by_process = !strcmp(optarg, "process");
+			if (o->by_process)
+				break;	/* not a key of the group engine: procs.c */
 			if (ms_by_parse(optarg, &by))
 				return ms_usage_error(NULL, "unknown --by key '%s' (expected node, zone, fs, "
-						   "cgroup, file or exec)", optarg);
+						   "cgroup, file, exec or process)", optarg);
 			o->by = (int)by;
 			break;
 		}
@@ -366,12 +371,13 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 	if (o->tree && o->top)
 		return ms_usage_error(NULL, "%s", "--tree shows every cgroup with pages: it cannot be "
 				   "combined with --top");
-	if (o->top && o->by < 0)
+	if (o->top && o->by < 0 && !o->by_process)
 		return ms_usage_error(NULL, "%s", "--top needs --by KEY");
-	if (o->compare && (o->sampling || o->runs || o->features || o->by >= 0 || o->approx))
+	if (o->compare && (o->sampling || o->runs || o->features || o->by >= 0 || o->by_process ||
+			   o->approx))
 		return ms_usage_error(NULL, "%s", "--compare is of one exact walk's summary: not with an "
 				      "interval, --runs, --features, --by or --approx");
-	if (o->min_set && o->by < 0)
+	if (o->min_set && o->by < 0 && !o->by_process)
 		return ms_usage_error(NULL, "%s", "--min needs --by KEY");
 	if (o->min_set && o->tree)
 		return ms_usage_error(NULL, "%s", "--tree shows every cgroup with pages: it cannot be "
@@ -384,6 +390,11 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "%s", "-a cannot be combined with --runs, --features or "
 					   "--approx");
 	}
+	if (o->by_process && (o->runs || o->features || o->reconcile || o->approx || o->attributes ||
+			      o->sampling))
+		return ms_usage_error(NULL, "%s", "--by process is one walk and one read of the "
+				      "processes: not with --runs, --features, --reconcile, --approx, "
+				      "-a, an interval or -o");
 	if (o->by >= 0) {
 		if (o->backend == MS_BE_KPF)
 			return ms_usage_error(NULL, "%s", "--by needs the bpf or kmod backend: "

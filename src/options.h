@@ -16,7 +16,8 @@ struct ms_opts {
 	__u64 seed;
 	enum ms_backend_choice backend;
 	unsigned int jobs;	/* --jobs N; 0: ms_jobs_auto() */
-	int by;			/* --by KEY: enum ms_by; -1: not given */
+	int by;			/* --by KEY: enum ms_by; -1: not given (or process) */
+	bool by_process;	/* --by process (procs.c) */
 	size_t top;		/* --top N; 0: the key's default */
 	bool min_set;		/* --min SIZE given */
 	__u64 min_bytes;

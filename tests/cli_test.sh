@@ -88,6 +88,18 @@ one_line_err "--by --reconcile" "cannot be combined"
 run "--by with a csv log" 2 "$memstat" --by node -o "$tmp/by.csv"
 one_line_err "--by with a csv log" "needs --format jsonl or prom"
 [ ! -e "$tmp/by.csv" ] && ok "--by with csv creates no file" || bad "--by with csv created a file"
+# --by process (procs.c): one walk and one read of the processes, nothing else
+for a in "-a" "--reconcile" "--runs" "--approx" "-o $tmp/p.jsonl --format jsonl" "1 1"; do
+	# shellcheck disable=SC2086
+	run "--by process $a" 2 "$memstat" --by process $a
+	one_line_err "--by process $a" "--by process is one walk and one read of the processes"
+done
+[ ! -e "$tmp/p.jsonl" ] && ok "--by process -o creates no file" || bad "--by process -o created a file"
+run "--compare free --by process" 2 "$memstat" --compare free --by process
+# its classes come from the runs of any walk: with BPF refused, from kpageflags's
+run "bpf refused: --by process falls back" 0 "$nobpf" "$memstat" --by process
+grep -q "kpageflags" "$tmp/err" && grep -q "^ *PSS MB" "$tmp/out" && ok "--by process on kpageflags" ||
+	bad "--by process did not fall back to kpageflags" "$(cat "$tmp/err" "$tmp/out")"
 run "--by with terminal rows" 2 "$memstat" --by node 1 1
 one_line_err "--by with terminal rows" "needs --format jsonl or prom"
 run "bpf refused: --by does not fall back" 4 "$nobpf" "$memstat" --by node

@@ -20,6 +20,8 @@ enum ms_test_hook {
 	MS_TEST_MEMCG_UNKNOWN,	/* MEMSTAT_TEST_MEMCG_UNKNOWN: as if the memcg link were unknown */
 	MS_TEST_NO_PAGEFLAGS,	/* MEMSTAT_TEST_NO_PAGEFLAGS: as if BTF named no page flag */
 	MS_TEST_CACHE_DIR,	/* MEMSTAT_CACHE_DIR: the CO-RE types cache there (btf_cache.c) */
+	MS_TEST_NO_PAGEMAP_SCAN,	/* MEMSTAT_TEST_NO_PAGEMAP_SCAN: --by process reads every
+					 * pagemap entry, as before 6.7 (procs.c) */
 	MS_NR_TEST_HOOKS,
 };
 

@@ -230,12 +230,7 @@ void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result
 
 	ms_jw_init(&w, out);
 	ms_jw_start_object(&w);
-	ms_jw_i64_field(&w, "format_version", MS_FORMAT_VERSION);
-	ms_jw_string_field(&w, "backend", r->backend);
-	ms_jw_i64_field(&w, "page_size", sysconf(_SC_PAGESIZE));
-	ms_jw_u64_field(&w, "total", r->total);
-	ms_jw_u64_field(&w, "holes", r->holes);
-	ms_jw_double_field(&w, "walk_ms", "%.3f", r->walk_ms);
+	ms_json_walk_head(&w, r);
 	ms_json_moved_pages(&w, r);
 	ms_groups_json_fields(&w, g);
 	ms_jw_end_object(&w);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "memstat_int.h"
 #include "escape.h"
@@ -174,6 +175,16 @@ void ms_json_detail(struct ms_jw *w, const char *name, const __u64 *sub, bool sl
 			ms_jw_null_field(w, key);
 	}
 	ms_jw_end_object(w);
+}
+
+void ms_json_walk_head(struct ms_jw *w, const struct ms_result *r)
+{
+	ms_jw_i64_field(w, "format_version", MS_FORMAT_VERSION);
+	ms_jw_string_field(w, "backend", r->backend);
+	ms_jw_i64_field(w, "page_size", sysconf(_SC_PAGESIZE));
+	ms_jw_u64_field(w, "total", r->total);
+	ms_jw_u64_field(w, "holes", r->holes);
+	ms_jw_double_field(w, "walk_ms", "%.3f", r->walk_ms);
 }
 
 void ms_json_moved_pages(struct ms_jw *w, const struct ms_result *r)

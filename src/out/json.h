@@ -95,6 +95,9 @@ static inline void ms_jw_array_field(struct ms_jw *w, const char *name)
 /* the member "moved_pages": N (null when unknown), for every JSON document of a walk */
 struct ms_result;
 void ms_json_moved_pages(struct ms_jw *w, const struct ms_result *r);
+/* the members of a --by document before its own: format_version, backend, page_size, total,
+ * holes, walk_ms */
+void ms_json_walk_head(struct ms_jw *w, const struct ms_result *r);
 
 /* the object "name": {detail key: pages or null, ...} of sub[] (ms_detail_value()); without
  * the key "unknown" when no_unknown */

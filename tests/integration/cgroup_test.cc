@@ -193,48 +193,16 @@ private:
 };
 
 // A child process that joins a cgroup, does work() there and stays until it goes away.
-class Member {
+class Member : public Child {
 public:
-	template <typename F> Member(const Cgroup &cg, F work)
+	template <typename F>
+	Member(const Cgroup &cg, F work)
+		: Child(nullptr, [&] {
+			  return write_str(cg.dir() + "/cgroup.procs", std::to_string(getpid())) &&
+				 work();
+		  })
 	{
-		int ready[2], done[2];
-		if (pipe(ready) || pipe(done))
-			return;
-		pid_ = fork();
-		if (pid_ == 0) {
-			close(ready[0]);
-			close(done[1]);
-			char ok = write_str(cg.dir() + "/cgroup.procs", std::to_string(getpid())) && work();
-			if (::write(ready[1], &ok, 1) != 1)
-				_exit(1);
-			char c;
-			while (read(done[0], &c, 1) < 0 && errno == EINTR)
-				;
-			_exit(0);
-		}
-		close(ready[1]);
-		close(done[0]);
-		done_ = done[1];
-		char ok = 0;
-		ok_ = pid_ > 0 && read(ready[0], &ok, 1) == 1 && ok;
-		close(ready[0]);
 	}
-	~Member() { end(); }
-	bool ok() const { return ok_; }
-	void end()
-	{
-		if (done_ >= 0)
-			close(done_);
-		done_ = -1;
-		if (pid_ > 0)
-			waitpid(pid_, nullptr, 0);
-		pid_ = -1;
-	}
-
-private:
-	pid_t pid_ = -1;
-	int done_ = -1;
-	bool ok_ = false;
 };
 
 std::string test_name(const char *what)

@@ -3,9 +3,11 @@
 #ifndef MEMSTAT_TEST_HELPERS_H
 #define MEMSTAT_TEST_HELPERS_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,6 +136,55 @@ public:
 
 private:
 	std::string path_, old_;
+};
+
+// A child process that does work() (named name, unless NULL) and stays until it goes away;
+// ok() when work() returned true.
+class Child {
+public:
+	template <typename F> Child(const char *name, F work)
+	{
+		int ready[2], done[2];
+		if (pipe(ready) || pipe(done))
+			return;
+		pid_ = fork();
+		if (pid_ == 0) {
+			close(ready[0]);
+			close(done[1]);
+			if (name)
+				prctl(PR_SET_NAME, name);
+			char ok = work();
+			if (::write(ready[1], &ok, 1) != 1)
+				_exit(1);
+			char c;
+			while (read(done[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0);
+		}
+		close(ready[1]);
+		close(done[0]);
+		done_ = done[1];
+		char ok = 0;
+		ok_ = pid_ > 0 && read(ready[0], &ok, 1) == 1 && ok;
+		close(ready[0]);
+	}
+	~Child() { end(); }
+	bool ok() const { return ok_; }
+	pid_t pid() const { return pid_; }
+	void end()
+	{
+		if (done_ >= 0)
+			close(done_);
+		done_ = -1;
+		if (pid_ > 0)
+			waitpid(pid_, nullptr, 0);
+		pid_ = -1;
+	}
+
+private:
+	pid_t pid_ = -1;
+	int done_ = -1;
+	bool ok_ = false;
 };
 
 // An anonymous or file mapping, unmapped when it goes away.

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* memstat --by process: the table and the JSON document of the processes procs.c read. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memstat_int.h"
+#include "json.h"
+#include "escape.h"
+#include "procs.h"
+#include "procs_out.h"
+
+/* the table's class columns (PSS); free and unknown pages are said below it */
+static const enum ms_class cols[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
+				      MS_C_PAGE_CACHE, MS_C_HUGETLB };
+static const char *const col_label[] = { "Kernel", "Anon", "Shmem", "Exec", "Cache", "Hugetlb" };
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+
+static double mb(double pages)
+{
+	return pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+static void row(FILE *out, const struct ms_proc *p, const char *pid, const char *name)
+{
+	fprintf(out, "%9.1f", mb(p->pss_total));
+	for (size_t c = 0; c < NCOLS; c++)
+		fprintf(out, " %8.1f", mb(p->pss[cols[c]]));
+	fprintf(out, " %8.1f %8.1f %8.1f %8s  ", mb((double)p->rss_total), mb((double)p->uss),
+		mb((double)p->swap), pid);
+	ms_esc_fputs(out, name, MS_ESC_TERM);
+	fputc('\n', out);
+}
+
+void ms_procs_print(FILE *out, const struct ms_procs *ps)
+{
+	char pid[24], name[64];
+	double late;
+
+	fprintf(out, "%9s", "PSS MB");
+	for (size_t c = 0; c < NCOLS; c++)
+		fprintf(out, " %8s", col_label[c]);
+	fprintf(out, " %8s %8s %8s %8s  %s\n", "RSS", "USS", "Swap", "PID", "Command");
+	for (size_t i = 0; i < ps->nshown; i++) {
+		const struct ms_proc *p = &ps->p[ps->order[i]];
+
+		snprintf(pid, sizeof(pid), "%d", p->pid);
+		row(out, p, pid, p->comm);
+	}
+	if (ps->nother) {
+		snprintf(name, sizeof(name), "(other: %zu process%s)", ps->nother,
+			 ps->nother == 1 ? "" : "es");
+		row(out, &ps->other, "-", name);
+	}
+	row(out, &ps->total, "-", "Total");
+	fprintf(out, "(MB; a page mapped n times counts 1/n to the PSS of each mapping's process:\n"
+		" the class columns are PSS, Cache is page cache; RSS counts every page mapped, USS\n"
+		" the pages no other mapping shares, Swap the pages swapped out)\n");
+	if (!ps->kernel_mapcount)
+		fprintf(out, "(/proc/kpagecount could not be read: a page's n is its mappings in the "
+			"processes read)\n");
+	late = ps->total.pss[MS_C_FREE] + ps->total.pss[MS_C_UNKNOWN];
+	if (late >= 0.5)
+		fprintf(out, "(%.0f MB of PSS were free pages when walked, mapped since: in PSS, "
+			"in no class column)\n", mb(late));
+	if (ps->exited)
+		fprintf(out, "(left out: %zu process%s that exited while read)\n", ps->exited,
+			ps->exited == 1 ? "" : "es");
+	if (ps->unreadable) {
+		fprintf(out, "(left out: %zu process%s whose page tables memstat may not read%s "
+			"PID %d ", ps->unreadable, ps->unreadable == 1 ? "" : "es",
+			ps->unreadable == 1 ? ":" : ", the first", ps->unreadable_pid);
+		ms_esc_fputs(out, ps->unreadable_comm, MS_ESC_TERM);
+		fprintf(out, ", %s)\n", strerror(ps->unreadable_err));
+	}
+}
+
+static void classes(struct ms_jw *w, const char *name, const double *pss, const __u64 *rss,
+		    double total)
+{
+	ms_jw_object_field(w, name);
+	for (int c = 0; c < MS_NR_CLASSES; c++)
+		if (pss)
+			ms_jw_double_field(w, ms_classes[c].key, "%.2f", pss[c]);
+		else
+			ms_jw_u64_field(w, ms_classes[c].key, rss[c]);
+	if (pss)
+		ms_jw_double_field(w, "total", "%.2f", total);
+	else
+		ms_jw_u64_field(w, "total", (__u64)total);
+	ms_jw_end_object(w);
+}
+
+static void members(struct ms_jw *w, const struct ms_proc *p)
+{
+	classes(w, "pss", p->pss, NULL, p->pss_total);
+	classes(w, "rss", NULL, p->rss, (double)p->rss_total);
+	ms_jw_u64_field(w, "uss", p->uss);
+	ms_jw_u64_field(w, "swap", p->swap);
+}
+
+void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result *r)
+{
+	struct ms_jw w;
+
+	ms_jw_init(&w, out);
+	ms_jw_start_object(&w);
+	ms_json_walk_head(&w, r);
+	ms_jw_double_field(&w, "read_ms", "%.3f", ps->read_ms);
+	ms_json_moved_pages(&w, r);
+	ms_jw_string_field(&w, "by", "process");
+	ms_jw_bool_field(&w, "pagemap_scan", ps->scan);
+	ms_jw_string_field(&w, "mapcount", ps->kernel_mapcount ? "kernel" : "mappings_read");
+	ms_jw_array_field(&w, "processes");
+	for (size_t i = 0; i < ps->nshown; i++) {
+		const struct ms_proc *p = &ps->p[ps->order[i]];
+
+		ms_jw_start_object(&w);
+		ms_jw_i64_field(&w, "pid", p->pid);
+		ms_jw_string_field(&w, "name", p->comm);
+		members(&w, p);
+		ms_jw_end_object(&w);
+	}
+	ms_jw_end_array(&w);
+	ms_jw_object_field(&w, "other");
+	ms_jw_u64_field(&w, "processes", ps->nother);
+	members(&w, &ps->other);
+	ms_jw_end_object(&w);
+	ms_jw_object_field(&w, "all");
+	ms_jw_u64_field(&w, "processes", ps->n);
+	members(&w, &ps->total);
+	ms_jw_end_object(&w);
+	ms_jw_object_field(&w, "left_out");
+	ms_jw_u64_field(&w, "exited", ps->exited);
+	ms_jw_u64_field(&w, "unreadable", ps->unreadable);
+	ms_jw_u64_field(&w, "no_address_space", ps->no_mm);
+	ms_jw_u64_field(&w, "zero_page_mappings", ps->zero);
+	ms_jw_u64_field(&w, "non_ram_mappings", ps->outside);
+	ms_jw_end_object(&w);
+	ms_jw_end_object(&w);
+	fputc('\n', out);
+}

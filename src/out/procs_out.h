@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* memstat --by process: its table and JSON document (procs_out.c) of what procs.c read. */
+#ifndef MEMSTAT_PROCS_OUT_H
+#define MEMSTAT_PROCS_OUT_H
+
+#include <stdio.h>
+
+#include "memstat_int.h"
+#include "procs.h"
+
+void ms_procs_print(FILE *out, const struct ms_procs *ps);
+void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result *r);
+
+#endif /* MEMSTAT_PROCS_OUT_H */

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// memstat --by process: each process's mapped pages by class, PSS, RSS, USS, against pages the
+// test places: private anon, a memfd both the test and its child map, untouched memory read
+// (the zero page), and the binary's own text.
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include <cstring>
+
+#include "helpers.h"
+
+using namespace mstest;
+
+namespace {
+
+const size_t kMiB = 1 << 20;
+
+json process(const json &j, pid_t pid)
+{
+	for (const auto &p : j["processes"])
+		if (p["pid"] == pid)
+			return p;
+	return json();
+}
+
+void touch_write(char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i += page_size())
+		p[i] = 1;
+}
+
+// The test and its child both map a 32 MiB memfd: each has all of it in RSS and half in PSS.
+// The child's 64 MiB of private anon are its own (RSS, PSS and USS); the 16 MiB it only reads
+// map the shared zero page, which is in nobody's memory; its text is Exec.
+void shared_halved_private_whole(bool scan)
+{
+	const size_t shm_len = 32 * kMiB, anon_len = 64 * kMiB, zero_len = 16 * kMiB;
+	const long long shm = shm_len / page_size(), anon = anon_len / page_size();
+	int fd = memfd_create("memstat-by-process", MFD_CLOEXEC);
+	ASSERT_GE(fd, 0) << strerror(errno);
+	ASSERT_EQ(ftruncate(fd, shm_len), 0);
+	Mapping m(mmap(nullptr, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), shm_len);
+	ASSERT_TRUE(m.ok());
+	touch_write(m.data(), shm_len);
+	Child c("ms-by-process", [&] {
+		touch_read(m.data(), shm_len);	// the same pages, now mapped twice
+		char *a = (char *)mmap(nullptr, anon_len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *z = (char *)mmap(nullptr, zero_len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+				       -1, 0);
+		if (a == MAP_FAILED || z == MAP_FAILED)
+			return false;
+		touch_write(a, anon_len);
+		touch_read(z, zero_len);
+		return true;
+	});
+	ASSERT_TRUE(c.ok());
+
+	if (!scan)
+		setenv("MEMSTAT_TEST_NO_PAGEMAP_SCAN", "1", 1);
+	RunResult r = run_memstat({ "--by", "process", "--top", "1000000", "--json" });
+	unsetenv("MEMSTAT_TEST_NO_PAGEMAP_SCAN");
+	ASSERT_EQ(r.status, 0) << r.out;
+	json j = json::parse(r.out);
+	EXPECT_EQ(j["by"], "process");
+	if (!scan) {
+		EXPECT_EQ(j["pagemap_scan"], false) << "the test hook did not reach procs.c";
+	}
+	json child = process(j, c.pid()), me = process(j, getpid());
+	ASSERT_FALSE(child.is_null()) << "no row for the child " << c.pid() << ": " << r.out;
+	ASSERT_FALSE(me.is_null()) << "no row for the test " << getpid();
+	EXPECT_EQ(child["name"], "ms-by-process");
+
+	// the memfd: every page in both RSS, half of each page in both PSS (any other shmem the
+	// child maps adds at most a whole page per page to its PSS)
+	long long rss_shm = child["rss"]["shmem"];
+	double pss_shm = child["pss"]["shmem"];
+	EXPECT_GE(rss_shm, shm);
+	EXPECT_GE(pss_shm, shm / 2.0 - 0.01);
+	EXPECT_LE(pss_shm, shm / 2.0 + (double)(rss_shm - shm) + 0.01) << child.dump();
+	EXPECT_GE(me["rss"]["shmem"].get<long long>(), shm);
+	EXPECT_GE(me["pss"]["shmem"].get<double>(), shm / 2.0 - 0.01);
+
+	// the private anon: whole in PSS, and in USS (mapped once)
+	EXPECT_GE(child["pss"]["anon"].get<double>(), (double)anon) << child.dump();
+	EXPECT_GE(child["uss"].get<long long>(), anon) << child.dump();
+	EXPECT_LT(child["uss"].get<long long>(), child["rss"]["total"].get<long long>())
+		<< "the memfd's pages are shared: not in USS";
+	// the zero page it read: in no class of anybody's
+	EXPECT_GE(j["left_out"]["zero_page_mappings"].get<long long>(),
+		  (long long)(zero_len / page_size()));
+	EXPECT_LT(child["rss"]["kernel"].get<long long>(), 256) << child.dump();
+	// its text and libraries
+	EXPECT_GT(child["pss"]["exec"].get<double>(), 0) << child.dump();
+	// PSS adds up
+	double sum = 0;
+	for (const char *k : { "kernel", "anon", "shmem", "exec", "page_cache", "hugetlb", "free",
+			       "unknown" })
+		sum += child["pss"][k].get<double>();
+	EXPECT_NEAR(sum, child["pss"]["total"].get<double>(), 0.1);
+	EXPECT_EQ(j["mapcount"], "kernel");
+
+	// the table: the child's row, by its PID and name
+	RunResult t = run_memstat({ "--by", "process", "--top", "1000000" });
+	ASSERT_EQ(t.status, 0) << t.out;
+	EXPECT_NE(t.out.find(std::to_string(c.pid()) + "  ms-by-process\n"), std::string::npos)
+		<< t.out;
+	EXPECT_NE(t.out.find("PSS MB"), std::string::npos) << t.out;
+	close(fd);
+}
+
+TEST(ByProcess, SharedPagesAreHalvedPrivateOnesWhole)
+{
+	shared_halved_private_whole(true);
+}
+
+// As before 6.7: every pagemap entry of every area read, no PAGEMAP_SCAN
+TEST(ByProcess, SharedPagesAreHalvedPrivateOnesWholeWithoutPagemapScan)
+{
+	shared_halved_private_whole(false);
+}
+
+// --top N: N rows, the rest summed as (other), and all of them in "all".
+TEST(ByProcess, TopFoldsTheRestIntoOther)
+{
+	RunResult r = run_memstat({ "--by", "process", "--top", "2", "--json" });
+	ASSERT_EQ(r.status, 0) << r.out;
+	json j = json::parse(r.out);
+	ASSERT_EQ(j["processes"].size(), 2u) << r.out;
+	EXPECT_GE(j["processes"][0]["pss"]["total"].get<double>(),
+		  j["processes"][1]["pss"]["total"].get<double>());
+	EXPECT_EQ(j["other"]["processes"].get<size_t>() + 2, j["all"]["processes"].get<size_t>());
+	double rows = j["processes"][0]["pss"]["total"].get<double>() +
+		      j["processes"][1]["pss"]["total"].get<double>() +
+		      j["other"]["pss"]["total"].get<double>();
+	EXPECT_NEAR(rows, j["all"]["pss"]["total"].get<double>(), 1.0);
+}
+
+}  // namespace
