@@ -334,6 +334,23 @@ struct kmem_cache___c {
 
 enum _slab_flag_bits___c { _SLAB_RECLAIM_ACCOUNT___c = 15 };
 
+/*
+ * --by slab (names.bpf.h slab_name): a cache's name, object_size, size and its link in
+ * slab_caches (list), from SLUB's struct kmem_cache (include/linux/slub_def.h up to 6.7, then
+ * mm/slab.h, moved by the series of 16a1d968358a "mm/slab: remove mm/slab.c and slab_def.h",
+ * v6.8, which left SLUB the only allocator; Debian's 6.1 builds SLUB too); offsets from BTF.
+ */
+struct list_head___ms {
+	struct list_head___ms *next, *prev;
+};
+
+struct kmem_cache___n {
+	const char *name;
+	unsigned int object_size;
+	unsigned int size;
+	struct list_head___ms list;
+} __attribute__((preserve_access_index));
+
 enum compound_dtor_id___c { HUGETLB_PAGE_DTOR___c = 2, NULL_COMPOUND_DTOR___c = 0 };
 
 /*

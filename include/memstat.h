@@ -246,6 +246,26 @@ struct ms_path_slot {
 	char comp[MS_PATH_DEPTH][MS_PATH_NAME];
 };
 
+/*
+ * memstat --by slab: the slab_name program names the slab caches of the groups shown after the
+ * walk. User space writes the kmem_cache pointer a slab's record held (never printed); the
+ * program checks that it is still a cache (on a list whose neighbours point back at it) and
+ * reads its name and sizes.
+ */
+#define MS_SLAB_NAME	64
+enum ms_slab_status {
+	MS_SLAB_OK = 0,		/* name, object_size and size are the cache's */
+	MS_SLAB_UNKNOWN,	/* not readable as a cache (destroyed since the walk) */
+};
+struct ms_slab_slot {
+	__u64 cache;		/* in: struct kmem_cache * (raw pointer: never printed) */
+	__u32 status;		/* out: enum ms_slab_status */
+	__u32 object_size;	/* out: the object's size as asked for */
+	__u32 size;		/* out: the object's size with metadata and alignment */
+	__u32 _pad;
+	char name[MS_SLAB_NAME];
+};
+
 /* Reasons the detect program refuses a kernel (a bit each; user space names them). */
 #define MS_MISSING_PAGE_SIZE	0x01	/* sizeof(struct page) != 64 */
 #define MS_MISSING_OFFSETS	0x02	/* struct page field offsets differ from classify.h's */
@@ -313,5 +333,7 @@ MS_STATIC_ASSERT(sizeof(struct ms_page_rec) == 8 * 8 + 5 * 8 + 4 + 4,
 		 "struct ms_page_rec has implicit padding");
 MS_STATIC_ASSERT(sizeof(struct ms_path_slot) == 8 + 8 + 6 * 4 + 8 + MS_PATH_DEPTH * MS_PATH_NAME,
 		 "struct ms_path_slot has implicit padding");
+MS_STATIC_ASSERT(sizeof(struct ms_slab_slot) == 8 + 4 * 4 + MS_SLAB_NAME,
+		 "struct ms_slab_slot has implicit padding");
 
 #endif /* MEMSTAT_H */

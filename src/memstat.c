@@ -28,6 +28,7 @@
 #include "files.h"
 #include "options.h"
 #include "procs.h"
+#include "slabs.h"
 #include "procs_out.h"
 
 static int run_write_errno;	/* why print_run() stopped the walk */
@@ -320,7 +321,8 @@ int main(int argc, char **argv)
 			   MS_BPF_WORKERS(o.by >= 0 || want_attrs || o.approx ? 1 : o.jobs ? o.jobs :
 					  ms_jobs_auto(&ranges)) |
 			   (o.by >= 0 || want_attrs ? MS_BPF_ALLPAGES : 0) |
-			   (o.by == MS_BY_FILE || o.by == MS_BY_EXEC ? MS_BPF_PATHS : 0),
+			   (o.by == MS_BY_FILE || o.by == MS_BY_EXEC ? MS_BPF_PATHS : 0) |
+			   (o.by == MS_BY_SLAB ? MS_BPF_SLABS : 0),
 			   o.by < 0 && !o.attributes, &walker, fallback,
 			   sizeof(fallback));
 	if (ret)
@@ -375,8 +377,17 @@ int main(int argc, char **argv)
 			ms_err("--by cgroup: %s", why);
 			goto out;
 		}
+		if (o.by == MS_BY_SLAB && !bpf) {
+			ms_err("--by slab needs the bpf backend: the kernel module's records hold no "
+			       "pointer to a slab's cache");
+			ret = MS_EXIT_UNSUPPORTED;
+			goto out;
+		}
 		ro.groups = walker.groups;
 		ms_files_backend(&walker.be);	/* file, exec: the path program's backend */
+		ms_slabs_backend(&walker.be);	/* slab: the cache-name program's */
+		ms_groups_set_slab_word(walker.groups, ms_backend_features(&walker.be) ?
+					ms_backend_features(&walker.be)->slab_cache_word : 0);
 	}
 	if (want_attrs && walker.be.ops->pages) {
 		attrs = ms_attrs_new();

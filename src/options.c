@@ -62,11 +62,13 @@ static const char usage_text[] =
 	"                         error at a 99% confidence level; bpf backend only, not\n"
 	"                         with --reconcile\n"
 	"      --seed N           with --approx: the seed of the first sample's choice\n"
-	"      --by KEY           pages per group: node, zone, fs, cgroup, file or exec\n"
+	"      --by KEY           pages per group: node, zone, fs, cgroup, file, exec or\n"
+	"                         slab (the slab caches, and large kmalloc)\n"
 	"                         (one walk of every page's record; bpf or kmod backend);\n"
 	"                         process: each process's mapped pages (PSS) by class\n"
 	"      --top N            with --by: the N largest groups, the rest summed as\n"
-	"                         (other) (default: 20 for file, exec and process, else all)\n"
+	"                         (other) (default: 20 for file, exec, slab and process,\n"
+	"                         else all)\n"
 	"      --min SIZE         with --by: groups under SIZE (MB; or with K, M, G) summed as\n"
 	"                         (other) (default: only removed cgroups under 1 MB)\n"
 	"      --tree             with --by cgroup: each row is a cgroup and its\n"
@@ -271,7 +273,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 				break;	/* not a key of the group engine: procs.c */
 			if (ms_by_parse(optarg, &by))
 				return ms_usage_error(NULL, "unknown --by key '%s' (expected node, zone, fs, "
-						   "cgroup, file, exec or process)", optarg);
+						   "cgroup, file, exec, slab or process)", optarg);
 			o->by = (int)by;
 			break;
 		}
@@ -399,6 +401,9 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		if (o->backend == MS_BE_KPF)
 			return ms_usage_error(NULL, "%s", "--by needs the bpf or kmod backend: "
 					   "/proc/kpageflags has no per-page owner records");
+		if (o->by == MS_BY_SLAB && o->backend == MS_BE_KMOD)
+			return ms_usage_error(NULL, "%s", "--by slab needs the bpf backend: the kernel "
+					      "module's records hold no pointer to a slab's cache");
 		if (o->runs || o->features || o->reconcile || o->approx)
 			return ms_usage_error(NULL, "%s", "--by cannot be combined with --runs, --features, "
 					   "--reconcile or --approx");

@@ -88,6 +88,8 @@ one_line_err "--by --reconcile" "cannot be combined"
 run "--by with a csv log" 2 "$memstat" --by node -o "$tmp/by.csv"
 one_line_err "--by with a csv log" "needs --format jsonl or prom"
 [ ! -e "$tmp/by.csv" ] && ok "--by with csv creates no file" || bad "--by with csv created a file"
+run "--by slab --backend kmod" 2 "$memstat" --by slab --backend kmod
+one_line_err "--by slab --backend kmod" "--by slab needs the bpf backend"
 # --by process (procs.c): one walk and one read of the processes, nothing else
 for a in "-a" "--reconcile" "--runs" "--approx" "-o $tmp/p.jsonl --format jsonl" "1 1"; do
 	# shellcheck disable=SC2086

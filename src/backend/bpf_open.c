@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "testhooks.h"
 #include "files.h"
+#include "slabs.h"
 #include "bpf_backend.h"
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -239,6 +240,8 @@ again:
 		bpf_program__set_autoload(b->skel->progs.file_paths, flags & MS_BPF_PATHS);
 		if (!(flags & MS_BPF_PATHS))
 			bpf_map__set_max_entries(b->skel->maps.paths, 1);
+		/* slab_name: only for --by slab (slabs.c) */
+		bpf_program__set_autoload(b->skel->progs.slab_name, flags & MS_BPF_SLABS);
 		/* a state per worker the walks may use, within memstat's memory bound */
 		b->nwalkers = workers_for(b, MS_BPF_WORKERS_OF(flags));
 		bpf_map__set_max_entries(b->skel->maps.walkers, b->nwalkers);
@@ -440,6 +443,20 @@ void ms_bpf_free(struct ms_bpf *b)
 	free(b->w);
 	memstat_bpf__destroy(b->skel);
 	free(b);
+}
+
+int ms_bpf_slab_name(struct ms_bpf *b, struct ms_slab_slot *slot)
+{
+	int err;
+
+	if (!bpf_program__autoload(b->skel->progs.slab_name))
+		return -EOPNOTSUPP;
+	b->skel->bss->slab_slot = *slot;
+	err = ms_bpf_run_prog(b->skel->progs.slab_name);
+	if (err < 0)
+		return err;
+	*slot = b->skel->bss->slab_slot;
+	return 0;
 }
 
 /*

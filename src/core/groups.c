@@ -45,6 +45,7 @@
 #include "attrs.h"
 #include "cgroup.h"
 #include "files.h"
+#include "slabs.h"
 #include "groups.h"
 #include "groups_int.h"
 
@@ -129,6 +130,32 @@ static bool key_exec(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r
 		     __u64 *k2)
 {
 	return r->sub == MS_EXEC && key_file(g, pfn, r, k1, k2);
+}
+
+/*
+ * slab: a slab page's cache, the pointer in its head's record (pages come in pfn order: a tail
+ * follows its head; one whose head the walk did not hand over, or whose head held no cache,
+ * is MS_SLAB_KEY_UNKNOWN); large kmalloc pages are MS_SLAB_KEY_LARGE.
+ */
+static bool key_slab(struct ms_groups *g, __u64 pfn, const struct ms_page_rec *r, __u64 *k1,
+		     __u64 *k2)
+{
+	*k2 = 0;
+	if (r->sub == MS_KERNEL_LARGE_KMALLOC) {
+		*k1 = MS_SLAB_KEY_LARGE;
+		return true;
+	}
+	if (r->sub != MS_KERNEL_SLAB && r->sub != MS_KERNEL_SLAB_RECLAIM)
+		return false;
+	if (r->head_pfn == pfn) {
+		g->slab_head = pfn;
+		g->slab_cache = g->slab_word ? r->w[g->slab_word & 7] : 0;
+	} else if (r->head_pfn != g->slab_head) {
+		g->slab_head = ~0ULL;
+		g->slab_cache = 0;
+	}
+	*k1 = g->slab_cache > MS_SLAB_KEY_LARGE ? g->slab_cache : MS_SLAB_KEY_UNKNOWN;
+	return true;
 }
 
 
@@ -334,7 +361,14 @@ const struct ms_by_key ms_by_keys[MS_NR_BY] = {
 	/* names from the kernel's dentries: files.c */
 	[MS_BY_FILE] = { "file", 20, key_file, ms_file_name },
 	[MS_BY_EXEC] = { "exec", 20, key_exec, ms_file_name },
+	/* names from the caches themselves: slabs.c */
+	[MS_BY_SLAB] = { "slab", 20, key_slab, ms_slab_name },
 };
+
+void ms_groups_set_slab_word(struct ms_groups *g, unsigned int word)
+{
+	g->slab_word = word;
+}
 
 void ms_groups_set_tree(struct ms_groups *g, bool on)
 {
@@ -414,6 +448,8 @@ int ms_groups_reset(struct ms_groups *g)
 	int err = 0;
 
 	groups_clear(g);
+	g->slab_head = ~0ULL;
+	g->slab_cache = 0;
 	if (g->by == MS_BY_NODE || g->by == MS_BY_ZONE) {
 		free(g->zones);
 		g->zones = NULL;

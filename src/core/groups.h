@@ -14,10 +14,12 @@
  * memstat --by KEY (groups.c; its header comment says how a key plugs in): each page of the
  * record walk (ms_backend_pages()) goes to one group of KEY.
  */
-enum ms_by { MS_BY_CGROUP, MS_BY_NODE, MS_BY_ZONE, MS_BY_FS, MS_BY_FILE, MS_BY_EXEC, MS_NR_BY };
+enum ms_by { MS_BY_CGROUP, MS_BY_NODE, MS_BY_ZONE, MS_BY_FS, MS_BY_FILE, MS_BY_EXEC, MS_BY_SLAB,
+	     MS_NR_BY };
 struct ms_group {
 	__u64 k1, k2;		/* the key: node: node; zone: index into zones; fs: s_dev;
-				 * cgroup: id; file, exec: s_dev, inode; ~0, ~0: "(none)" */
+				 * cgroup: id; file, exec: s_dev, inode; slab: the kmem_cache
+				 * pointer (NEVER printed) or MS_SLAB_KEY_*; ~0, ~0: "(none)" */
 	__u64 sub[MS_NR_SUBS];	/* pages per sub-class */
 	__u64 total;
 	__u64 attr[MS_NR_ATTRS];	/* -a: pages with each attribute (ms_groups_pinned()) */
@@ -38,6 +40,10 @@ extern const struct ms_by_key ms_by_keys[MS_NR_BY];
 int ms_by_parse(const char *s, enum ms_by *out);
 /* the groups of one key, opaque to callers (groups_int.h is the engine's own) */
 struct ms_groups *ms_groups_new(enum ms_by by, size_t top);
+/* --by slab: the pseudo caches, and where a slab's record holds its cache (0: unknown) */
+#define MS_SLAB_KEY_UNKNOWN 1ULL	/* a slab whose cache the walk could not read */
+#define MS_SLAB_KEY_LARGE 2ULL		/* large kmalloc: no cache (6.15+ tell it apart) */
+void ms_groups_set_slab_word(struct ms_groups *g, unsigned int word);
 /* --by cgroup --tree: each row shows its subtree's pages */
 void ms_groups_set_tree(struct ms_groups *g, bool on);
 /*

@@ -33,6 +33,8 @@ struct ms_groups {
 	__u64 min_pages;
 	size_t nremoved;		/* of nother: removed cgroups hidden by default */
 	struct ms_cgroups *cgroups;	/* cgroup: the memory hierarchy (cgroup.c), read at finish */
+	unsigned int slab_word;		/* slab: the record word of a slab's cache (0: unknown) */
+	__u64 slab_head, slab_cache;	/* slab: the last slab head seen, and its cache */
 };
 
 #define NONE_KEY (~0ULL)	/* k1 of the "(none)" group */

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "escape.h"
 #include "files.h"
+#include "slabs.h"
 #include "groups.h"
 #include "groups_int.h"
 
@@ -128,7 +129,7 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 void ms_groups_print(FILE *out, const struct ms_groups *g)
 {
 	static const char *const what[MS_NR_BY] = { "Cgroup", "Node", "Zone", "Mount", "File",
-						     "File" };
+						     "File", "Slab cache" };
 	struct ms_group total = { .name = (char *)"Total" };
 	size_t i, c;
 
@@ -257,6 +258,8 @@ static void key_text(const struct ms_groups *g, const struct ms_group *x, char *
 		break;
 	case MS_BY_FS:
 		snprintf(buf, len, "%u:%u", MS_DEV_MAJOR(x->k1), MS_DEV_MINOR(x->k1));
+		break;
+	case MS_BY_SLAB:	/* k1 is a kernel pointer: the cache's name is its key */
 		break;
 	default:
 		snprintf(buf, len, "%u:%u:%llu", MS_DEV_MAJOR(x->k1), MS_DEV_MINOR(x->k1),
@@ -461,6 +464,46 @@ static void cols_file(FILE *out, const struct ms_groups *g, const struct ms_grou
 		grp->sub[MS_EXEC] ? "x" : "-");
 }
 
+/* slab: the cache's object sizes and /proc/slabinfo's pages beside the walk's */
+static void json_slab(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_slab_info *si = grp->extra;
+
+	(void)g;
+	ms_jw_bool_field(w, "cache", si && si->cache);
+	if (si && si->named) {
+		ms_jw_u64_field(w, "object_size", si->object_size);
+		ms_jw_u64_field(w, "slot_size", si->size);
+	} else {
+		ms_jw_null_field(w, "object_size");
+		ms_jw_null_field(w, "slot_size");
+	}
+	if (si && si->slabinfo_pages >= 0)
+		ms_jw_i64_field(w, "slabinfo_pages", si->slabinfo_pages);
+	else
+		ms_jw_null_field(w, "slabinfo_pages");
+}
+
+static void cols_head_slab(FILE *out)
+{
+	fprintf(out, "  %7s %7s %11s", "ObjSize", "Slot", "Slabinfo MB");
+}
+
+static void cols_slab(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct ms_slab_info *si = grp->extra;
+
+	(void)g;
+	if (si && si->named)
+		fprintf(out, "  %7u %7u", si->object_size, si->size);
+	else
+		fprintf(out, "  %7s %7s", "-", "-");
+	if (si && si->slabinfo_pages >= 0)
+		fprintf(out, " %11.0f", mb((__u64)si->slabinfo_pages));
+	else
+		fprintf(out, " %11s", "-");
+}
+
 static const struct by_out by_outs[MS_NR_BY] = {
 	[MS_BY_CGROUP] = { json_cgroup, NULL, NULL },
 	[MS_BY_NODE] = { json_node, NULL, NULL },
@@ -468,4 +511,5 @@ static const struct by_out by_outs[MS_NR_BY] = {
 	[MS_BY_FS] = { json_fs, cols_head_fs, cols_fs },
 	[MS_BY_FILE] = { json_file, cols_head_file, cols_file },
 	[MS_BY_EXEC] = { json_file, cols_head_file, cols_file },
+	[MS_BY_SLAB] = { json_slab, cols_head_slab, cols_slab },
 };

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "capture.h"
 
@@ -241,3 +242,49 @@ TEST(Groups, KeysParse)
 }
 
 } // namespace
+
+// --by slab: a slab's pages go to the cache in its head's record (word 1 here, as from 6.2),
+// tails with it; a tail whose head the walk did not hand over, or a head that held no cache,
+// to (cache unknown); large kmalloc to its own group; other pages to (none).
+TEST(Groups, SlabPagesGoToTheirHeadsCache)
+{
+	Groups x(MS_BY_SLAB, 0);
+	ms_groups_set_slab_word(x.g, 1);
+	ASSERT_EQ(ms_groups_reset(x.g), 0);
+	const uint64_t cache_a = 0xffff888100001000ULL, cache_b = 0xffff888100002000ULL;
+	auto slab = [](uint64_t pfn, uint64_t head, uint64_t cache) {
+		ms_page_rec r = {};
+		r.valid = 1;
+		r.sub = MS_KERNEL_SLAB;
+		r.head_pfn = head;
+		if (pfn == head)
+			r.w[1] = cache;
+		else
+			r.w[1] = head | 1;	// a tail's compound_head, not a cache
+		return r;
+	};
+	std::vector<ms_page_rec> recs = {
+		slab(100, 98, 0),		// a tail whose head came before the walk's start
+		slab(101, 101, cache_a), slab(102, 101, 0), slab(103, 101, 0), slab(104, 101, 0),
+		slab(105, 105, cache_b), slab(106, 105, 0),
+		slab(107, 107, cache_a),	// order 0
+		slab(108, 108, 0),		// a head that held no cache
+		anon_rec(),
+	};
+	ms_page_rec large = {};
+	large.valid = 1;
+	large.sub = MS_KERNEL_LARGE_KMALLOC;
+	large.head_pfn = 110;
+	recs.push_back(large);
+	for (size_t i = 0; i < recs.size(); i++)
+		ASSERT_EQ(ms_groups_page(x.g, 100 + i, &recs[i]), 0);
+	std::map<uint64_t, uint64_t> got;
+	for (size_t i = 0; i < ms_groups_count(x.g); i++)
+		got[ms_groups_at(x.g, i)->k1] = ms_groups_at(x.g, i)->total;
+	EXPECT_EQ(got[cache_a], 5u);
+	EXPECT_EQ(got[cache_b], 2u);
+	EXPECT_EQ(got[MS_SLAB_KEY_UNKNOWN], 2u);
+	EXPECT_EQ(got[MS_SLAB_KEY_LARGE], 1u);
+	EXPECT_EQ(got[NONE_KEY], 1u);
+	EXPECT_EQ(got.size(), 5u);
+}
