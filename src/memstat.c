@@ -266,6 +266,8 @@ int main(int argc, char **argv)
 	struct ms_recon rc = {};
 	struct ms_attrs *attrs = NULL;
 	struct ms_procs procs = {};
+	struct ms_compare_in cmp = {};
+	struct ms_slab_totals slabs;
 	/* -v of a one-shot table: each class's DMA-pinned pages, where a backend has records */
 	bool want_attrs;
 	struct ms_bpf *bpf = NULL;
@@ -451,6 +453,11 @@ int main(int argc, char **argv)
 		ret = MS_EXIT_FAIL;
 		goto out;
 	}
+	/* --compare slabtop: /proc/slabinfo just after the walk (unreadable: the rows say so) */
+	cmp.tool = (enum ms_compare_tool)o.compare;
+	cmp.mi = &mi;
+	if (o.compare == MS_CMP_SLABTOP && !ret && !ms_slabinfo_totals("/proc/slabinfo", &slabs))
+		cmp.slabs = &slabs;
 	if (o.runs && (run_write_errno || (!ret && fflush(stdout)))) {
 		int err = run_write_errno ? run_write_errno : errno;
 
@@ -500,7 +507,7 @@ int main(int argc, char **argv)
 			ms_print_moved(stdout, &res);
 		}
 	} else if (o.json) {
-		ro.compare = o.compare ? &mi : NULL;
+		ro.compare = o.compare ? &cmp : NULL;
 		ms_print_json(stdout, &res, &ro, o.reconcile ? &rc : NULL);
 	} else {
 		ms_print_summary(stdout, &res, &ro);
@@ -514,7 +521,7 @@ int main(int argc, char **argv)
 		}
 		if (o.compare) {
 			fputc('\n', stdout);
-			ms_compare_print(stdout, &res, &mi);
+			ms_compare_print(stdout, &res, &cmp);
 		}
 	}
 	if (fflush(stdout)) {

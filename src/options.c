@@ -44,7 +44,8 @@ static const char usage_text[] =
 	"                         DMA-pinned, THP and KSM pages per class (bpf or kmod)\n"
 	"  -j, --json             print one JSON object instead of the table\n"
 	"  -r, --reconcile        compare the walk with /proc/meminfo (exit 3 on mismatch)\n"
-	"      --compare free     lay the walk out in free(1)'s columns, each difference named\n"
+	"      --compare TOOL     lay the walk out in the terms of free(1), smem(8) -w or\n"
+	"                         slabtop(1), each difference named\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded, else kpageflags),\n"
 	"                         bpf, kmod or kpageflags\n"
 	"      --runs             print runs of pages with one class: pfn, pages, class, sub-class\n"
@@ -290,10 +291,13 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			o->tree = true;
 			break;
 		case OPT_COMPARE:
-			if (strcmp(optarg, "free"))
-				return ms_usage_error(NULL, "unknown --compare tool '%s' (expected free; "
-						      "/proc/meminfo itself: --reconcile)", optarg);
-			o->compare = true;
+			o->compare = !strcmp(optarg, "free") ? MS_CMP_FREE :
+				     !strcmp(optarg, "smem") ? MS_CMP_SMEM :
+				     !strcmp(optarg, "slabtop") ? MS_CMP_SLABTOP : MS_CMP_NONE;
+			if (!o->compare)
+				return ms_usage_error(NULL, "unknown --compare tool '%s' (expected free, "
+						      "smem or slabtop; /proc/meminfo itself: "
+						      "--reconcile)", optarg);
 			break;
 		case OPT_MIN:
 			if (parse_size(optarg, &o->min_bytes))

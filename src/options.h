@@ -22,7 +22,7 @@ struct ms_opts {
 	bool min_set;		/* --min SIZE given */
 	__u64 min_bytes;
 	bool tree;		/* --tree: with --by cgroup, hierarchical totals */
-	bool compare;		/* --compare free */
+	int compare;		/* --compare TOOL: enum ms_compare_tool (report.h); 0 none */
 	const char *output;
 	int format;		/* -1: not given, else enum ms_format */
 	struct ms_sample_opts so;

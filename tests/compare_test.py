@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """memstat compared: with another walk (memstat diff A [B], src/cmd/diff.c: what grew and shrank)
-and with free(1) (--compare free, src/out/compare.c), as a user runs them. Run as root (the
+and with free(1), smem(8) -w and slabtop(1) (--compare, src/out/compare.c), as a user runs them. Run as root (the
 walks need it; diff itself does not):
     MEMSTAT=build/memstat-test python3 -m pytest -q tests/compare_test.py
 """
@@ -198,7 +198,61 @@ def test_compare_free_is_free_s_columns_with_each_difference_named():
     t = run("--compare", "free")
     assert t.returncode == 0, t.stderr
     assert "Compared with free(1)" in t.stdout and "outside MemTotal" in t.stdout
-    for bad in (["--compare", "smem"], ["--compare", "free", "1"], ["--compare", "free", "--by", "node"],
+    for bad in (["--compare", "top"], ["--compare", "free", "1"], ["--compare", "free", "--by", "node"],
                 ["--compare", "free", "--approx"]):
         one = run(*bad)
         assert one.returncode == 2 and len(one.stderr.splitlines()) <= 2, (bad, one.stderr)
+
+
+def smem_w_k():
+    """smem -w's areas, in kB (smem 1.5 computes them from /proc/meminfo)."""
+    r = subprocess.run(["smem", "-w"], capture_output=True, text=True, check=True)
+    return {line[:24].strip(): int(line[24:].split()[0]) for line in r.stdout.splitlines()[1:]}
+
+
+def test_compare_smem_is_its_areas_with_the_cache_it_calls_kernel():
+    r = run("--compare", "smem", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["compare"]["tool"] == "smem"
+    rows = {x["name"]: x for x in d["compare"]["rows"]}
+    assert list(rows) == ["kernel dynamic memory", "userspace memory", "free memory"]
+    kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    mem_total = int(open("/proc/meminfo").read().split()[1]) // kb
+    tol = mem_total // 200               # 0.5% of MemTotal: smem reads meminfo a moment later
+    s = smem_w_k()
+    for name, x in rows.items():
+        assert abs(x["tool_pages"] - s[name] / kb) <= tol + s[name] / kb / 500, (name, x, s)
+        assert abs(x["diff_pages"]) <= tol, x      # the walk's rows make smem's areas
+        assert x["why"] and x["memstat_rows"]
+    # smem's areas cover MemTotal; memstat's rows, the walk less the reserved pages
+    assert abs(sum(x["tool_pages"] for x in rows.values()) - mem_total) <= tol
+    assert rows["free memory"]["memstat_pages"] == d["pages"]["free"] - d["detail"]["free_pcp"]
+    t = run("--compare", "smem")
+    assert t.returncode == 0 and "Compared with smem(1)" in t.stdout, t.stderr
+    assert "smem counts as kernel the cache no process maps" in t.stdout, t.stdout
+
+
+def test_compare_slabtop_sizes_and_slabinfo_pages():
+    r = run("--compare", "slabtop", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["compare"]["tool"] == "slabtop"
+    rows = {x["name"]: x for x in d["compare"]["rows"]}
+    assert list(rows) == ["active size", "total size", "slab pages"]
+    slab = sum(d["detail"][k] or 0 for k in ("kernel_slab", "kernel_slab_unreclaimable",
+                                             "kernel_slab_reclaimable"))
+    assert all(x["memstat_pages"] == slab for x in rows.values()), rows
+    # slabtop's sizes are objects and slots: never more than their slab pages, in use never
+    # more than all slots; /proc/slabinfo's pages are the walk's but for slabs made meanwhile
+    pages = rows["slab pages"]["tool_pages"]
+    assert rows["active size"]["tool_pages"] <= rows["total size"]["tool_pages"] <= pages
+    assert abs(pages - slab) <= max(64, slab // 50), rows["slab pages"]
+    # slabtop's own header, read a moment later: its Total Size is the row's
+    t = subprocess.run(["slabtop", "-o"], capture_output=True, text=True, check=True).stdout
+    total_k = float(next(l for l in t.splitlines() if "Total Size" in l)
+                    .split(":")[1].split("/")[1].split("K")[0])
+    kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    assert abs(rows["total size"]["tool_pages"] - total_k / kb) <= max(64, pages // 50)
+    t = run("--compare", "slabtop")
+    assert t.returncode == 0 and "Compared with slabtop(1)" in t.stdout, t.stderr

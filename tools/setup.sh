@@ -27,6 +27,9 @@ test_packages=(
 	# memstat map and plot (tests/picture_test.py, cli): xmllint, and rsvg-convert (the PNG
 	# renderer memstat runs, /usr/bin/rsvg-convert) with a font
 	libxml2-utils librsvg2-bin fonts-dejavu-core
+	# tests/compare_test.py: the tools --compare lays the walk against (free and slabtop are
+	# procps's)
+	smem procps
 	# tests/deb_test.sh: building the Debian packages, lintian, a Debian 12 chroot
 	dpkg-dev debhelper dh-dkms fakeroot lintian debootstrap zstd
 )

@@ -106,7 +106,7 @@ int ms_meminfo_read(const char *path, struct ms_meminfo *mi)
 		F("Active(anon)", active_anon), F("Inactive(anon)", inactive_anon),
 		F("Active(file)", active_file), F("Inactive(file)", inactive_file),
 		F("AnonHugePages", anon_huge), F("ShmemHugePages", shmem_huge),
-		F("FileHugePages", file_huge), F("SwapTotal", swap_total),
+		F("FileHugePages", file_huge), F("SwapTotal", swap_total), F("Mapped", mapped),
 #undef F
 	};
 	char line[256];

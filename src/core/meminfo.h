@@ -12,7 +12,7 @@
 struct ms_meminfo {
 	long long mem_total, mem_free, mem_available, buffers, cached, swap_cached, anon_pages, shmem, slab,
 		page_tables, hugetlb, hugepages_total, hugepagesize, unaccepted, vmalloc_used,
-		percpu, kernel_stack, zswap, s_reclaimable, s_unreclaim, swap_total;
+		percpu, kernel_stack, zswap, s_reclaimable, s_unreclaim, swap_total, mapped;
 	/* the rows of memstat -a --reconcile (attrs.c) */
 	long long dirty, writeback, mlocked, unevictable, active_anon, inactive_anon,
 		active_file, inactive_file, anon_huge, shmem_huge, file_huge;

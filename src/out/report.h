@@ -9,6 +9,15 @@
 #include "memstat_int.h"
 #include "meminfo.h"
 
+/* --compare TOOL (compare.c): what the walk is laid out against, read just after it */
+enum ms_compare_tool { MS_CMP_NONE, MS_CMP_FREE, MS_CMP_SMEM, MS_CMP_SLABTOP };
+struct ms_slab_totals;
+struct ms_compare_in {
+	enum ms_compare_tool tool;
+	const struct ms_meminfo *mi;		/* /proc/meminfo */
+	const struct ms_slab_totals *slabs;	/* slabtop: /proc/slabinfo summed, NULL unreadable */
+};
+
 /* Output. */
 struct ms_attrs;
 struct ms_report_opts {
@@ -20,7 +29,7 @@ struct ms_report_opts {
 	const struct ms_timings *timings;	/* --json "timings" (one-shot), or NULL */
 	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
 	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
-	const struct ms_meminfo *compare;	/* --compare free: meminfo after the walk, or NULL */
+	const struct ms_compare_in *compare;	/* --compare: what it compares with, or NULL */
 };
 /* "(the kernel moved N pages while the walk ran ...)" when it did (res->moved_pages > 0) */
 void ms_print_moved(FILE *out, const struct ms_result *r);
@@ -29,10 +38,10 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 			const struct ms_result *r);
 void ms_print_json(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,
 		   const struct ms_recon *rc);
-/* --compare free (compare.c): the walk in free(1)'s columns, each difference named */
+/* --compare (compare.c): the walk in the tool's terms, each difference named */
 struct ms_jw;
-void ms_compare_print(FILE *out, const struct ms_result *r, const struct ms_meminfo *mi);
-void ms_compare_json(struct ms_jw *w, const struct ms_result *r, const struct ms_meminfo *mi);
+void ms_compare_print(FILE *out, const struct ms_result *r, const struct ms_compare_in *in);
+void ms_compare_json(struct ms_jw *w, const struct ms_result *r, const struct ms_compare_in *in);
 /* The --json object; with a timestamp (iso, ts) for JSON lines. */
 struct timespec;
 void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report_opts *o,

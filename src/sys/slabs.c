@@ -63,6 +63,40 @@ long long ms_slabinfo_pages(const char *path, const char *name)
 	return -1;
 }
 
+int ms_slabinfo_totals(const char *path, struct ms_slab_totals *t)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = -ENOENT;
+
+	memset(t, 0, sizeof(*t));
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long objs, nobjs, size, per, pages, active, slabs;
+		char name[128];
+		const char *d;
+
+		if (line[0] == '#' || !strncmp(line, "slabinfo", 8) ||
+		    sscanf(line, "%127s %llu %llu %llu %llu %llu", name, &objs, &nobjs, &size, &per,
+			   &pages) != 6 || !(d = strstr(line, "slabdata")) ||
+		    sscanf(d + 8, "%llu %llu", &active, &slabs) != 2)
+			continue;
+		t->caches++;
+		t->active_caches += objs > 0;
+		t->objs += nobjs;
+		t->active_objs += objs;
+		t->size += nobjs * size;
+		t->active_size += objs * size;
+		t->pages += slabs * pages;
+		ret = 0;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
 int ms_slab_name(struct ms_groups *g, struct ms_group *grp)
 {
 	struct ms_slab_info *si = calloc(1, sizeof(*si));

@@ -26,6 +26,16 @@ struct ms_slab_info {
 	long long slabinfo_pages;	/* /proc/slabinfo's num_slabs * pagesperslab; -1: absent */
 };
 
+/* /proc/slabinfo summed as slabtop(1) sums it (--compare slabtop) */
+struct ms_slab_totals {
+	unsigned long long caches, active_caches;	/* caches, and those with objects in use */
+	unsigned long long objs, active_objs;		/* object slots, and those in use */
+	unsigned long long size, active_size;		/* bytes: slots, in use, times slot size */
+	unsigned long long pages;			/* num_slabs * pagesperslab */
+};
+/* 0, or -errno when path cannot be read or holds no cache line */
+int ms_slabinfo_totals(const char *path, struct ms_slab_totals *t);
+
 /* the backend whose slab_name names the caches (NULL, or no bpf: names unavailable) */
 void ms_slabs_backend(struct ms_backend *be);
 /* the group engine's name() of --by slab (groups.c) */
