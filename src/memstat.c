@@ -358,6 +358,7 @@ int main(int argc, char **argv)
 		walker.fn = ms_procs_run;
 		walker.fn_arg = &procs;
 		procs.top = o.top ? o.top : 20;
+		procs.by_command = o.by_command;
 		procs.min_pages = o.min_set ? (double)o.min_bytes / (double)sysconf(_SC_PAGESIZE) :
 			0;
 	}
@@ -475,7 +476,8 @@ int main(int argc, char **argv)
 	if (o.runs)
 		goto out;
 	procs.read_ms = ms_now_ms();
-	if (o.by_process && (err = ms_procs_read(&procs, &ranges, NULL, NULL, NULL))) {
+	if (o.by_process && (err = ms_procs_read(&procs, &ranges, NULL, NULL,
+							   ms_test_hook(MS_TEST_KPAGECOUNT)))) {
 		snprintf(why, sizeof(why), "failed to read the processes' page tables: %s",
 			 strerror(-err));
 		ms_err("%s", why);

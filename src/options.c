@@ -66,7 +66,8 @@ static const char usage_text[] =
 	"      --by KEY           pages per group: node, zone, fs, cgroup, file, exec or\n"
 	"                         slab (the slab caches, and large kmalloc)\n"
 	"                         (one walk of every page's record; bpf or kmod backend);\n"
-	"                         process: each process's mapped pages (PSS) by class\n"
+	"                         process: each process's mapped pages (PSS) by class;\n"
+	"                         command: the same summed by process name\n"
 	"      --top N            with --by: the N largest groups, the rest summed as\n"
 	"                         (other) (default: 20 for file, exec, slab and process,\n"
 	"                         else all)\n"
@@ -269,12 +270,14 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			enum ms_by by;
 
 			o->by = -1;
-			o->by_process = !strcmp(optarg, "process");
+			o->by_process = !strcmp(optarg, "process") || !strcmp(optarg, "command");
+			o->by_command = !strcmp(optarg, "command");
 			if (o->by_process)
 				break;	/* not a key of the group engine: procs.c */
 			if (ms_by_parse(optarg, &by))
 				return ms_usage_error(NULL, "unknown --by key '%s' (expected node, zone, fs, "
-						   "cgroup, file, exec, slab or process)", optarg);
+						   "cgroup, file, exec, slab, process or command)",
+						   optarg);
 			o->by = (int)by;
 			break;
 		}
@@ -398,9 +401,9 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 	}
 	if (o->by_process && (o->runs || o->features || o->reconcile || o->approx || o->attributes ||
 			      o->sampling))
-		return ms_usage_error(NULL, "%s", "--by process is one walk and one read of the "
-				      "processes: not with --runs, --features, --reconcile, --approx, "
-				      "-a, an interval or -o");
+		return ms_usage_error(NULL, "--by %s is one walk and one read of the processes: "
+				      "not with --runs, --features, --reconcile, --approx, -a, an "
+				      "interval or -o", o->by_command ? "command" : "process");
 	if (o->by >= 0) {
 		if (o->backend == MS_BE_KPF)
 			return ms_usage_error(NULL, "%s", "--by needs the bpf or kmod backend: "

@@ -17,7 +17,8 @@ struct ms_opts {
 	enum ms_backend_choice backend;
 	unsigned int jobs;	/* --jobs N; 0: ms_jobs_auto() */
 	int by;			/* --by KEY: enum ms_by; -1: not given (or process) */
-	bool by_process;	/* --by process (procs.c) */
+	bool by_process;	/* --by process or command (procs.c) */
+	bool by_command;	/* --by command: processes summed by name */
 	size_t top;		/* --top N; 0: the key's default */
 	bool min_set;		/* --min SIZE given */
 	__u64 min_bytes;

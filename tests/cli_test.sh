@@ -98,6 +98,8 @@ for a in "-a" "--reconcile" "--runs" "--approx" "-o $tmp/p.jsonl --format jsonl"
 done
 [ ! -e "$tmp/p.jsonl" ] && ok "--by process -o creates no file" || bad "--by process -o created a file"
 run "--compare free --by process" 2 "$memstat" --compare free --by process
+run "--by command -a" 2 "$memstat" --by command -a
+one_line_err "--by command -a" "--by command is one walk and one read of the processes"
 # its classes come from the runs of any walk: with BPF refused, from kpageflags's
 run "bpf refused: --by process falls back" 0 "$nobpf" "$memstat" --by process
 grep -q "kpageflags" "$tmp/err" && grep -q "^ *PSS MB" "$tmp/out" && ok "--by process on kpageflags" ||

@@ -108,7 +108,7 @@ _memstat()
 		compopt -o nospace 2>/dev/null
 		return;;
 	--by)
-		COMPREPLY=($(compgen -W "node zone fs cgroup file exec slab process" -- "$cur"))
+		COMPREPLY=($(compgen -W "node zone fs cgroup file exec slab process command" -- "$cur"))
 		return;;
 	--compare)
 		COMPREPLY=($(compgen -W "free" -- "$cur"))

@@ -22,6 +22,8 @@ enum ms_test_hook {
 	MS_TEST_CACHE_DIR,	/* MEMSTAT_CACHE_DIR: the CO-RE types cache there (btf_cache.c) */
 	MS_TEST_NO_PAGEMAP_SCAN,	/* MEMSTAT_TEST_NO_PAGEMAP_SCAN: --by process reads every
 					 * pagemap entry, as before 6.7 (procs.c) */
+	MS_TEST_KPAGECOUNT,	/* MEMSTAT_TEST_KPAGECOUNT: --by process reads it for
+				 * /proc/kpagecount (procs.c) */
 	MS_NR_TEST_HOOKS,
 };
 

@@ -41,19 +41,26 @@ void ms_procs_print(FILE *out, const struct ms_procs *ps)
 	fprintf(out, "%9s", "PSS MB");
 	for (size_t c = 0; c < NCOLS; c++)
 		fprintf(out, " %8s", col_label[c]);
-	fprintf(out, " %8s %8s %8s %8s  %s\n", "RSS", "USS", "Swap", "PID", "Command");
+	fprintf(out, " %8s %8s %8s %8s  %s\n", "RSS", "USS", "Swap",
+		ps->by_command ? "Procs" : "PID", "Command");
 	for (size_t i = 0; i < ps->nshown; i++) {
 		const struct ms_proc *p = &ps->p[ps->order[i]];
 
-		snprintf(pid, sizeof(pid), "%d", p->pid);
+		if (ps->by_command)
+			snprintf(pid, sizeof(pid), "%zu", p->nprocs);
+		else
+			snprintf(pid, sizeof(pid), "%d", p->pid);
 		row(out, p, pid, p->comm);
 	}
 	if (ps->nother) {
-		snprintf(name, sizeof(name), "(other: %zu process%s)", ps->nother,
-			 ps->nother == 1 ? "" : "es");
-		row(out, &ps->other, "-", name);
+		snprintf(name, sizeof(name), "(other: %zu %s)", ps->nother, ps->by_command ?
+			 (ps->nother == 1 ? "command" : "commands") :
+			 (ps->nother == 1 ? "process" : "processes"));
+		snprintf(pid, sizeof(pid), "%zu", ps->other.nprocs);
+		row(out, &ps->other, ps->by_command ? pid : "-", name);
 	}
-	row(out, &ps->total, "-", "Total");
+	snprintf(pid, sizeof(pid), "%zu", ps->total.nprocs);
+	row(out, &ps->total, ps->by_command ? pid : "-", "Total");
 	fprintf(out, "(MB; a page mapped n times counts 1/n to the PSS of each mapping's process:\n"
 		" the class columns are PSS, Cache is page cache; RSS counts every page mapped, USS\n"
 		" the pages no other mapping shares, Swap the pages swapped out)\n");
@@ -109,26 +116,32 @@ void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result 
 	ms_json_walk_head(&w, r);
 	ms_jw_double_field(&w, "read_ms", "%.3f", ps->read_ms);
 	ms_json_moved_pages(&w, r);
-	ms_jw_string_field(&w, "by", "process");
+	ms_jw_string_field(&w, "by", ps->by_command ? "command" : "process");
 	ms_jw_bool_field(&w, "pagemap_scan", ps->scan);
 	ms_jw_string_field(&w, "mapcount", ps->kernel_mapcount ? "kernel" : "mappings_read");
-	ms_jw_array_field(&w, "processes");
+	ms_jw_array_field(&w, ps->by_command ? "commands" : "processes");
 	for (size_t i = 0; i < ps->nshown; i++) {
 		const struct ms_proc *p = &ps->p[ps->order[i]];
 
 		ms_jw_start_object(&w);
-		ms_jw_i64_field(&w, "pid", p->pid);
+		if (ps->by_command)
+			ms_jw_u64_field(&w, "processes", p->nprocs);
+		else
+			ms_jw_i64_field(&w, "pid", p->pid);
 		ms_jw_string_field(&w, "name", p->comm);
 		members(&w, p);
 		ms_jw_end_object(&w);
 	}
 	ms_jw_end_array(&w);
 	ms_jw_object_field(&w, "other");
-	ms_jw_u64_field(&w, "processes", ps->nother);
+	if (ps->by_command)
+		ms_jw_u64_field(&w, "commands", ps->nother);
+	ms_jw_u64_field(&w, "processes", ps->other.nprocs);
 	members(&w, &ps->other);
 	ms_jw_end_object(&w);
 	ms_jw_object_field(&w, "all");
-	ms_jw_u64_field(&w, "processes", ps->n);
+	ms_jw_u64_field(&w, "processes", ps->total.nprocs);
+	ms_jw_u64_field(&w, "mapped_pages", ps->mapped_pages);
 	members(&w, &ps->total);
 	ms_jw_end_object(&w);
 	ms_jw_object_field(&w, "left_out");

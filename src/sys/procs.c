@@ -282,6 +282,7 @@ static int read_proc(struct ms_procs *ps, struct counts *k, int procfd, int pid,
 
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	p->nprocs = 1;
 	snprintf(name, sizeof(name), "%d", pid);
 	dir = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
@@ -451,6 +452,7 @@ static int account(struct ms_procs *ps, struct counts *k, const char *kpageflags
 			if (!u || kernel[u - 1] != kernel[i])
 				kernel[u++] = kernel[i];
 		zero_pages(kpageflags, kernel, u, &nzero);
+		ps->mapped_pages -= nzero < ps->mapped_pages ? nzero : ps->mapped_pages;
 	}
 	for (size_t i = 0; i < ps->n; i++) {
 		struct ms_proc *p = &ps->p[i];
@@ -490,6 +492,33 @@ static void add_to(struct ms_proc *to, const struct ms_proc *p)
 	to->rss_total += p->rss_total;
 	to->uss += p->uss;
 	to->swap += p->swap;
+	to->nprocs += p->nprocs;
+}
+
+static int by_comm(const void *a, const void *b)
+{
+	const struct ms_proc *x = a, *y = b;
+	int c = strcmp(x->comm, y->comm);
+
+	return c ? c : x->pid - y->pid;
+}
+
+/* --by command: the processes of one name summed into one row (the first PID kept) */
+static void merge_commands(struct ms_procs *ps)
+{
+	size_t out = 0;
+
+	qsort(ps->p, ps->n, sizeof(*ps->p), by_comm);
+	for (size_t i = 0; i < ps->n; i++) {
+		if (out && !strcmp(ps->p[out - 1].comm, ps->p[i].comm)) {
+			add_to(&ps->p[out - 1], &ps->p[i]);
+			continue;
+		}
+		if (out != i)
+			ps->p[out] = ps->p[i];
+		out++;
+	}
+	ps->n = out;
 }
 
 static const struct ms_procs *sort_ps;
@@ -507,6 +536,9 @@ static int by_pss(const void *a, const void *b)
 /* The rows: by PSS, the first top shown, the rest summed in other. */
 static int finish(struct ms_procs *ps)
 {
+	ps->nread = ps->n;
+	if (ps->by_command)
+		merge_commands(ps);
 	ps->order = malloc((ps->n ? ps->n : 1) * sizeof(*ps->order));
 	if (!ps->order)
 		return -ENOMEM;
@@ -600,6 +632,9 @@ int ms_procs_read(struct ms_procs *ps, const struct ms_ranges *r, const char *pr
 		}
 	}
 	closedir(dir);
+	for (size_t i = 0; !ret && i < r->n; i++)	/* distinct pages mapped */
+		for (__u64 j = 0; j < r->r[i].end - r->r[i].start; j++)
+			ps->mapped_pages += k.c[i][j] != 0;
 	if (!ret)
 		ps->kernel_mapcount = kernel_mapcounts(&k, kpagecount);
 	if (!ret)

@@ -14,7 +14,8 @@
 #include "memstat_int.h"
 
 struct ms_proc {
-	int pid;
+	int pid;			/* --by command: the first process's */
+	size_t nprocs;			/* processes in the row: 1, or --by command's count */
 	char comm[64];			/* /proc/PID/comm, raw (escape it to print) */
 	double pss[MS_NR_CLASSES];	/* pages, each page's share 1/n */
 	__u64 rss[MS_NR_CLASSES];	/* pages mapped */
@@ -30,6 +31,9 @@ struct ms_procs {
 	struct ms_proc *p;		/* in the order read; after finish, [order] by PSS */
 	size_t n, cap;
 	size_t top;			/* rows shown; 0: all */
+	bool by_command;		/* --by command: one row per name, its processes summed */
+	size_t nread;			/* processes read (n: rows, fewer with by_command) */
+	__u64 mapped_pages;		/* distinct pages the processes map (zero pages left out) */
 	double min_pages;		/* --min: a process of less PSS goes to other */
 	size_t *order, nshown;
 	struct ms_proc other;		/* the processes past top, summed */

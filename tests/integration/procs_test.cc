@@ -143,4 +143,65 @@ TEST(ByProcess, TopFoldsTheRestIntoOther)
 	EXPECT_NEAR(rows, j["all"]["pss"]["total"].get<double>(), 1.0);
 }
 
+// PSS adds up: each page's shares, 1/n to each of its n mappings, sum to the page. Counting the
+// mappings memstat reads itself (kpagecount made unreadable through the test hook), the PSS of
+// all processes is exactly the distinct pages they map; by the kernel's mapcount, which also
+// counts mappings memstat does not read, at most that (but for pages unmapped meanwhile).
+TEST(ByProcess, PssOfAllIsThePagesTheyMap)
+{
+	setenv("MEMSTAT_TEST_KPAGECOUNT", "/nonexistent/kpagecount", 1);
+	RunResult r = run_memstat({ "--by", "process", "--json" });
+	unsetenv("MEMSTAT_TEST_KPAGECOUNT");
+	ASSERT_EQ(r.status, 0) << r.out;
+	json j = json::parse(r.out);
+	EXPECT_EQ(j["mapcount"], "mappings_read");
+	double pss = j["all"]["pss"]["total"];
+	long long pages = j["all"]["mapped_pages"];
+	ASSERT_GT(pages, 0);
+	EXPECT_NEAR(pss, (double)pages, 1.0) << j["all"].dump();
+	EXPECT_GE(j["all"]["rss"]["total"].get<long long>(), pages);
+
+	RunResult k = run_memstat({ "--by", "process", "--json" });
+	ASSERT_EQ(k.status, 0) << k.out;
+	json jk = json::parse(k.out);
+	EXPECT_EQ(jk["mapcount"], "kernel");
+	// (kpagecount is read after the page tables: a page unmapped in between counts more; a
+	// thousandth of the pages allows for the machine's own churn meanwhile)
+	double mapped = jk["all"]["mapped_pages"];
+	EXPECT_LE(jk["all"]["pss"]["total"].get<double>(), mapped + mapped / 1000 + 1.0)
+		<< jk["all"].dump();
+}
+
+// --by command: the processes of one name are one row, their pages summed.
+TEST(ByCommand, ProcessesOfOneNameAreOneRow)
+{
+	const size_t len = 8 * kMiB;
+	auto work = [&] {
+		char *a = (char *)mmap(nullptr, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED)
+			return false;
+		touch_write(a, len);
+		return true;
+	};
+	Child a("ms-by-command", work), b("ms-by-command", work), c("ms-by-command", work);
+	ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+	RunResult r = run_memstat({ "--by", "command", "--top", "1000000", "--json" });
+	ASSERT_EQ(r.status, 0) << r.out;
+	json j = json::parse(r.out);
+	EXPECT_EQ(j["by"], "command");
+	json row;
+	for (const auto &x : j["commands"])
+		if (x["name"] == "ms-by-command")
+			row = x;
+	ASSERT_FALSE(row.is_null()) << r.out;
+	EXPECT_EQ(row["processes"], 3);
+	EXPECT_GE(row["pss"]["anon"].get<double>(), 3.0 * len / page_size()) << row.dump();
+	EXPECT_GE(row["uss"].get<long long>(), (long long)(3 * len / page_size()));
+	long long procs = j["other"]["processes"];
+	for (const auto &x : j["commands"])
+		procs += x["processes"].get<long long>();
+	EXPECT_EQ(procs, j["all"]["processes"].get<long long>());
+}
+
 }  // namespace
