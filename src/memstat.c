@@ -149,6 +149,7 @@ struct walker {
 	void *fn_arg;
 	struct ms_groups *groups;	/* --by: the record walk fills them */
 	struct ms_attrs *attrs;		/* -a, -v: the record walk counts them */
+	struct ms_procs *procs;		/* --by process or command: read after each walk */
 	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
 	double fraction;
 	__u64 seed;
@@ -234,11 +235,26 @@ static int walk_backend(struct walker *w, struct ms_result *res)
 static int walk_once(void *arg, struct ms_result *res)
 {
 	struct walker *w = arg;
-	long long moved = ms_pages_moved(), after;
-	int ret = walk_backend(w, res);
+	long long moved, after;
+	int ret, err;
 
+	if (w->procs)
+		ms_procs_reset(w->procs);	/* the runs of this walk, then its processes */
+	moved = ms_pages_moved();
+	ret = walk_backend(w, res);
 	after = ms_pages_moved();
 	res->moved_pages = moved >= 0 && after >= moved ? after - moved : -1;
+	if (!ret && w->procs) {
+		double t0 = ms_now_ms();
+
+		err = ms_procs_read(w->procs, w->ranges, NULL, NULL,
+				    ms_test_hook(MS_TEST_KPAGECOUNT));
+		w->procs->read_ms = ms_now_ms() - t0;
+		if (err) {
+			ms_err("failed to read the processes' page tables: %s", strerror(-err));
+			ret = MS_EXIT_FAIL;
+		}
+	}
 	if (!ret && w->be.bpf)	/* while its maps are mapped, as the walk saw them */
 		ms_bpf_own_maps(res);
 	return ret;
@@ -357,6 +373,8 @@ int main(int argc, char **argv)
 	if (o.by_process) {	/* the walk's runs class each page the processes map */
 		walker.fn = ms_procs_run;
 		walker.fn_arg = &procs;
+		walker.procs = &procs;
+		ro.procs = &procs;
 		procs.top = o.top ? o.top : 20;
 		procs.by_command = o.by_command;
 		procs.min_pages = o.min_set ? (double)o.min_bytes / (double)sysconf(_SC_PAGESIZE) :
@@ -475,17 +493,6 @@ int main(int argc, char **argv)
 	}
 	if (o.runs)
 		goto out;
-	procs.read_ms = ms_now_ms();
-	if (o.by_process && (err = ms_procs_read(&procs, &ranges, NULL, NULL,
-							   ms_test_hook(MS_TEST_KPAGECOUNT)))) {
-		snprintf(why, sizeof(why), "failed to read the processes' page tables: %s",
-			 strerror(-err));
-		ms_err("%s", why);
-		ms_fail_json(why);
-		ret = MS_EXIT_FAIL;
-		goto out;
-	}
-	procs.read_ms = ms_now_ms() - procs.read_ms;
 	ro.elapsed_ms = ms_now_ms() - t0;
 	if (o.reconcile) {
 		ms_reconcile_between(&res, &mi_before, &mi, sysconf(_SC_PAGESIZE) / 1024, &rc);

@@ -399,11 +399,14 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "%s", "-a cannot be combined with --runs, --features or "
 					   "--approx");
 	}
-	if (o->by_process && (o->runs || o->features || o->reconcile || o->approx || o->attributes ||
-			      o->sampling))
-		return ms_usage_error(NULL, "--by %s is one walk and one read of the processes: "
-				      "not with --runs, --features, --reconcile, --approx, -a, an "
-				      "interval or -o", o->by_command ? "command" : "process");
+	if (o->by_process && (o->runs || o->features || o->reconcile || o->approx || o->attributes))
+		return ms_usage_error(NULL, "--by %s is a walk and a read of the processes: not "
+				      "with --runs, --features, --reconcile, --approx or -a",
+				      o->by_command ? "command" : "process");
+	if (o->by_process && o->sampling && o->format != MS_FMT_JSONL && o->format != MS_FMT_PROM)
+		return ms_usage_error(NULL, "--by %s with an interval or -o needs --format jsonl or "
+				      "prom (csv and the terminal rows have no process columns)",
+				      o->by_command ? "command" : "process");
 	if (o->by >= 0) {
 		if (o->backend == MS_BE_KPF)
 			return ms_usage_error(NULL, "%s", "--by needs the bpf or kmod backend: "

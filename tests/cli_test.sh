@@ -90,16 +90,20 @@ one_line_err "--by with a csv log" "needs --format jsonl or prom"
 [ ! -e "$tmp/by.csv" ] && ok "--by with csv creates no file" || bad "--by with csv created a file"
 run "--by slab --backend kmod" 2 "$memstat" --by slab --backend kmod
 one_line_err "--by slab --backend kmod" "--by slab needs the bpf backend"
-# --by process (procs.c): one walk and one read of the processes, nothing else
-for a in "-a" "--reconcile" "--runs" "--approx" "-o $tmp/p.jsonl --format jsonl" "1 1"; do
+# --by process (procs.c): a walk and a read of the processes; sampling only in jsonl or prom
+for a in "-a" "--reconcile" "--runs" "--approx"; do
+	run "--by process $a" 2 "$memstat" --by process $a
+	one_line_err "--by process $a" "--by process is a walk and a read of the processes"
+done
+for a in "-o $tmp/p.csv" "1 1"; do
 	# shellcheck disable=SC2086
 	run "--by process $a" 2 "$memstat" --by process $a
-	one_line_err "--by process $a" "--by process is one walk and one read of the processes"
+	one_line_err "--by process $a" "needs --format jsonl or prom"
 done
-[ ! -e "$tmp/p.jsonl" ] && ok "--by process -o creates no file" || bad "--by process -o created a file"
+[ ! -e "$tmp/p.csv" ] && ok "--by process -o csv creates no file" || bad "--by process -o csv created a file"
 run "--compare free --by process" 2 "$memstat" --compare free --by process
 run "--by command -a" 2 "$memstat" --by command -a
-one_line_err "--by command -a" "--by command is one walk and one read of the processes"
+one_line_err "--by command -a" "--by command is a walk and a read of the processes"
 # its classes come from the runs of any walk: with BPF refused, from kpageflags's
 run "bpf refused: --by process falls back" 0 "$nobpf" "$memstat" --by process
 grep -q "kpageflags" "$tmp/err" && grep -q "^ *PSS MB" "$tmp/out" && ok "--by process on kpageflags" ||

@@ -30,6 +30,7 @@
 #include "backend.h"
 #include "approx.h"
 #include "groups.h"
+#include "procs_out.h"
 #include "report.h"
 #include "meminfo.h"
 #include "sample.h"
@@ -465,6 +466,8 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 			ms_attrs_prom(m, o->attrs);
 		if (o->groups)	/* --by: the top N groups and (other) */
 			ms_groups_prom(m, o->groups);
+		if (o->procs)	/* --by process or command: the top N and (other) */
+			ms_procs_prom(m, o->procs);
 		break;
 	case MS_FMT_ROWS:
 		if (s->rows == 0 && r->approx.on)

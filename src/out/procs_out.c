@@ -107,6 +107,46 @@ static void members(struct ms_jw *w, const struct ms_proc *p)
 	ms_jw_u64_field(w, "swap", p->swap);
 }
 
+void ms_procs_json_fields(struct ms_jw *w, const struct ms_procs *ps)
+{
+	ms_jw_string_field(w, "by", ps->by_command ? "command" : "process");
+	ms_jw_double_field(w, "read_ms", "%.3f", ps->read_ms);
+	ms_jw_bool_field(w, "pagemap_scan", ps->scan);
+	ms_jw_string_field(w, "mapcount", ps->kernel_mapcount ? "kernel" : "mappings_read");
+	ms_jw_array_field(w, ps->by_command ? "commands" : "processes");
+	for (size_t i = 0; i < ps->nshown; i++) {
+		const struct ms_proc *p = &ps->p[ps->order[i]];
+
+		ms_jw_start_object(w);
+		if (ps->by_command)
+			ms_jw_u64_field(w, "processes", p->nprocs);
+		else
+			ms_jw_i64_field(w, "pid", p->pid);
+		ms_jw_string_field(w, "name", p->comm);
+		members(w, p);
+		ms_jw_end_object(w);
+	}
+	ms_jw_end_array(w);
+	ms_jw_object_field(w, "other");
+	if (ps->by_command)
+		ms_jw_u64_field(w, "commands", ps->nother);
+	ms_jw_u64_field(w, "processes", ps->other.nprocs);
+	members(w, &ps->other);
+	ms_jw_end_object(w);
+	ms_jw_object_field(w, "all");
+	ms_jw_u64_field(w, "processes", ps->total.nprocs);
+	ms_jw_u64_field(w, "mapped_pages", ps->mapped_pages);
+	members(w, &ps->total);
+	ms_jw_end_object(w);
+	ms_jw_object_field(w, "left_out");
+	ms_jw_u64_field(w, "exited", ps->exited);
+	ms_jw_u64_field(w, "unreadable", ps->unreadable);
+	ms_jw_u64_field(w, "no_address_space", ps->no_mm);
+	ms_jw_u64_field(w, "zero_page_mappings", ps->zero);
+	ms_jw_u64_field(w, "non_ram_mappings", ps->outside);
+	ms_jw_end_object(w);
+}
+
 void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result *r)
 {
 	struct ms_jw w;
@@ -114,43 +154,57 @@ void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result 
 	ms_jw_init(&w, out);
 	ms_jw_start_object(&w);
 	ms_json_walk_head(&w, r);
-	ms_jw_double_field(&w, "read_ms", "%.3f", ps->read_ms);
 	ms_json_moved_pages(&w, r);
-	ms_jw_string_field(&w, "by", ps->by_command ? "command" : "process");
-	ms_jw_bool_field(&w, "pagemap_scan", ps->scan);
-	ms_jw_string_field(&w, "mapcount", ps->kernel_mapcount ? "kernel" : "mappings_read");
-	ms_jw_array_field(&w, ps->by_command ? "commands" : "processes");
-	for (size_t i = 0; i < ps->nshown; i++) {
-		const struct ms_proc *p = &ps->p[ps->order[i]];
-
-		ms_jw_start_object(&w);
-		if (ps->by_command)
-			ms_jw_u64_field(&w, "processes", p->nprocs);
-		else
-			ms_jw_i64_field(&w, "pid", p->pid);
-		ms_jw_string_field(&w, "name", p->comm);
-		members(&w, p);
-		ms_jw_end_object(&w);
-	}
-	ms_jw_end_array(&w);
-	ms_jw_object_field(&w, "other");
-	if (ps->by_command)
-		ms_jw_u64_field(&w, "commands", ps->nother);
-	ms_jw_u64_field(&w, "processes", ps->other.nprocs);
-	members(&w, &ps->other);
-	ms_jw_end_object(&w);
-	ms_jw_object_field(&w, "all");
-	ms_jw_u64_field(&w, "processes", ps->total.nprocs);
-	ms_jw_u64_field(&w, "mapped_pages", ps->mapped_pages);
-	members(&w, &ps->total);
-	ms_jw_end_object(&w);
-	ms_jw_object_field(&w, "left_out");
-	ms_jw_u64_field(&w, "exited", ps->exited);
-	ms_jw_u64_field(&w, "unreadable", ps->unreadable);
-	ms_jw_u64_field(&w, "no_address_space", ps->no_mm);
-	ms_jw_u64_field(&w, "zero_page_mappings", ps->zero);
-	ms_jw_u64_field(&w, "non_ram_mappings", ps->outside);
-	ms_jw_end_object(&w);
+	ms_procs_json_fields(&w, ps);
 	ms_jw_end_object(&w);
 	fputc('\n', out);
+}
+
+static void prom_rows(FILE *out, const struct ms_procs *ps, const char *metric, int what)
+{
+	for (size_t i = 0; i <= ps->nshown; i++) {
+		const struct ms_proc *p = i < ps->nshown ? &ps->p[ps->order[i]] : &ps->other;
+		const char *name = i < ps->nshown ? p->comm : "(other)";
+		char pid[24] = "";
+
+		if (i == ps->nshown && !ps->nother)
+			break;
+		if (i < ps->nshown && !ps->by_command)
+			snprintf(pid, sizeof(pid), "%d", p->pid);
+		for (int c = 0; what < 2 && c <= MS_NR_CLASSES; c++) {
+			fprintf(out, "%s{pid=\"%s\",command=\"", metric, pid);
+			ms_esc_fputs(out, name, MS_ESC_PROM);
+			if (c < MS_NR_CLASSES)
+				fprintf(out, "\",class=\"%s\"} ", ms_classes[c].key);
+			else
+				fputs("\",class=\"total\"} ", out);
+			if (what == 0)
+				fprintf(out, "%.2f\n", c < MS_NR_CLASSES ? p->pss[c] : p->pss_total);
+			else
+				fprintf(out, "%llu\n", (unsigned long long)(c < MS_NR_CLASSES ?
+					p->rss[c] : p->rss_total));
+		}
+		if (what >= 2) {
+			fprintf(out, "%s{pid=\"%s\",command=\"", metric, pid);
+			ms_esc_fputs(out, name, MS_ESC_PROM);
+			fprintf(out, "\"} %llu\n", (unsigned long long)(what == 2 ? p->uss : p->swap));
+		}
+	}
+}
+
+void ms_procs_prom(FILE *out, const struct ms_procs *ps)
+{
+	fputs("# HELP memstat_process_pss_pages Proportional set size by class of each process of "
+	      "--by process or command (the top N and (other); pid empty for a command).\n"
+	      "# TYPE memstat_process_pss_pages gauge\n", out);
+	prom_rows(out, ps, "memstat_process_pss_pages", 0);
+	fputs("# HELP memstat_process_rss_pages Pages mapped, by class, of each process of --by "
+	      "process or command.\n# TYPE memstat_process_rss_pages gauge\n", out);
+	prom_rows(out, ps, "memstat_process_rss_pages", 1);
+	fputs("# HELP memstat_process_uss_pages Pages each process of --by process or command "
+	      "alone maps.\n# TYPE memstat_process_uss_pages gauge\n", out);
+	prom_rows(out, ps, "memstat_process_uss_pages", 2);
+	fputs("# HELP memstat_process_swap_pages Pages of each process of --by process or command "
+	      "swapped out.\n# TYPE memstat_process_swap_pages gauge\n", out);
+	prom_rows(out, ps, "memstat_process_swap_pages", 3);
 }

@@ -10,5 +10,10 @@
 
 void ms_procs_print(FILE *out, const struct ms_procs *ps);
 void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result *r);
+/* a JSON-lines row's fields ("by", the rows, "other", "all", "left_out"), without braces */
+struct ms_jw;
+void ms_procs_json_fields(struct ms_jw *w, const struct ms_procs *ps);
+/* the Prometheus series of the rows shown and (other) */
+void ms_procs_prom(FILE *out, const struct ms_procs *ps);
 
 #endif /* MEMSTAT_PROCS_OUT_H */

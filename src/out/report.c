@@ -11,6 +11,7 @@
 #include "approx.h"
 #include "json.h"
 #include "report.h"
+#include "procs_out.h"
 #include "attrs.h"
 #include "escape.h"
 
@@ -352,6 +353,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		ms_attrs_json(w, o->attrs);
 	if (o->groups)	/* --by in periodic sampling (groups_out.c) */
 		ms_groups_json_fields(w, o->groups);
+	if (o->procs)	/* --by process or command (procs_out.c) */
+		ms_procs_json_fields(w, o->procs);
 	ms_jw_end_object(w);
 	fputc('\n', out);
 }

@@ -20,6 +20,7 @@ struct ms_compare_in {
 
 /* Output. */
 struct ms_attrs;
+struct ms_procs;
 struct ms_report_opts {
 	bool verbose;
 	bool reconcile;
@@ -28,6 +29,7 @@ struct ms_report_opts {
 	const char *fallback_reason;	/* why the bpf backend was not used, or NULL */
 	const struct ms_timings *timings;	/* --json "timings" (one-shot), or NULL */
 	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
+	const struct ms_procs *procs;	/* --by process or command: the same of its rows */
 	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
 	const struct ms_compare_in *compare;	/* --compare: what it compares with, or NULL */
 };

@@ -649,6 +649,19 @@ out:
 	return ret;
 }
 
+void ms_procs_reset(struct ms_procs *ps)
+{
+	struct ms_procs keep = { .top = ps->top, .min_pages = ps->min_pages,
+				 .by_command = ps->by_command, .runs = ps->runs,
+				 .runs_cap = ps->runs_cap };
+
+	for (size_t i = 0; i < ps->n; i++)
+		free(ps->p[i].pfns);
+	free(ps->p);
+	free(ps->order);
+	*ps = keep;
+}
+
 void ms_procs_free(struct ms_procs *ps)
 {
 	for (size_t i = 0; i < ps->n; i++)

@@ -64,6 +64,8 @@ int ms_procs_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub);
  */
 int ms_procs_read(struct ms_procs *ps, const struct ms_ranges *r, const char *proc,
 		  const char *kpageflags, const char *kpagecount);
+/* Before another walk (periodic sampling): the rows and runs dropped, the settings kept. */
+void ms_procs_reset(struct ms_procs *ps);
 void ms_procs_free(struct ms_procs *ps);
 
 #endif /* MEMSTAT_PROCS_H */

@@ -204,4 +204,49 @@ TEST(ByCommand, ProcessesOfOneNameAreOneRow)
 	EXPECT_EQ(procs, j["all"]["processes"].get<long long>());
 }
 
+// Periodic sampling: each JSON line and each Prometheus file has the rows of its own walk, the
+// child's among them, and the terminal rows are refused.
+TEST(ByProcess, SamplesInJsonLinesAndPrometheus)
+{
+	const size_t len = 64 * kMiB;
+	Child c("ms-by-proc-log", [&] {
+		char *a = (char *)mmap(nullptr, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED)
+			return false;
+		touch_write(a, len);
+		return true;
+	});
+	ASSERT_TRUE(c.ok());
+	char dir[] = "/tmp/memstat-procs-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	std::string jl = std::string(dir) + "/p.jsonl", prom = std::string(dir) + "/p.prom";
+	RunResult r = run_memstat({ "--by", "process", "--top", "1000000", "-f", "jsonl", "-o", jl,
+				    "1", "2" });
+	ASSERT_EQ(r.status, 0) << r.out;
+	std::string text = read_file(jl);
+	size_t lines = 0;
+	for (size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
+		json j = json::parse(text.substr(at, nl - at));
+		lines++;
+		EXPECT_EQ(j["by"], "process");
+		json child = process(j, c.pid());
+		ASSERT_FALSE(child.is_null()) << "line " << lines << " has no row for the child";
+		EXPECT_GE(child["pss"]["anon"].get<double>(), (double)(len / page_size()));
+		EXPECT_TRUE(j.contains("timestamp")) << j.dump().substr(0, 200);
+	}
+	EXPECT_EQ(lines, 2u);
+	RunResult p = run_memstat({ "--by", "process", "--top", "1000000", "-f", "prom", "-o", prom,
+				    "1", "1" });
+	ASSERT_EQ(p.status, 0) << p.out;
+	std::string series = read_file(prom);
+	EXPECT_NE(series.find("memstat_process_pss_pages{pid=\"" + std::to_string(c.pid()) +
+			      "\",command=\"ms-by-proc-log\",class=\"anon\"}"), std::string::npos)
+		<< series.substr(0, 2000);
+	EXPECT_NE(series.find("# TYPE memstat_process_uss_pages gauge"), std::string::npos);
+	unlink(jl.c_str());
+	unlink(prom.c_str());
+	rmdir(dir);
+}
+
 }  // namespace
