@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include <cstring>
+#include <functional>
 
 #include "helpers.h"
 
@@ -29,6 +30,19 @@ void touch_write(char *p, size_t len)
 {
 	for (size_t i = 0; i < len; i += page_size())
 		p[i] = 1;
+}
+
+// A child's work: len bytes of private anonymous memory, touched.
+std::function<bool()> anon_work(size_t len)
+{
+	return [len] {
+		char *a = (char *)mmap(nullptr, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED)
+			return false;
+		touch_write(a, len);
+		return true;
+	};
 }
 
 // The test and its child both map a 32 MiB memfd: each has all of it in RSS and half in PSS.
@@ -176,15 +190,8 @@ TEST(ByProcess, PssOfAllIsThePagesTheyMap)
 TEST(ByCommand, ProcessesOfOneNameAreOneRow)
 {
 	const size_t len = 8 * kMiB;
-	auto work = [&] {
-		char *a = (char *)mmap(nullptr, len, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (a == MAP_FAILED)
-			return false;
-		touch_write(a, len);
-		return true;
-	};
-	Child a("ms-by-command", work), b("ms-by-command", work), c("ms-by-command", work);
+	Child a("ms-by-command", anon_work(len)), b("ms-by-command", anon_work(len)),
+		c("ms-by-command", anon_work(len));
 	ASSERT_TRUE(a.ok() && b.ok() && c.ok());
 	RunResult r = run_memstat({ "--by", "command", "--top", "1000000", "--json" });
 	ASSERT_EQ(r.status, 0) << r.out;
@@ -209,14 +216,7 @@ TEST(ByCommand, ProcessesOfOneNameAreOneRow)
 TEST(ByProcess, SamplesInJsonLinesAndPrometheus)
 {
 	const size_t len = 64 * kMiB;
-	Child c("ms-by-proc-log", [&] {
-		char *a = (char *)mmap(nullptr, len, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (a == MAP_FAILED)
-			return false;
-		touch_write(a, len);
-		return true;
-	});
+	Child c("ms-by-proc-log", anon_work(len));
 	ASSERT_TRUE(c.ok());
 	char dir[] = "/tmp/memstat-procs-XXXXXX";
 	ASSERT_NE(mkdtemp(dir), nullptr);
