@@ -88,6 +88,10 @@ one_line_err "--by --reconcile" "cannot be combined"
 run "--by with a csv log" 2 "$memstat" --by node -o "$tmp/by.csv"
 one_line_err "--by with a csv log" "needs --format jsonl or prom"
 [ ! -e "$tmp/by.csv" ] && ok "--by with csv creates no file" || bad "--by with csv created a file"
+run "allpages --pid 0" 2 "$memstat" allpages --pid 0
+one_line_err "allpages --pid 0" "invalid --pid '0'"
+run "allpages --pid of no process" 2 "$memstat" allpages --pid 4194304
+one_line_err "allpages --pid of no process" "no process 4194304"
 run "--by slab --backend kmod" 2 "$memstat" --by slab --backend kmod
 one_line_err "--by slab --backend kmod" "--by slab needs the bpf backend"
 # --by process (procs.c): a walk and a read of the processes; sampling only in jsonl or prom

@@ -14,7 +14,7 @@ hugetlb_free free_buddy free_pcp free_uninit free_unaccepted kernel_slab_reclaim
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
 -o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --min --tree --compare
 -V --version -h --help"
-_memstat_allpages_opts="--pfn --class --file --inode --cgroup -f --format -b --backend --summary --jobs
+_memstat_allpages_opts="--pfn --class --file --inode --cgroup --pid -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
 _memstat_map_opts="-o --output -b --backend -h --help"
 _memstat_plot_opts="--hide --only -o --output -h --help"
@@ -113,7 +113,7 @@ _memstat()
 	--compare)
 		COMPREPLY=($(compgen -W "free" -- "$cur"))
 		return;;
-	--jobs|--seed|--pfn|--top|--min|--inode|--cgroup)
+	--jobs|--seed|--pfn|--top|--min|--inode|--cgroup|--pid)
 		return;;
 	esac
 

@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "attrs.h"
 #include "cgroup.h"
+#include "procs.h"
 #include "files.h"
 #include "pagefmt.h"
 
@@ -38,6 +39,10 @@ struct dumper {
 	__u64 fino;
 	bool by_cgroup;			/* --cgroup: only the pages charged to memcg cgroup */
 	__u64 cgroup;
+	bool by_pid;			/* --pid: only the pages process pid maps */
+	int pid;
+	__u64 *pid_pfns;		/* ... sorted, each once (procs.c) */
+	size_t npid_pfns, pid_at;	/* pid_at: the cursor (records come in pfn order) */
 	__u64 printed;
 	__u64 sub[MS_NR_SUBS];		/* classes of the printed records */
 	struct ms_pagefmt_pipe *pipe;	/* formats and writes the records */
@@ -66,6 +71,8 @@ static const char usage_text[] =
 	"      --inode DEV:INO    only the pages of inode INO of device DEV (MAJOR:MINOR:INO)\n"
 	"      --cgroup PATH|ID   only the pages charged to this memory cgroup: its path\n"
 	"                         (e.g. /system.slice), its directory, or its id\n"
+	"      --pid PID          only the pages process PID maps (its page tables, read\n"
+	"                         before the walk)\n"
 	"  -f, --format FMT       text (default), csv or jsonl\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded), bpf or kmod\n"
 	"      --summary          print the class totals of the same walk at the end\n"
@@ -125,13 +132,21 @@ static int load_zones(struct dumper *d)
 
 /* ---- records ---- */
 
+/* --pid: is pfn one the process maps? (asked in pfn order: a cursor, no search) */
+static bool pid_maps(struct dumper *d, __u64 pfn)
+{
+	while (d->pid_at < d->npid_pfns && d->pid_pfns[d->pid_at] < pfn)
+		d->pid_at++;
+	return d->pid_at < d->npid_pfns && d->pid_pfns[d->pid_at] == pfn;
+}
+
 /* Is the page printed (and counted for --summary)? */
-static bool wanted(const struct dumper *d, __u64 pfn, const struct ms_page_rec *r)
+static bool wanted(struct dumper *d, __u64 pfn, const struct ms_page_rec *r)
 {
 	return pfn >= d->first && pfn <= d->last && r->valid && r->sub < MS_NR_SUBS &&
 	       (d->want & (1U << r->sub)) &&
 	       (!d->by_file || (r->dev == d->fdev && r->ino == d->fino && (r->ino || r->dev))) &&
-	       (!d->by_cgroup || r->cgroup == d->cgroup);
+	       (!d->by_cgroup || r->cgroup == d->cgroup) && (!d->by_pid || pid_maps(d, pfn));
 }
 
 static int emit(struct dumper *d, __u64 pfn, const struct ms_page_rec *r, int pinned)
@@ -302,13 +317,15 @@ static int clip_ranges(const struct ms_ranges *all, __u64 first, __u64 last, str
 
 int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 {
-	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW, OPT_JOBS, OPT_FILE, OPT_INODE, OPT_CGROUP };
+	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW, OPT_JOBS, OPT_FILE, OPT_INODE, OPT_CGROUP,
+	       OPT_PID };
 	static const struct option longopts[] = {
 		{ "pfn", required_argument, NULL, OPT_PFN },
 		{ "class", required_argument, NULL, OPT_CLASS },
 		{ "file", required_argument, NULL, OPT_FILE },
 		{ "inode", required_argument, NULL, OPT_INODE },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "pid", required_argument, NULL, OPT_PID },
 		{ "format", required_argument, NULL, 'f' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
@@ -376,6 +393,18 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			if (ret)
 				goto out;
 			break;
+		case OPT_PID: {
+			unsigned long long v;
+
+			if (ms_parse_count(optarg, 1, 4194304, &v)) {	/* PID_MAX_LIMIT */
+				ret = ms_usage_error("allpages", "invalid --pid '%s': expected a process "
+						     "id from 1 to 4194304", optarg);
+				goto out;
+			}
+			d->pid = (int)v;
+			d->by_pid = true;
+			break;
+		}
 		case OPT_INODE:
 			if (ms_file_parse_inode(optarg, &d->fdev, &d->fino)) {
 				ret = ms_usage_error("allpages", "invalid --inode '%s': expected MAJOR:MINOR:INODE, "
@@ -446,6 +475,19 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 
+	if (d->by_pid) {	/* its page tables now: the pages it maps as the walk starts */
+		int err = ms_proc_pfns(d->pid, &d->pid_pfns, &d->npid_pfns);
+
+		if (err == -ESRCH) {
+			ret = ms_usage_error("allpages", "no process %d", d->pid);
+			goto out;
+		}
+		if (err) {
+			ms_err("--pid %d: failed to read its page tables: %s", d->pid, strerror(-err));
+			ret = err == -EACCES || err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
+			goto out;
+		}
+	}
 	ret = ms_backend_open(backend, MS_BPF_ALLPAGES, false, &be, why, sizeof(why), NULL, 0);
 	if (ret) {
 		ms_err("%s (allpages needs the bpf or the kmod backend)", why);
@@ -522,6 +564,7 @@ out:
 	for (c = 0; c < 64; c++)
 		free((void *)d->pf.flag_name[c]);
 	free(d->zones);
+	free(d->pid_pfns);
 	free(d);
 	return ret;
 }

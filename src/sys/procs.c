@@ -174,12 +174,12 @@ static int read_entries(struct ms_procs *ps, struct counts *k, struct ms_proc *p
 			}
 			if (!(e & PM_ENTRY_PRESENT))
 				continue;
-			c = pfn ? count_of(k, pfn) : NULL;
-			if (!c) {
+			c = pfn && k ? count_of(k, pfn) : NULL;
+			if (k && !c) {
 				ps->outside++;
 				continue;
 			}
-			if (*c < UINT16_MAX)
+			if (c && *c < UINT16_MAX)
 				(*c)++;
 			if (add_pfn(p, pfn))
 				return -ENOMEM;
@@ -647,6 +647,39 @@ out:
 	free(k.c);
 	free(buf);
 	return ret;
+}
+
+int ms_proc_pfns(int pid, __u64 **pfns, size_t *n)
+{
+	struct ms_procs ps = { .scan = !ms_test_hook(MS_TEST_NO_PAGEMAP_SCAN) };
+	struct ms_proc p;
+	__u64 *buf = malloc(CHUNK * 8);
+	int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+	size_t u = 0;
+
+	*pfns = NULL;
+	*n = 0;
+	if (!buf || procfd < 0) {
+		err = !buf ? -ENOMEM : -errno;
+		free(buf);
+		if (procfd >= 0)
+			close(procfd);
+		return err;
+	}
+	err = read_proc(&ps, NULL, procfd, pid, &p, buf);
+	free(buf);
+	close(procfd);
+	if (err < 0) {
+		free(p.pfns);
+		return err;
+	}
+	qsort(p.pfns, p.npfns, sizeof(*p.pfns), cmp_u64);
+	for (size_t i = 0; i < p.npfns; i++)
+		if (p.pfns[i] && (!u || p.pfns[u - 1] != p.pfns[i]))
+			p.pfns[u++] = p.pfns[i];
+	*pfns = p.pfns;
+	*n = u;
+	return 0;
 }
 
 void ms_procs_reset(struct ms_procs *ps)

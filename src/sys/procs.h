@@ -64,6 +64,11 @@ int ms_procs_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub);
  */
 int ms_procs_read(struct ms_procs *ps, const struct ms_ranges *r, const char *proc,
 		  const char *kpageflags, const char *kpagecount);
+/*
+ * allpages --pid: the pfns process pid maps, sorted, each once (*pfns malloc'd). 0, -ESRCH when
+ * there is no such process (or it has gone), else -errno.
+ */
+int ms_proc_pfns(int pid, __u64 **pfns, size_t *n);
 /* Before another walk (periodic sampling): the rows and runs dropped, the settings kept. */
 void ms_procs_reset(struct ms_procs *ps);
 void ms_procs_free(struct ms_procs *ps);

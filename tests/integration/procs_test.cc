@@ -8,6 +8,9 @@
 #include <sys/wait.h>
 
 #include <cstring>
+#include <sstream>
+#include <algorithm>
+#include <set>
 #include <functional>
 
 #include "helpers.h"
@@ -247,6 +250,41 @@ TEST(ByProcess, SamplesInJsonLinesAndPrometheus)
 	unlink(jl.c_str());
 	unlink(prom.c_str());
 	rmdir(dir);
+}
+
+// allpages --pid PID: the records of the pages the process maps, 16 MiB of this test's anon
+// among them, and of no page it does not map.
+TEST(AllpagesPid, RecordsOfThePagesItMaps)
+{
+	const size_t len = 16 * kMiB;
+	Mapping m(mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		  len);
+	ASSERT_TRUE(m.ok());
+	touch_write(m.data(), len);
+	std::vector<uint64_t> mine = pfns_of(m.data(), len);
+	AllpagesCsv a = allpages_csv({ "--pid", std::to_string(getpid()), "--class", "anon" });
+	ASSERT_EQ(a.status, 0);
+	ASSERT_FALSE(a.header.empty());
+	size_t col = std::find(a.header.begin(), a.header.end(), "pfn") - a.header.begin();
+	ASSERT_LT(col, a.header.size());
+	std::set<uint64_t> got;
+	for (const auto &row : a.rows)
+		got.insert(std::stoull(row[col], nullptr, 0));
+	size_t found = 0;
+	for (uint64_t pfn : mine)
+		found += got.count(pfn);
+	// a page the kernel moved between the two readings is the one exception
+	EXPECT_GE(found, mine.size() * 99 / 100) << found << " of " << mine.size();
+	// every record is a page this process maps (its anon: no more than its RSS)
+	long long rss_anon = 0;
+	std::istringstream st(read_file("/proc/self/status"));
+	for (std::string line; std::getline(st, line);)
+		if (line.rfind("RssAnon:", 0) == 0)
+			rss_anon = std::stoll(line.substr(8)) * 1024 / page_size();
+	EXPECT_LE((long long)got.size(), rss_anon + 256);
+
+	RunResult none = run_memstat({ "allpages", "--pid", "4194304" });
+	EXPECT_EQ(none.status, 2);
 }
 
 }  // namespace
