@@ -6,6 +6,7 @@ a clock set back.
 
 Run as root (map walks memory): MEMSTAT=build/memstat python3 -m pytest tests/picture_test.py
 """
+import math
 import os
 import re
 import shutil
@@ -213,6 +214,25 @@ def test_plot_hide_free_lets_the_small_classes_fill_the_picture(tmp_path, log):
         r = memstat("plot", *bad, log, "-o", str(tmp_path / "bad.svg"), ok=False)
         assert r.returncode == 2 and len(r.stderr.splitlines()) <= 2, (bad, r.stderr)
     assert not os.path.exists(tmp_path / "bad.svg")
+
+
+def test_plot_log_scale_draws_each_class_as_a_line(tmp_path, log):
+    # --log: each class that was ever above 0 a line of its own colour, on a y axis whose ticks
+    # are powers of ten; anon, a sliver of the stack, gets a line as visible as Free's
+    svg, png = str(tmp_path / "log.svg"), str(tmp_path / "log.png")
+    memstat("plot", "--log", log, "-o", svg)
+    xmllint(svg)
+    text = open(svg).read()
+    assert "each a line on a log scale" in text
+    ticks = re.findall(r'<text [^>]*text-anchor="end"[^>]*>([0-9.]+)</text>', text)
+    assert len(ticks) >= 2, ticks
+    for t in ticks:
+        assert math.isclose(10 ** round(math.log10(float(t))), float(t)), ticks
+    legend = re.findall(r">([A-Za-z ]+)  \(last: ", text)
+    assert len(re.findall(r"<polyline ", text)) == len(legend), legend
+    render(svg, png, svg_size(svg))
+    anon, free = colour_pixels(png, COLOURS["anon"]), colour_pixels(png, COLOURS["free"])
+    assert anon > 200 and anon > free / 4, (anon, free)
 
 
 def test_plot_rotated_log_and_reboot(tmp_path, log):

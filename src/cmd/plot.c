@@ -43,7 +43,7 @@ static const enum ms_class stack[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_
 #define NSTACK (sizeof(stack) / sizeof(stack[0]))
 
 static const char usage_text[] =
-	"Usage: memstat plot [--hide CLASS,... | --only CLASS,...] LOG... -o FILE\n"
+	"Usage: memstat plot [--hide CLASS,... | --only CLASS,...] [--log] LOG... -o FILE\n"
 	"Draw a sampling log (memstat -o LOG, CSV or JSON lines) as stacked areas of the\n"
 	"classes in MB over time. Several logs (a rotated log's files, oldest first) make one\n"
 	"picture; the areas break where time goes back or samples stop for a while (a reboot).\n"
@@ -52,6 +52,8 @@ static const char usage_text[] =
 	"                         exec, page_cache, hugetlb, unknown, free): --hide free\n"
 	"                         scales the picture to what is in use\n"
 	"      --only CLASS,...   draw only these classes\n"
+	"      --log              each class a line on a log scale, not stacked: small\n"
+	"                         classes stay visible beside Free\n"
 	"  -o, --output FILE      the picture: FILE.svg, or FILE.png (rendered by\n"
 	"                         rsvg-convert); replaced whole, or left as it was on a\n"
 	"                         failure; - (or /dev/stdout, /dev/fd/N): the SVG there\n"
@@ -358,15 +360,18 @@ static double mb(const struct ms_plot_sample *s, int k)
 	return s->pages[k] * s->page_size / (1024.0 * 1024.0);
 }
 
-/* one sample's stack: top[j] the MB under and including stack[j] (a hidden class adds none) */
+/*
+ * one sample's stack: top[j] the MB under and including stack[j] (a hidden class adds none);
+ * --log: each class's own MB
+ */
 static void cumulate(const struct ms_plot *p, const struct ms_plot_sample *s, double *top)
 {
 	double sum = 0;
 
 	for (size_t j = 0; j < NSTACK; j++) {
 		if (!(p->hide & (1U << stack[j])))
-			sum += mb(s, stack[j]);
-		top[j] = sum;
+			sum = (p->log ? 0 : sum) + mb(s, stack[j]);
+		top[j] = p->log && (p->hide & (1U << stack[j])) ? 0 : sum;
 	}
 }
 
@@ -432,7 +437,12 @@ static int draw_areas(struct ms_svg *s, const struct ms_plot *p, const struct ms
 {
 	double *x = malloc(p->n * sizeof(*x)), *top = malloc(p->n * NSTACK * sizeof(*top));
 	double *xy = malloc((4 * p->n + 8) * sizeof(*xy));
+	bool seen[NSTACK] = { false };	/* --log: a class never above 0 has no line */
 	size_t a = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		for (size_t j = 0; j < NSTACK; j++)
+			seen[j] |= p->s[i].pages[stack[j]] > 0;
 
 	if (!x || !top || !xy) {
 		free(x);
@@ -449,8 +459,20 @@ static int draw_areas(struct ms_svg *s, const struct ms_plot *p, const struct ms
 		for (size_t j = 0; j < NSTACK; j++) {
 			size_t k = 0;
 
-			if (p->hide & (1U << stack[j]))
+			if (p->hide & (1U << stack[j]) || (p->log && !seen[j]))
 				continue;
+			if (p->log) {	/* a line, a dot for a sample alone */
+				for (size_t i = 0; i < n; i++) {
+					xy[k++] = x[i];
+					xy[k++] = ms_svg_axis_pos(ya, top[i * NSTACK + j]);
+				}
+				if (n == 1)
+					ms_svg_rect(s, x[0] - 2, xy[1] - 2, 4, 4,
+						    ms_class_colours[stack[j]], NULL, 0);
+				else
+					ms_svg_polyline(s, xy, n, ms_class_colours[stack[j]], 2);
+				continue;
+			}
 			if (n == 1) {	/* one sample alone: a bar 3 pixels wide */
 				double lo = j ? top[j - 1] : 0;
 
@@ -488,7 +510,7 @@ int ms_plot_draw(FILE *f, void *arg)
 				 hidden[0] ? ", " : "", ms_classes[stack[j]].label);
 	struct ms_svg_legend_item it[NSTACK];
 	char lab[NSTACK][96], from[40], to[40];
-	double t0 = p->s[0].t, t1 = p->s[0].t, ymax = 0, first;
+	double t0 = p->s[0].t, t1 = p->s[0].t, ymax = 0, ymin = 0, first;
 	struct ms_svg_axis xa = {}, ya = {};
 	size_t nbreaks = 0, nit = 0;
 	const struct ms_plot_sample *last = &p->s[p->n - 1];
@@ -499,8 +521,12 @@ int ms_plot_draw(FILE *f, void *arg)
 		double top[NSTACK];
 
 		cumulate(p, &p->s[i], top);
-		if (top[NSTACK - 1] > ymax)
-			ymax = top[NSTACK - 1];
+		for (size_t j = 0; j < NSTACK; j++) {
+			if (top[j] > ymax)
+				ymax = top[j];
+			if (top[j] > 0 && (!ymin || top[j] < ymin))
+				ymin = top[j];
+		}
 		if (p->s[i].t < t0)
 			t0 = p->s[i].t;
 		if (p->s[i].t > t1)
@@ -537,7 +563,8 @@ int ms_plot_draw(FILE *f, void *arg)
 		ms_svg_text(&s, 16, 26, 16, MS_SVG_START, NULL, title);
 	}
 	ms_svg_textf(&s, 16, 46, 12, MS_SVG_START, "#404040",
-		     "Pages of each class, stacked, in MB (page size %.0f bytes)%s%s%s",
+		     "Pages of each class, %s, in MB (page size %.0f bytes)%s%s%s",
+		     p->log ? "each a line on a log scale (under the axis: at its foot)" : "stacked",
 		     last->page_size, p->hide ? "; not drawn: " : "", hidden,
 		     nbreaks ? "; a dashed line: the log breaks there (a gap, or time going back)" :
 		     "");
@@ -545,6 +572,11 @@ int ms_plot_draw(FILE *f, void *arg)
 	ya.lo = 0;
 	ms_svg_nice_step(0, ymax, 7, &first);
 	ya.hi = ymax;
+	if (p->log) {	/* from the decade under the least value (0.1 MB at least) to a decade up */
+		ya.log = true;
+		ya.lo = pow(10, floor(log10(ymin > 0.1 ? ymin : 0.1)));
+		ya.hi = pow(10, ceil(log10(ymax > ya.lo ? ymax : ya.lo * 10)));
+	}
 	ya.x = PX;
 	ya.y = PY + PH;
 	ya.len = PH;
@@ -637,6 +669,7 @@ int ms_plot_main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "hide", required_argument, NULL, 'H' },
 		{ "only", required_argument, NULL, 'O' },
+		{ "log", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -669,6 +702,9 @@ int ms_plot_main(int argc, char **argv)
 				return ms_usage_error("plot", "%s", "--hide leaves no class to draw");
 			break;
 		}
+		case 'L':
+			p.log = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return MS_EXIT_OK;

@@ -88,6 +88,7 @@ struct ms_plot {
 	char skipped_at[300];		/* the first of them: FILE:LINE */
 	const char *title_files;	/* for the title */
 	unsigned int hide;		/* --hide, --only: 1 << class for each class not drawn */
+	bool log;			/* --log: each class a line on a log scale, not stacked */
 };
 /*
  * Read one log (CSV or JSON lines, told apart by its first character) and append its samples.

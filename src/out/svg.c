@@ -196,6 +196,11 @@ double ms_svg_axis_pos(const struct ms_svg_axis *a, double v)
 {
 	double span = a->hi - a->lo, t = span ? (v - a->lo) / span : 0;
 
+	if (a->log) {	/* a value at or under lo is drawn at lo */
+		span = log10(a->hi) - log10(a->lo);
+		t = span > 0 && v > a->lo ? (log10(v) - log10(a->lo)) / span : 0;
+	}
+
 	return a->side == MS_SVG_BOTTOM ? a->x + t * a->len : a->y - t * a->len;
 }
 
@@ -209,6 +214,43 @@ static void default_format(double v, double step, char *buf, size_t len, void *a
 	if (fabs(v) < step * 1e-9)
 		v = 0;	/* no "-0" */
 	snprintf(buf, len, "%.*f", dec, v);
+}
+
+/* one tick of an axis at value v, its text and grid line; widest: the widest text so far */
+static void draw_tick(struct ms_svg *s, const struct ms_svg_axis *a, double v, double step,
+		      const char *col, double *widest)
+{
+	double tick = 5, fs = 11, p;
+	char buf[64];
+
+	p = ms_svg_axis_pos(a, v);
+	if (a->format)
+		a->format(v, step, buf, sizeof(buf), a->arg);
+	else
+		default_format(v, step, buf, sizeof(buf), NULL);
+	/* about 0.6 em per character */
+	if (strlen(buf) * fs * 0.6 > *widest)
+		*widest = strlen(buf) * fs * 0.6;
+	switch (a->side) {
+	case MS_SVG_BOTTOM:
+		if (a->grid > 0)
+			ms_svg_line(s, p, a->y, p, a->y - a->grid, "#e0e0e0", 0.8, false);
+		ms_svg_line(s, p, a->y, p, a->y + tick, col, 1, false);
+		ms_svg_text(s, p, a->y + tick + fs + 1, fs, MS_SVG_MIDDLE, col, buf);
+		break;
+	case MS_SVG_LEFT:
+		if (a->grid > 0)
+			ms_svg_line(s, a->x, p, a->x + a->grid, p, "#e0e0e0", 0.8, false);
+		ms_svg_line(s, a->x - tick, p, a->x, p, col, 1, false);
+		ms_svg_text(s, a->x - tick - 3, p + fs * 0.35, fs, MS_SVG_END, col, buf);
+		break;
+	case MS_SVG_RIGHT:
+		if (a->grid > 0)
+			ms_svg_line(s, a->x - a->grid, p, a->x, p, "#e0e0e0", 0.8, false);
+		ms_svg_line(s, a->x, p, a->x + tick, p, col, 1, false);
+		ms_svg_text(s, a->x + tick + 3, p + fs * 0.35, fs, MS_SVG_START, col, buf);
+		break;
+	}
 }
 
 void ms_svg_axis(struct ms_svg *s, const struct ms_svg_axis *a)
@@ -227,39 +269,11 @@ void ms_svg_axis(struct ms_svg *s, const struct ms_svg_axis *a)
 	else
 		ms_svg_line(s, a->x, a->y, a->x, a->y - a->len, col, 1, false);
 	for (int i = 0; i < 1000; i++) {
-		double v = first + i * step, p;
-		char buf[64];
+		double v = a->log ? pow(10, ceil(log10(lo) - 1e-9) + i) : first + i * step;
 
-		if (v > hi + step * 1e-9)
+		if (a->log ? v > hi * (1 + 1e-9) : v > hi + step * 1e-9)
 			break;
-		p = ms_svg_axis_pos(a, v);
-		if (a->format)
-			a->format(v, step, buf, sizeof(buf), a->arg);
-		else
-			default_format(v, step, buf, sizeof(buf), NULL);
-		/* about 0.6 em per character */
-		if (strlen(buf) * fs * 0.6 > widest)
-			widest = strlen(buf) * fs * 0.6;
-		switch (a->side) {
-		case MS_SVG_BOTTOM:
-			if (a->grid > 0)
-				ms_svg_line(s, p, a->y, p, a->y - a->grid, "#e0e0e0", 0.8, false);
-			ms_svg_line(s, p, a->y, p, a->y + tick, col, 1, false);
-			ms_svg_text(s, p, a->y + tick + fs + 1, fs, MS_SVG_MIDDLE, col, buf);
-			break;
-		case MS_SVG_LEFT:
-			if (a->grid > 0)
-				ms_svg_line(s, a->x, p, a->x + a->grid, p, "#e0e0e0", 0.8, false);
-			ms_svg_line(s, a->x - tick, p, a->x, p, col, 1, false);
-			ms_svg_text(s, a->x - tick - 3, p + fs * 0.35, fs, MS_SVG_END, col, buf);
-			break;
-		case MS_SVG_RIGHT:
-			if (a->grid > 0)
-				ms_svg_line(s, a->x - a->grid, p, a->x, p, "#e0e0e0", 0.8, false);
-			ms_svg_line(s, a->x, p, a->x + tick, p, col, 1, false);
-			ms_svg_text(s, a->x + tick + 3, p + fs * 0.35, fs, MS_SVG_START, col, buf);
-			break;
-		}
+		draw_tick(s, a, v, a->log ? v : step, col, &widest);
 	}
 	if (!a->label)
 		return;

@@ -64,7 +64,8 @@ double ms_svg_time_step(double lo, double hi, int max_ticks, double *first);
 enum ms_svg_side { MS_SVG_BOTTOM, MS_SVG_LEFT, MS_SVG_RIGHT };
 struct ms_svg_axis {
 	enum ms_svg_side side;
-	double lo, hi;		/* the values at the two ends */
+	double lo, hi;		/* the values at the two ends (log: both > 0) */
+	bool log;		/* a log10 scale, a tick at each power of ten (step unused) */
 	double x, y;		/* the axis line's start: bottom: its left end; left/right: its
 				 * bottom end */
 	double len;		/* its length in pixels */

@@ -121,6 +121,52 @@ TEST(Svg, AxesOnEachSide)
 	EXPECT_DOUBLE_EQ(ms_svg_axis_pos(&a, 10), 210);
 }
 
+// A log axis: a tick at each power of ten from lo to hi, values placed by their logarithm, a
+// value at or under lo at the axis's foot; a time axis's ticks stop at its end.
+TEST(Svg, LogAxisTicksArePowersOfTen)
+{
+	struct ms_svg_axis a = {};
+
+	a.side = MS_SVG_LEFT;
+	a.log = true;
+	a.lo = 0.1;
+	a.hi = 1000;
+	a.y = 400;
+	a.len = 400;
+	std::string s = capture([&](FILE *f) {
+		struct ms_svg svg;
+
+		ms_svg_begin(&svg, f, 500, 500, "t");
+		ms_svg_axis(&svg, &a);
+		ms_svg_end(&svg);
+	});
+	for (const char *t : { ">0.1<", ">1<", ">10<", ">100<", ">1000<" })
+		EXPECT_NE(s.find(t), std::string::npos) << t;
+	EXPECT_EQ(s.find(">10000<"), std::string::npos);
+	EXPECT_EQ(s.find(">50<"), std::string::npos);
+	EXPECT_DOUBLE_EQ(ms_svg_axis_pos(&a, 0.1), 400);
+	EXPECT_DOUBLE_EQ(ms_svg_axis_pos(&a, 1000), 0);
+	EXPECT_NEAR(ms_svg_axis_pos(&a, 10), 200, 1e-9);
+	EXPECT_DOUBLE_EQ(ms_svg_axis_pos(&a, 0), 400);
+	EXPECT_DOUBLE_EQ(ms_svg_axis_pos(&a, 0.01), 400);
+
+	struct ms_svg_axis t = {};	// seconds of a clock: no tick past hi
+	t.side = MS_SVG_BOTTOM;
+	t.lo = 1.8e9;
+	t.hi = 1.8e9 + 11.5;
+	t.len = 100;
+	t.step = 2;
+	std::string ts = capture([&](FILE *f) {
+		struct ms_svg svg;
+
+		ms_svg_begin(&svg, f, 500, 500, "t");
+		ms_svg_axis(&svg, &t);
+		ms_svg_end(&svg);
+	});
+	EXPECT_NE(ts.find(">1800000010<"), std::string::npos) << ts;
+	EXPECT_EQ(ts.find(">1800000012<"), std::string::npos) << ts;
+}
+
 TEST(Svg, AxisFormatCallback)
 {
 	struct ms_svg_axis a = {};
