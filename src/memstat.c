@@ -174,7 +174,7 @@ static int open_backend(enum ms_backend_choice c, unsigned int bpf_flags, bool k
 
 /*
  * The ms_page_fn of the record walk: each page to the attributes and the groups asked for, in
- * this order: the attributes judge a folio when its next page comes (ms_groups_pinned() puts
+ * this order: the attributes judge a folio when its next page comes (ms_groups_folio_attrs() puts
  * the verdict in the group the groups were last given, the folio's)
  */
 static int record_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
@@ -424,7 +424,7 @@ int main(int argc, char **argv)
 		ro.attrs = attrs;
 		if (walker.groups && o.attributes) {	/* --by -a: each group's attributes */
 			ms_groups_set_attrs(walker.groups, attrs);
-			ms_attrs_on_folio(attrs, ms_groups_pinned, walker.groups);
+			ms_attrs_on_folio(attrs, ms_groups_folio_attrs, walker.groups);
 		}
 		/* the module blanks the pointer words of its records, and the first tail page's
 		 * _pincount shares such a word: it keeps the folio's counters when asked */

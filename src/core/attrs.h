@@ -63,7 +63,7 @@ struct ms_attrs *ms_attrs_new(void);
 void ms_attrs_free(struct ms_attrs *a);
 /* the facts of this kernel's page flags (ms_attr_facts_load() into the counts' own) */
 int ms_attrs_load_facts(struct ms_attrs *a);
-/* told each folio's verdict: --by -a's Pinned column (ms_groups_pinned()) */
+/* told each folio's verdict: --by -a's Pinned column (ms_groups_folio_attrs()) */
 void ms_attrs_on_folio(struct ms_attrs *a,
 		       void (*fn)(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub),
 		       void *arg);

@@ -550,7 +550,7 @@ int ms_groups_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	return 0;
 }
 
-void ms_groups_pinned(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub)
+void ms_groups_folio_attrs(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub)
 {
 	struct ms_groups *g = arg;
 

@@ -22,7 +22,7 @@ struct ms_group {
 				 * pointer (NEVER printed) or MS_SLAB_KEY_*; ~0, ~0: "(none)" */
 	__u64 sub[MS_NR_SUBS];	/* pages per sub-class */
 	__u64 total;
-	__u64 attr[MS_NR_ATTRS];	/* -a: pages with each attribute (ms_groups_pinned()) */
+	__u64 attr[MS_NR_ATTRS];	/* -a: pages with each attribute (ms_groups_folio_attrs()) */
 	__u64 mapping;		/* file, exec: a head page's mapping pointer: NEVER printed */
 	char *name;		/* the rows shown, after ms_groups_finish() (malloc'd) */
 	void *extra;		/* a key's own facts (malloc'd, freed by the engine) */
@@ -52,7 +52,7 @@ void ms_groups_set_tree(struct ms_groups *g, bool on);
  */
 void ms_groups_set_min(struct ms_groups *g, bool set, __u64 min_pages);
 #define MS_GROUPS_REMOVED_MIN (1ULL << 20)	/* bytes */
-/* -a: each group's attributes (filled by ms_groups_pinned()), as attrs tells them */
+/* -a: each group's attributes (filled by ms_groups_folio_attrs()), as attrs tells them */
 void ms_groups_set_attrs(struct ms_groups *g, const struct ms_attrs *attrs);
 /* the groups made so far (before ms_groups_finish() folds any), in order of first page */
 size_t ms_groups_count(const struct ms_groups *g);
@@ -64,7 +64,7 @@ int ms_groups_page(void *arg, __u64 pfn, const struct ms_page_rec *r);	/* an ms_
  * struct ms_attrs: the attributes must see each page before the groups do, so that a folio's
  * verdict comes while the groups' last group is still the folio's)
  */
-void ms_groups_pinned(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub);
+void ms_groups_folio_attrs(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub);
 int ms_groups_finish(struct ms_groups *g, const struct ms_result *res);	/* MS_EXIT_* */
 void ms_groups_print(FILE *out, const struct ms_groups *g);
 void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result *r);

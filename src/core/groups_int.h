@@ -28,7 +28,7 @@ struct ms_groups {
 	struct ms_mountinfo mounts;	/* fs: /proc/self/mountinfo (mountinfo.h) */
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
-	const struct ms_attrs *attrs;	/* -a: attribute columns (ms_groups_pinned() fills them) */
+	const struct ms_attrs *attrs;	/* -a: attribute columns (ms_groups_folio_attrs() fills them) */
 	bool min_set;			/* --min: groups under min_pages go to (other) */
 	__u64 min_pages;
 	size_t nremoved;		/* of nother: removed cgroups hidden by default */

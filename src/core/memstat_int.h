@@ -190,6 +190,8 @@ int ms_parse_count(const char *arg, unsigned long long lo, unsigned long long hi
 const char *ms_last_error(void);
 void ms_clear_last_error(void);
 double ms_now_ms(void);
+/* pages of this machine's page size in MiB (the tables' MB) */
+double ms_mb(double pages);
 /* MEMSTAT_DEBUG's level (0: unset) */
 int ms_debug_level(void);
 /* sprintf into a malloc'd string; NULL when out of memory */

@@ -179,6 +179,11 @@ int ms_debug_level(void)
 	return v ? (atoi(v) > 0 ? atoi(v) : 1) : 0;
 }
 
+double ms_mb(double pages)
+{
+	return pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
 double ms_now_ms(void)
 {
 	struct timespec ts;

@@ -46,11 +46,6 @@ static long long kb(long long v, long page_kb)
 	return v < 0 ? -1 : v / page_kb;
 }
 
-static double mib(long long pages)
-{
-	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
-}
-
 static void row(struct cmp_row *c, const char *name, long long tool, long long mem,
 		const char *rows)
 {
@@ -75,12 +70,12 @@ static void rows_free(const struct ms_result *r, const struct ms_meminfo *mi, lo
 	row(&c[C_TOTAL], "total", total, (long long)r->total, "Total");
 	rest = total < 0 ? 0 : (long long)r->total - reserved - total;
 	snprintf(c[C_TOTAL].why, sizeof(c[C_TOTAL].why), "the reserved pages (Kernel, reserved: "
-		 "%.0f MB) are outside MemTotal%s", mib(reserved), mib(llabs(rest)) >= 1 ?
+		 "%.0f MB) are outside MemTotal%s", ms_mb(reserved), ms_mb(llabs(rest)) >= 1 ?
 		 "; the rest is pages that the kernel took or gave back meanwhile" : "");
 	row(&c[C_FREE], "free", kb(mi->mem_free, page_kb), freed,
 				      "Free less its per-cpu lists");
 	snprintf(c[C_FREE].why, sizeof(c[C_FREE].why), "MemFree leaves out the free pages on the "
-		 "per-cpu lists (%.0f MB), which free counts as used", mib(pcp));
+		 "per-cpu lists (%.0f MB), which free counts as used", ms_mb(pcp));
 	row(&c[C_SHARED], "shared", kb(mi->shmem, page_kb), (long long)s[MS_SHMEM],
 					"Shmem");
 	snprintf(c[C_SHARED].why, sizeof(c[C_SHARED].why), "the same pages: tmpfs, memfd, SysV "
@@ -92,7 +87,7 @@ static void rows_free(const struct ms_result *r, const struct ms_meminfo *mi, lo
 					   "Shmem + slab, reclaimable");
 	snprintf(c[C_BUFFCACHE].why, sizeof(c[C_BUFFCACHE].why), "more than memstat's Page cache: "
 		 "it holds Exec and libs (%.0f MB), Shmem (%.0f MB) and reclaimable slab (%s)",
-		 mib((long long)s[MS_EXEC]), mib((long long)s[MS_SHMEM]),
+		 ms_mb((long long)s[MS_EXEC]), ms_mb((long long)s[MS_SHMEM]),
 		 r->slab_split ? "counted here" : "this walk cannot tell it: left out");
 	row(&c[C_USED], "used", total < 0 || avail < 0 ? -1 : total - avail,
 				      (long long)r->total - reserved - freed - bc,
@@ -127,16 +122,16 @@ static int rows_smem(const struct ms_result *r, const struct ms_meminfo *mi, lon
 	    "process maps");
 	snprintf(c[0].why, sizeof(c[0].why), "smem counts as kernel the cache no process maps: of "
 		 "Page cache, Exec and Shmem (%.0f MB), all but meminfo's Mapped (%.0f MB); "
-		 "memstat's Kernel is %.0f MB", mib(cache), mib(mapped),
-		 mib((long long)ms_class_pages(r, MS_C_KERNEL) - reserved));
+		 "memstat's Kernel is %.0f MB", ms_mb(cache), ms_mb(mapped),
+		 ms_mb((long long)ms_class_pages(r, MS_C_KERNEL) - reserved));
 	row(&c[1], "userspace memory", known ? ap + mapped : -1, known ? anon + mapped : -1,
 	    "Anon + the Page cache, Exec and Shmem processes map");
 	snprintf(c[1].why, sizeof(c[1].why), "Anon is AnonPages (%.0f MB walked, %.0f MB in "
 		 "meminfo); the mapped cache is meminfo's Mapped, which no walk of pages counts",
-		 mib(anon), mib(ap));
+		 ms_mb(anon), ms_mb(ap));
 	row(&c[2], "free memory", mfree, freed, "Free less its per-cpu lists");
 	snprintf(c[2].why, sizeof(c[2].why), "MemFree leaves out the free pages on the per-cpu "
-		 "lists (%.0f MB), which smem counts as kernel", mib(pcp));
+		 "lists (%.0f MB), which smem counts as kernel", ms_mb(pcp));
 	return 3;
 }
 
@@ -195,14 +190,14 @@ void ms_compare_print(FILE *out, const struct ms_result *r, const struct ms_comp
 		if (c[i].tool < 0)
 			fprintf(out, "%10s ", "-");
 		else
-			fprintf(out, "%10.0f ", mib(c[i].tool));
+			fprintf(out, "%10.0f ", ms_mb(c[i].tool));
 		if (c[i].mem < 0)
 			fprintf(out, "%10s %10s", "-", "-");
 		else if (c[i].tool < 0)
-			fprintf(out, "%10.0f %10s", mib(c[i].mem), "-");
+			fprintf(out, "%10.0f %10s", ms_mb(c[i].mem), "-");
 		else	/* no "-0" */
-			fprintf(out, "%10.0f %+10.0f", mib(c[i].mem),
-				fabs(mib(c[i].mem - c[i].tool)) < 0.5 ? 0.0 : mib(c[i].mem - c[i].tool));
+			fprintf(out, "%10.0f %+10.0f", ms_mb(c[i].mem),
+				fabs(ms_mb(c[i].mem - c[i].tool)) < 0.5 ? 0.0 : ms_mb(c[i].mem - c[i].tool));
 		fprintf(out, "  %s\n%*s%s\n", c[i].rows, w + 36, "", c[i].why);
 	}
 }

@@ -32,11 +32,6 @@ struct by_out {
 };
 static const struct by_out by_outs[MS_NR_BY];
 
-static double mb(__u64 pages)
-{
-	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
-}
-
 static __u64 class_of(const struct ms_group *x, enum ms_class c)
 {
 	__u64 n = 0;
@@ -88,7 +83,7 @@ static void attr_cells(FILE *out, const struct ms_groups *g, const struct ms_gro
 				n += x->attr[k[j]];
 		}
 		if (known)
-			fprintf(out, " %8.0f", mb(n));
+			fprintf(out, " %8.0f", ms_mb(n));
 		else
 			fprintf(out, " %8s", "-");
 	}
@@ -110,11 +105,11 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 		indent = 2 * (int)e->depth;
 	}
 
-	fprintf(out, "%10.0f", mb(x->total));
+	fprintf(out, "%10.0f", ms_mb(x->total));
 	for (c = 0; c < NSHOWN; c++) {
 		__u64 n = class_of(x, shown_classes[c]);
 
-		fprintf(out, " %8.0f %3.0f%%", mb(n),
+		fprintf(out, " %8.0f %3.0f%%", ms_mb(n),
 			x->total ? 100.0 * (double)n / (double)x->total : 0.0);
 	}
 	if (g->attrs)
@@ -499,7 +494,7 @@ static void cols_slab(FILE *out, const struct ms_groups *g, const struct ms_grou
 	else
 		fprintf(out, "  %7s %7s", "-", "-");
 	if (si && si->slabinfo_pages >= 0)
-		fprintf(out, " %11.0f", mb((__u64)si->slabinfo_pages));
+		fprintf(out, " %11.0f", ms_mb((__u64)si->slabinfo_pages));
 	else
 		fprintf(out, " %11s", "-");
 }

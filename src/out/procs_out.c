@@ -17,18 +17,13 @@ static const enum ms_class cols[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_E
 static const char *const col_label[] = { "Kernel", "Anon", "Shmem", "Exec", "Cache", "Hugetlb" };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-static double mb(double pages)
-{
-	return pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
-}
-
 static void row(FILE *out, const struct ms_proc *p, const char *pid, const char *name)
 {
-	fprintf(out, "%9.1f", mb(p->pss_total));
+	fprintf(out, "%9.1f", ms_mb(p->pss_total));
 	for (size_t c = 0; c < NCOLS; c++)
-		fprintf(out, " %8.1f", mb(p->pss[cols[c]]));
-	fprintf(out, " %8.1f %8.1f %8.1f %8s  ", mb((double)p->rss_total), mb((double)p->uss),
-		mb((double)p->swap), pid);
+		fprintf(out, " %8.1f", ms_mb(p->pss[cols[c]]));
+	fprintf(out, " %8.1f %8.1f %8.1f %8s  ", ms_mb((double)p->rss_total), ms_mb((double)p->uss),
+		ms_mb((double)p->swap), pid);
 	ms_esc_fputs(out, name, MS_ESC_TERM);
 	fputc('\n', out);
 }
@@ -70,7 +65,7 @@ void ms_procs_print(FILE *out, const struct ms_procs *ps)
 	late = ps->total.pss[MS_C_FREE] + ps->total.pss[MS_C_UNKNOWN];
 	if (late >= 0.5)
 		fprintf(out, "(%.0f MB of PSS were free pages when walked, mapped since: in PSS, "
-			"in no class column)\n", mb(late));
+			"in no class column)\n", ms_mb(late));
 	if (ps->exited)
 		fprintf(out, "(left out: %zu process%s that exited while read)\n", ps->exited,
 			ps->exited == 1 ? "" : "es");

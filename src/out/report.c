@@ -15,15 +15,10 @@
 #include "attrs.h"
 #include "escape.h"
 
-static double mb(__u64 pages)
-{
-	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
-}
-
 /* err: the --approx error of the row, or -1 (an exact walk: no column) */
 static void line(FILE *out, const char *label, __u64 pages, __u64 total, bool pct, long long err)
 {
-	fprintf(out, "%-24s %16llu  %16.0f", label, (unsigned long long)pages, mb(pages));
+	fprintf(out, "%-24s %16llu  %16.0f", label, (unsigned long long)pages, ms_mb(pages));
 	if (pct)
 		fprintf(out, "  %3.0f%%", total ? 100.0 * (double)pages / (double)total : 0.0);
 	else if (err >= 0)
