@@ -608,9 +608,9 @@ static __always_inline int walk_end_check(struct ms_bpf_walker *w, long loops)
 	return w->cursor < w->walk_end ? MS_WALK_SHORT : 0;
 }
 
-/* The walk of worker ctx->worker: every worker runs this one program, verified once. */
-SEC("syscall")
-int walk(struct ms_walk_ctx *ctx)
+/* The walk of worker ctx->worker, batch by batch with batch_fn (walk_batch or _cast). */
+static __always_inline int walk_worker(struct ms_walk_ctx *ctx,
+				       long (*batch_fn)(__u64, struct walk_loop *))
 {
 	__u32 k = ctx->worker;
 	struct walk_loop c = { bpf_map_lookup_elem(&walkers, &k) };
@@ -618,20 +618,21 @@ int walk(struct ms_walk_ctx *ctx)
 	if (!c.w)
 		return MS_WALK_NO_WORKER;
 	ms_walk_begin(c.w);
-	return walk_end_check(c.w, bpf_loop(MS_LOOPS, walk_batch, &c, 0));
+	return walk_end_check(c.w, bpf_loop(MS_LOOPS, batch_fn, &c, 0));
+}
+
+/* The walk: every worker runs this one program, verified once. */
+SEC("syscall")
+int walk(struct ms_walk_ctx *ctx)
+{
+	return walk_worker(ctx, walk_batch);
 }
 
 /* walk, with the cheaper test for batches of uninitialised struct pages (v6.2+) */
 SEC("syscall")
 int walk_cast(struct ms_walk_ctx *ctx)
 {
-	__u32 k = ctx->worker;
-	struct walk_loop c = { bpf_map_lookup_elem(&walkers, &k) };
-
-	if (!c.w)
-		return MS_WALK_NO_WORKER;
-	ms_walk_begin(c.w);
-	return walk_end_check(c.w, bpf_loop(MS_LOOPS, walk_batch_cast, &c, 0));
+	return walk_worker(ctx, walk_batch_cast);
 }
 
 #include "names.bpf.h"

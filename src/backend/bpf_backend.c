@@ -161,20 +161,24 @@ static int worker_keep_runs(struct ms_worker *w)
 }
 
 /* The walker's state at the start of a walk. */
+/* A walker's state before a walk: no counts, nothing kept from the previous walk's batches. */
+static void walker_reset(struct ms_bpf_walker *st, bool dump, bool dump_pages)
+{
+	memset(st->counts, 0, sizeof(st->counts));
+	st->holes = 0;
+	st->reads = 0;
+	st->cache_misses = 0;
+	st->last_mapping = 0;
+	st->last_memcg_data = 0;
+	st->cursor = 0;
+	st->own_end = 0;
+	st->dump = dump;
+	st->dump_pages = dump_pages;
+}
+
 static void worker_begin(struct ms_worker *w, bool dump, bool dump_pages)
 {
-	struct ms_bpf_walker *bss = w->bss;
-
-	memset(bss->counts, 0, sizeof(bss->counts));
-	bss->holes = 0;
-	bss->reads = 0;
-	bss->cache_misses = 0;
-	bss->last_mapping = 0;
-	bss->last_memcg_data = 0;
-	bss->cursor = 0;
-	bss->own_end = 0;
-	bss->dump = dump;
-	bss->dump_pages = dump_pages;
+	walker_reset(w->bss, dump, dump_pages);
 	memset(w->extra, 0, sizeof(w->extra));
 	w->extra_holes = w->cached = 0;
 	w->nruns = 0;
@@ -471,14 +475,7 @@ int ms_bpf_approx_walk(struct ms_bpf *b, const struct ms_approx_plan *plan, stru
 	}
 	ms_timings.exec_set = ms_now_ms() - t0;	/* --json "timings", as walk_ranges() */
 	t0 = ms_now_ms();
-	memset(st->counts, 0, sizeof(st->counts));
-	st->holes = 0;
-	st->reads = 0;
-	st->cache_misses = 0;
-	st->last_mapping = 0;
-	st->last_memcg_data = 0;
-	st->dump = fn != NULL;
-	st->dump_pages = 0;
+	walker_reset(st, fn != NULL, false);
 	for (k = 0; k < plan->nclusters; k++) {
 		__u64 start = plan->c[k].start, stop = plan->c[k].end, sum = 0;
 		__u64 before[MS_NR_SUBS], holes_before = st->holes, *row = y + k * MS_APPROX_NCAT;

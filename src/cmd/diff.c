@@ -149,11 +149,19 @@ static json_t *csv_object(char **head, size_t nhead, char *line)
 	return o;
 }
 
-/* The first and last samples of a file in the window, one a line: JSON lines (memstat --json
- * prints one) or a CSV log. MS_EXIT_* */
-#define SAY(...) do { if (!quiet) ms_err(__VA_ARGS__); } while (0)
-static int load(const char *file, const struct window *win, json_t **first, json_t **last,
-		long *first_line, long *last_line, bool quiet)
+/* a time of day (negative) on the UTC day of the file's first sample, whose epoch is first */
+static double on_day(double t, double first)
+{
+	return t < 0 ? floor(first / 86400) * 86400 + (-1.0 - t) : t;
+}
+
+/*
+ * The first and last samples of a file in the window, one a line: JSON lines (memstat --json
+ * prints one) or a CSV log. A bound that is a time of day (negative) is made the time on the day
+ * of the file's first sample, in *win, when that sample is read. MS_EXIT_*
+ */
+static int load(const char *file, struct window *win, json_t **first, json_t **last,
+		long *first_line, long *last_line)
 {
 	json_error_t err;
 	char *line = NULL, *hdr = NULL, **head = NULL;
@@ -164,7 +172,7 @@ static int load(const char *file, const struct window *win, json_t **first, json
 
 	*first = *last = NULL;
 	if (!f) {
-		SAY("diff: cannot open %s: %s", file, strerror(errno));
+		ms_err("diff: cannot open %s: %s", file, strerror(errno));
 		return MS_EXIT_FAIL;
 	}
 	c = fgetc(f);
@@ -182,7 +190,7 @@ static int load(const char *file, const struct window *win, json_t **first, json
 			hdr = strdup(line);
 			head = hdr ? split_fields(hdr, &nhead) : NULL;
 			if (!head) {
-				SAY("diff: out of memory");
+				ms_err("diff: out of memory");
 				ret = MS_EXIT_FAIL;
 				break;
 			}
@@ -195,6 +203,15 @@ static int load(const char *file, const struct window *win, json_t **first, json
 			continue;
 		}
 		t = json_number_value(json_object_get(o, "epoch"));
+		if (win->from < 0 || win->to < 0) {	/* the day of the first sample */
+			win->from = isnan(win->from) ? NAN : on_day(win->from, t);
+			win->to = isnan(win->to) ? NAN : on_day(win->to, t);
+			if (!isnan(win->from) && !isnan(win->to) && win->to < win->from) {
+				json_decref(o);
+				ret = ms_usage_error("diff", "%s", "--to is before --from");
+				break;
+			}
+		}
 		if ((!isnan(win->from) && t < win->from) || (!isnan(win->to) && t > win->to)) {
 			json_decref(o);
 			continue;
@@ -208,16 +225,16 @@ static int load(const char *file, const struct window *win, json_t **first, json
 		*last_line = no;
 	}
 	if (ferror(f)) {
-		SAY("diff: cannot read %s: %s", file, strerror(errno));
+		ms_err("diff: cannot read %s: %s", file, strerror(errno));
 		ret = MS_EXIT_FAIL;
 	} else if (!ret && !*first) {
 		if (c != '{' && !head)
-			SAY("diff: %s is not a memstat log (--json output, JSON lines or a CSV log of "
+			ms_err("diff: %s is not a memstat log (--json output, JSON lines or a CSV log of "
 			       "memstat -o)", file);
 		else if (!isnan(win->from) || !isnan(win->to))
-			SAY("diff: %s holds no memstat sample between --from and --to", file);
+			ms_err("diff: %s holds no memstat sample between --from and --to", file);
 		else
-			SAY("diff: %s holds no memstat sample", file);
+			ms_err("diff: %s holds no memstat sample", file);
 		ret = MS_EXIT_USAGE;
 	}
 	free(head);
@@ -226,7 +243,6 @@ static int load(const char *file, const struct window *win, json_t **first, json
 	fclose(f);
 	return ret;
 }
-#undef SAY
 
 /* add the counts of object from (or null) to object to, key by key */
 static void add_counts(json_t *to, json_t *from)
@@ -586,26 +602,6 @@ static double parse_time(const char *s)
 	return end && !*end ? -1.0 - (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec) : NAN;
 }
 
-/* a time of day (negative) on the UTC day of the file's first sample, whose epoch is first */
-static double on_day(double t, double first)
-{
-	return t < 0 ? floor(first / 86400) * 86400 + (-1.0 - t) : t;
-}
-
-/* the first sample's epoch of a file (the day --from/--to's times of day are on); NAN: none */
-static double first_epoch(const char *file)
-{
-	struct window all = { NAN, NAN };
-	json_t *first = NULL, *last = NULL;
-	long a, b;
-	double t = NAN;
-
-	if (!load(file, &all, &first, &last, &a, &b, true))
-		t = json_number_value(json_object_get(first, "epoch"));
-	json_decref(first);
-	json_decref(last);
-	return t;
-}
 
 int ms_diff_main(int argc, char **argv)
 {
@@ -654,23 +650,11 @@ int ms_diff_main(int argc, char **argv)
 	if ((!isnan(from) || !isnan(to)) && argc - optind == 2)
 		return ms_usage_error("diff", "%s", "--from and --to choose the samples of one log: "
 				      "memstat diff --from TIME --to TIME LOG");
-	if (from < 0 || to < 0) {	/* a time of day: of the day of the log's first sample */
-		double day0 = first_epoch(a.file);
-
-		if (isnan(day0)) {
-			ret = load(a.file, &win, &first, &last, &l1, &l2, false);	/* says why */
-			json_decref(first);
-			json_decref(last);
-			return ret;
-		}
-		from = isnan(from) ? NAN : on_day(from, day0);
-		to = isnan(to) ? NAN : on_day(to, day0);
-	}
-	win.from = from;
+	win.from = from;	/* a time of day: load() puts it on the day of the first sample */
 	win.to = to;
-	if (!isnan(win.from) && !isnan(win.to) && win.to < win.from)
+	if (from >= 0 && to >= 0 && to < from)
 		return ms_usage_error("diff", "%s", "--to is before --from");
-	ret = load(a.file, &win, &first, &last, &l1, &l2, false);
+	ret = load(a.file, &win, &first, &last, &l1, &l2);
 	if (ret)
 		return ret;
 	if (argc - optind == 1) {
@@ -689,7 +673,7 @@ int ms_diff_main(int argc, char **argv)
 		json_decref(first);
 		a.doc = last;
 		a.line = l2;
-		ret = load(b.file, &win, &unused, &b.doc, &u, &b.line, false);
+		ret = load(b.file, &win, &unused, &b.doc, &u, &b.line);
 		json_decref(unused);
 		if (ret) {
 			json_decref(a.doc);
