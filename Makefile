@@ -65,7 +65,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.cc)
 INTEG_SRCS := $(wildcard tests/integration/*.cc)
 
 # the man pages, one per verb (docs/NAME.8.scd)
-MAN_PAGES := memstat memstat-allpages memstat-diff memstat-map memstat-plot memstat-rmss
+MAN_PAGES := memstat memstat-allpages memstat-diff memstat-map memstat-plot memstat-rmss memstat-serve
 MAN_OUT   := $(patsubst %,$(BUILD)/%.8,$(MAN_PAGES))
 
 all: $(BUILD)/memstat $(MAN_OUT)
@@ -145,7 +145,8 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 INSTALLED  := $(SBINDIR)/memstat $(patsubst %,$(MANDIR)/man8/%.8,$(MAN_PAGES)) $(BASHCOMPDIR)/memstat \
-              $(ZSHCOMPDIR)/_memstat $(UNITDIR)/memstat.service $(SYSCONFDIR)/logrotate.d/memstat
+              $(ZSHCOMPDIR)/_memstat $(UNITDIR)/memstat.service $(UNITDIR)/memstat-serve.service \
+              $(SYSCONFDIR)/logrotate.d/memstat
 
 install: $(BUILD)/memstat $(MAN_OUT)
 	install -D -m 0755 $(BUILD)/memstat $(DESTDIR)$(SBINDIR)/memstat
@@ -156,7 +157,9 @@ install: $(BUILD)/memstat $(MAN_OUT)
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|^ExecStart=/usr/local/bin/memstat |ExecStart=$(SBINDIR)/memstat |' contrib/memstat.service \
 		> $(DESTDIR)$(UNITDIR)/memstat.service
-	chmod 0644 $(DESTDIR)$(UNITDIR)/memstat.service
+	sed 's|^ExecStart=/usr/local/bin/memstat |ExecStart=$(SBINDIR)/memstat |' \
+		contrib/memstat-serve.service > $(DESTDIR)$(UNITDIR)/memstat-serve.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/memstat.service $(DESTDIR)$(UNITDIR)/memstat-serve.service
 	install -D -m 0644 contrib/memstat.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/memstat
 
 uninstall:
@@ -208,7 +211,7 @@ cli: $(BUILD)/memstat $(BUILD)/memstat-test $(BUILD)/nobpf
 
 pytest: $(BUILD)/memstat-test
 	MEMSTAT=$(BUILD)/memstat-test /usr/bin/python3 -m pytest -q tests/sampling_test.py tests/picture_test.py \
-		tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/compare_test.py
+		tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/compare_test.py tests/serve_test.py
 
 # every suite, then one "N passed, N failed" line
 test: $(BUILD)/memstat $(BUILD)/memstat-test $(MAN_OUT) $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
@@ -218,7 +221,7 @@ test: $(BUILD)/memstat $(BUILD)/memstat-test $(MAN_OUT) $(BUILD)/nobpf $(BUILD)/
 # ---- fuzzing (tests/fuzz: libFuzzer, clang) and the sanitizer build ----
 # one fuzzer per parser of outside input; `make fuzz` runs each FUZZ_SECONDS, `make test` briefly
 FUZZ_TARGETS := iomem zoneinfo meminfo csv_header cmdline allpages_cmdline plot_log mountinfo escape \
-                diff_log
+                diff_log http_request
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined

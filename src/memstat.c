@@ -446,7 +446,8 @@ int main(int argc, char **argv)
 		struct ms_sink sink = { .fmt = (enum ms_format)o.format, .path = o.output,
 					.fsync = o.fsync,
 					.rotate_incompatible = o.rotate_incompatible,
-					.approx = o.approx, .attrs = o.attributes };
+					.approx = o.approx, .attrs = o.attributes,
+					.serve_listen = o.serve ? o.listen : NULL };
 
 		ret = ms_sink_open(&sink, why, sizeof(why));
 		if (ret) {

@@ -22,6 +22,7 @@
 #include "report.h"
 #include "options.h"
 #include "outfile.h"
+#include "serve.h"
 
 #ifndef MEMSTAT_VERSION
 #define MEMSTAT_VERSION "0.1"
@@ -34,6 +35,7 @@ static const char usage_text[] =
 	"       memstat plot LOG... -o FILE  (a sampling log over time; memstat plot --help)\n"
 	"       memstat rmss [OPTIONS] command   (AIX rmss: memory a command needs; see\n"
 	"                                     memstat rmss --help)\n"
+	"       memstat serve [OPTIONS]      (a Prometheus endpoint; memstat serve --help)\n"
 	"Classify every page of physical memory and print where it went.\n"
 	"With INTERVAL (seconds, fractions allowed), take a sample every INTERVAL seconds,\n"
 	"COUNT times or until interrupted.\n"
@@ -94,6 +96,29 @@ void ms_fail_json(const char *msg)
 	ms_jw_error_document(stdout, msg);
 }
 
+static const char serve_usage_text[] =
+	"Usage: memstat serve [--listen ADDR:PORT] [--interval S] [--by KEY [--top N] [--min SIZE]]\n"
+	"                     [-a] [--approx[=F] [--seed N]] [-b BACKEND] [--jobs N]\n"
+	"Serve /metrics to Prometheus: walk every S seconds and answer each scrape with the\n"
+	"last walk (a scrape costs no walk), in the series of memstat -f prom. The HTTP side\n"
+	"runs as nobody; the walks stay root's.\n"
+	"\n"
+	"      --listen ADDR:PORT the address (default " MS_SERVE_DEFAULT_LISTEN ": loopback\n"
+	"                         only; [::1]:PORT, or :PORT for every address)\n"
+	"      --interval S       seconds between walks (default 15, from 1 to 86400)\n"
+	"      --by KEY           the groups of KEY too (node, zone, fs, cgroup, file, exec,\n"
+	"                         slab), the top 50 (20 for file, exec, slab) and (other)\n"
+	"      --top N, --min SIZE  as memstat --by\n"
+	"  -a, --attributes       the attributes' series\n"
+	"      --approx[=F]       estimate from a sample of a fraction F of the pages, with\n"
+	"                         each class's error (memstat --approx)\n"
+	"      --seed N           with --approx: the seed of the first sample's choice\n"
+	"  -b, --backend NAME     auto (default), bpf, kmod or kpageflags\n"
+	"      --jobs N           walk with N workers\n"
+	"  -h, --help             print this help\n"
+	"\n"
+	"See memstat-serve(8).\n";
+
 static int parse_interval(const char *arg, double *out)
 {
 	char *end;
@@ -145,10 +170,49 @@ static int parse_count(const char *arg, long *out)
 	return 0;
 }
 
+/* memstat serve: what it takes, and its defaults (a walk every 15 s, the prom series) */
+static int serve_opts(struct ms_opts *o, int argc, char **argv)
+{
+	if (optind < argc)
+		return ms_usage_error("serve", "unexpected argument '%s' (the interval is --interval "
+				      "S)", argv[optind]);
+	if (o->verbose || o->json || o->reconcile || o->runs || o->features || o->output ||
+	    o->format >= 0 || o->fsync || o->rotate_incompatible || o->compare || o->tree ||
+	    o->by_process)
+		return ms_usage_error("serve", "%s", "serve takes --listen, --interval, --by, --top, "
+				      "--min, -a, --approx, --seed, -b and --jobs");
+	if (o->approx && (o->by >= 0 || o->attributes || o->backend == MS_BE_KMOD ||
+			  o->backend == MS_BE_KPF))
+		return ms_usage_error("serve", "%s", "--approx needs the bpf backend and no --by or "
+				      "-a");
+	if (o->seed_given && !o->approx)
+		return ms_usage_error("serve", "%s", "--seed needs --approx");
+	if (o->approx)
+		o->backend = MS_BE_BPF;	/* no fallback: the others walk every page */
+	if (o->min_set && o->by < 0)
+		return ms_usage_error("serve", "%s", "--min needs --by KEY");
+	if (o->top && o->by < 0)
+		return ms_usage_error("serve", "%s", "--top needs --by KEY");
+	if ((o->by >= 0 || o->attributes) && o->backend == MS_BE_KPF)
+		return ms_usage_error("serve", "%s", "--by and -a need the bpf or kmod backend");
+	if (o->by == MS_BY_SLAB && o->backend == MS_BE_KMOD)
+		return ms_usage_error("serve", "%s", "--by slab needs the bpf backend");
+	if (o->by >= 0 && !o->top)	/* a bounded number of series: (top + 2) x 9 per key */
+		o->top = ms_by_keys[o->by].default_top ? ms_by_keys[o->by].default_top : 50;
+	if (!o->listen)
+		o->listen = MS_SERVE_DEFAULT_LISTEN;
+	if (!o->so.interval)
+		o->so.interval = 15;
+	o->so.count = 0;
+	o->sampling = true;
+	o->format = MS_FMT_PROM;
+	return 0;
+}
+
 int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 {
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
-	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN, OPT_COMPARE };
+	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN, OPT_COMPARE, OPT_LISTEN, OPT_INTERVAL };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attributes", no_argument, NULL, 'a' },
@@ -169,6 +233,8 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		{ "tree", no_argument, NULL, OPT_TREE },
 		{ "min", required_argument, NULL, OPT_MIN },
 		{ "compare", required_argument, NULL, OPT_COMPARE },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -179,6 +245,11 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 	o->format = -1;
 	o->by = -1;
 	opterr = 0;
+	if (argc > 1 && !strcmp(argv[1], "serve")) {	/* memstat serve: argv[0] is "serve" */
+		o->serve = true;
+		argc--;
+		argv++;
+	}
 	/* "memstat -1" or "-0.5" is a negative interval, not a cluster of options */
 	for (c = 1; c < argc && strcmp(argv[c], "--"); c++) {
 		const char *a = argv[c];
@@ -186,7 +257,8 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "-b") ||
 		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend") ||
 		    !strcmp(a, "--seed") || !strcmp(a, "--jobs") || !strcmp(a, "--by") ||
-		    !strcmp(a, "--top") || !strcmp(a, "--min") || !strcmp(a, "--compare")) {
+		    !strcmp(a, "--top") || !strcmp(a, "--min") || !strcmp(a, "--compare") ||
+		    !strcmp(a, "--listen") || !strcmp(a, "--interval")) {
 			c++;	/* the next word is this option's argument */
 			continue;
 		}
@@ -311,8 +383,19 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		case 'V':
 			printf("memstat %s\n", MEMSTAT_VERSION);
 			exit(MS_EXIT_OK);
+		case OPT_LISTEN:
+			o->listen = optarg;
+			break;
+		case OPT_INTERVAL:
+			err = parse_interval(optarg, &o->so.interval);
+			if (err)
+				return err;
+			if (o->so.interval < 1 || o->so.interval > 86400)
+				return ms_usage_error("serve", "invalid --interval '%s': expected seconds "
+						      "from 1 to 86400", optarg);
+			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(o->serve ? serve_usage_text : usage_text, stdout);
 			exit(MS_EXIT_OK);
 		case ':':
 			return ms_usage_error(NULL, "option '%s' needs an argument", argv[optind - 1]);
@@ -320,6 +403,10 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->serve)
+		return serve_opts(o, argc, argv);
+	if (o->listen || o->so.interval)
+		return ms_usage_error(NULL, "%s", "--listen and --interval are memstat serve's");
 	if (optind < argc) {
 		err = parse_interval(argv[optind++], &o->so.interval);
 		if (err)

@@ -24,6 +24,8 @@ struct ms_opts {
 	__u64 min_bytes;
 	bool tree;		/* --tree: with --by cgroup, hierarchical totals */
 	int compare;		/* --compare TOOL: enum ms_compare_tool (report.h); 0 none */
+	bool serve;		/* memstat serve (serve.c): --listen, --interval */
+	const char *listen;
 	const char *output;
 	int format;		/* -1: not given, else enum ms_format */
 	struct ms_sample_opts so;

@@ -94,6 +94,7 @@ missing=()
 for f in /usr/sbin/memstat /usr/share/man/man8/memstat.8.gz /usr/share/man/man8/memstat-allpages.8.gz \
 	/usr/share/man/man8/memstat-diff.8.gz /usr/share/man/man8/memstat-map.8.gz /usr/share/man/man8/memstat-plot.8.gz \
 	/usr/share/man/man8/memstat-rmss.8.gz /usr/share/bash-completion/completions/memstat \
+	/usr/share/man/man8/memstat-serve.8.gz /lib/systemd/system/memstat-serve.service \
 	/usr/share/zsh/vendor-completions/_memstat /lib/systemd/system/memstat.service \
 	/etc/logrotate.d/memstat /usr/share/doc/memstat/copyright; do
 	grep -qx -- "$f" <<<"$contents" || missing+=("$f")

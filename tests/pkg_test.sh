@@ -28,6 +28,7 @@ map_opts=$("$bin" map --help | help_opts)
 plot_opts=$("$bin" plot --help | help_opts)
 diff_opts=$("$bin" diff --help | help_opts)
 rmss_opts=$("$bin" rmss --help | help_opts)
+serve_opts=$("$bin" serve --help | help_opts)
 if [ "$(wc -w <<<"$main_opts")" -lt 10 ] || [ "$(wc -w <<<"$ap_opts")" -lt 5 ]; then
 	bad "options parsed from --help" "main: $main_opts" "allpages: $ap_opts"
 fi
@@ -38,12 +39,13 @@ if [ ! -s "$page" ]; then
 else
 	# each page renders without a warning and has every option of its verb's --help (one line
 	# per paragraph: wide enough that no option is broken across lines); each --help names it
-	for verb in "" allpages diff map plot rmss; do
+	for verb in "" allpages diff map plot rmss serve; do
 		name=memstat${verb:+-$verb}
 		f=$build/$name.8
 		case $verb in
 		"") opts=$main_opts ;; allpages) opts=$ap_opts ;; map) opts=$map_opts ;;
 		plot) opts=$plot_opts ;; rmss) opts=$rmss_opts ;; diff) opts=$diff_opts ;;
+		serve) opts=$serve_opts ;;
 		esac
 		if [ ! -s "$f" ]; then
 			bad "$name.8 built ($f missing: make BUILD=$build man)"
@@ -136,7 +138,7 @@ complete_case "memstat --output $tmp/sam" "$tmp/samples.csv"
 complete_case "memstat ma" "map"
 complete_case "memstat pl" "plot"
 complete_case "memstat di" "diff"
-complete_case "memstat --compare " "free"
+complete_case "memstat --compare " "free slabtop smem"
 complete_case "memstat diff --j" "--json"
 complete_case "memstat diff --f" "--from"
 complete_case "memstat diff $tmp/sam" "$tmp/samples.csv"
@@ -166,11 +168,12 @@ set_eq "bash completion: the options of memstat map --help" "$map_opts" "$_memst
 set_eq "bash completion: the options of memstat plot --help" "$plot_opts" "$_memstat_plot_opts"
 set_eq "bash completion: the options of memstat diff --help" "$diff_opts" "$_memstat_diff_opts"
 set_eq "bash completion: the options of memstat rmss --help" "$rmss_opts" "$_memstat_rmss_opts"
+set_eq "bash completion: the options of memstat serve --help" "$serve_opts" "$_memstat_serve_opts"
 set_eq "bash completion: the class names of memstat --json" "$classes" "$_memstat_classes"
 zsh_classes=$(sed -n '/^classes=(/,/)/p' "$comp_zsh" | tr -d '()' | sed 's/classes=//')
 set_eq "zsh completion: the class names of memstat --json" "$classes" "$zsh_classes"
 missing=()
-for o in $main_opts $ap_opts $map_opts $plot_opts $diff_opts $rmss_opts; do
+for o in $main_opts $ap_opts $map_opts $plot_opts $diff_opts $rmss_opts $serve_opts; do
 	grep -qE -- "(^|[^A-Za-z-])$o([^A-Za-z-]|\$)" "$comp_zsh" || missing+=("$o")
 done
 if [ ${#missing[@]} -eq 0 ]; then ok "zsh completion names every option of --help"
@@ -243,13 +246,15 @@ install_case() {	# NAME PREFIX-ARGS SBIN MAN BASH UNIT ZSH LOGROTATE
 }
 install_case default "" /usr/local/sbin/memstat /usr/local/share/man/man8/memstat.8 \
 	/usr/local/share/bash-completion/completions/memstat \
-	/usr/local/lib/systemd/system/memstat.service \
+	/usr/local/lib/systemd/system/memstat.service /usr/local/lib/systemd/system/memstat-serve.service \
+	/usr/local/share/man/man8/memstat-serve.8 \
 	/usr/local/share/zsh/vendor-completions/_memstat /etc/logrotate.d/memstat \
 	/usr/local/share/man/man8/memstat-allpages.8 /usr/local/share/man/man8/memstat-diff.8 /usr/local/share/man/man8/memstat-map.8 \
 	/usr/local/share/man/man8/memstat-plot.8 /usr/local/share/man/man8/memstat-rmss.8
 install_case usr "PREFIX=/usr" /usr/sbin/memstat /usr/share/man/man8/memstat.8 \
 	/usr/share/bash-completion/completions/memstat \
-	/usr/lib/systemd/system/memstat.service \
+	/usr/lib/systemd/system/memstat.service /usr/lib/systemd/system/memstat-serve.service \
+	/usr/share/man/man8/memstat-serve.8 \
 	/usr/share/zsh/vendor-completions/_memstat /etc/logrotate.d/memstat \
 	/usr/share/man/man8/memstat-allpages.8 /usr/share/man/man8/memstat-diff.8 /usr/share/man/man8/memstat-map.8 \
 	/usr/share/man/man8/memstat-plot.8 /usr/share/man/man8/memstat-rmss.8

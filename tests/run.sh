@@ -36,7 +36,7 @@ py=${PYTHON:-/usr/bin/python3}
 echo "=== sampling, allpages, pictures and the Grafana dashboard (pytest)"
 rm -f "$build/pytest.xml"
 MEMSTAT="$build/memstat-test" "$py" -m pytest -q -rs tests/sampling_test.py tests/picture_test.py \
-	tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/compare_test.py \
+	tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/compare_test.py tests/serve_test.py \
 	--junitxml="$build/pytest.xml"
 rc=$?
 if [ -f "$build/pytest.xml" ]; then

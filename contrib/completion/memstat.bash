@@ -19,6 +19,7 @@ _memstat_allpages_opts="--pfn --class --file --inode --cgroup --pid -f --format 
 _memstat_map_opts="-o --output -b --backend -h --help"
 _memstat_plot_opts="--hide --only --log -o --output -h --help"
 _memstat_diff_opts="-j --json --from --to -h --help"
+_memstat_serve_opts="--listen --interval --by --top --min -a --attributes --approx --seed -b --backend --jobs -h --help"
 _memstat_rmss_opts="-c --change -p --print -r --reset -s --start -f --final -d --delta
 -n --iterations --ok-status -o --output --cgroup --zram -j --json --plot -h --help"
 
@@ -46,6 +47,21 @@ _memstat()
 		else
 			COMPREPLY=($(compgen -c -- "$cur"))	# the command to measure
 		fi
+		return
+	fi
+
+	# memstat serve: its own options, no other word
+	if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == serve ]]; then
+		case $prev in
+		--by)
+			COMPREPLY=($(compgen -W "node zone fs cgroup file exec slab" -- "$cur"));;
+		-b|--backend)
+			COMPREPLY=($(compgen -W "auto bpf kmod kpageflags" -- "$cur"));;
+		--listen|--interval|--top|--min|--jobs)
+			;;
+		*)
+			COMPREPLY=($(compgen -W "$_memstat_serve_opts" -- "$cur"));;
+		esac
 		return
 	fi
 
@@ -111,7 +127,7 @@ _memstat()
 		COMPREPLY=($(compgen -W "node zone fs cgroup file exec slab process command" -- "$cur"))
 		return;;
 	--compare)
-		COMPREPLY=($(compgen -W "free" -- "$cur"))
+		COMPREPLY=($(compgen -W "free smem slabtop" -- "$cur"))
 		return;;
 	--jobs|--seed|--pfn|--top|--min|--inode|--cgroup|--pid)
 		return;;
@@ -123,7 +139,7 @@ _memstat()
 		COMPREPLY=($(compgen -W "$_memstat_opts" -- "$cur"))
 	else
 		# the subcommand, only as the first word
-		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "allpages rmss map plot diff" -- "$cur"))
+		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "allpages rmss map plot diff serve" -- "$cur"))
 	fi
 }
 complete -F _memstat memstat

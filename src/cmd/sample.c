@@ -37,6 +37,7 @@
 #include "output.h"
 #include "attrs.h"
 #include "outfile.h"
+#include "serve.h"
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
 
@@ -364,6 +365,16 @@ int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
 	s->fd = -1;
 	s->rows = 0;
 	s->direct = false;
+	s->serve_child = 0;
+	if (s->serve_listen) {	/* memstat serve: listen, then the HTTP process */
+		int lfd, ret = ms_serve_listen(s->serve_listen, &lfd, why, whylen);
+
+		if (ret)
+			return ret;
+		s->serve_child = ms_serve_start(lfd, &s->fd, why, whylen);
+		close(lfd);	/* the HTTP process's own now */
+		return s->serve_child > 0 ? MS_EXIT_OK : MS_EXIT_FAIL;
+	}
 	s->tty = !s->path && isatty(STDOUT_FILENO);
 	s->term_rows = 24;
 	if (s->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 4)
@@ -486,7 +497,14 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		free(buf);
 		return -ENOMEM;
 	}
-	if (s->fmt == MS_FMT_PROM && s->path && !s->direct) {
+	if (s->serve_child > 0) {
+		err = ms_serve_publish(s->fd, (unsigned long long)s->rows,
+				       (double)ts->tv_sec + (double)ts->tv_nsec / 1e9, buf, len);
+		if (err) {
+			ms_err("the HTTP process of memstat serve has ended: %s", strerror(-err));
+			err = PROM_FAILED;
+		}
+	} else if (s->fmt == MS_FMT_PROM && s->path && !s->direct) {
 		err = write_prom(s, buf, len);	/* fsynced before its rename */
 	} else {
 		/* a log file never keeps a part of a line (a full disk takes what fits): cut back */
@@ -505,6 +523,12 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 
 void ms_sink_close(struct ms_sink *s)
 {
+	if (s->serve_child > 0) {
+		ms_serve_stop(s->serve_child, s->fd);
+		s->serve_child = 0;
+		s->fd = -1;
+		return;
+	}
 	if (s->path && !s->direct && s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;

@@ -4,6 +4,7 @@
 #define MEMSTAT_SAMPLE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "memstat_int.h"
 #include "report.h"
@@ -17,7 +18,9 @@ struct ms_sink {
 	bool rotate_incompatible;	/* rename a log of another memstat version aside */
 	bool approx;		/* --approx: the CSV header has the error columns */
 	bool attrs;		/* -a: the CSV header has the attribute columns */
+	const char *serve_listen;	/* memstat serve: the exposition to its HTTP process */
 	/* state */
+	pid_t serve_child;	/* serve: the HTTP process (fd: the pipe to it) */
 	int fd;
 	bool direct;		/* fd is the descriptor path names (not ours to close) */
 	bool tty;

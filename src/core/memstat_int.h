@@ -190,6 +190,13 @@ int ms_parse_count(const char *arg, unsigned long long lo, unsigned long long hi
 const char *ms_last_error(void);
 void ms_clear_last_error(void);
 double ms_now_ms(void);
+/*
+ * A child that must not keep root's power (the PNG renderer, serve's HTTP process): become
+ * nobody (MS_NOBODY, user and group, no supplementary group), check that root cannot come back,
+ * and set no_new_privs. 0 (also when not root), or -errno.
+ */
+#define MS_NOBODY 65534
+int ms_drop_root(void);
 /* pages of this machine's page size in MiB (the tables' MB) */
 double ms_mb(double pages);
 /* MEMSTAT_DEBUG's level (0: unset) */

@@ -2,6 +2,8 @@
 /* Names of the classes and sub-classes, errors, time. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <stdarg.h>
@@ -177,6 +179,20 @@ int ms_debug_level(void)
 	const char *v = getenv("MEMSTAT_DEBUG");
 
 	return v ? (atoi(v) > 0 ? atoi(v) : 1) : 0;
+}
+
+int ms_drop_root(void)
+{
+	uid_t r, e, s;
+
+	if (!getresuid(&r, &e, &s) && r && e && s)
+		return 0;	/* not root: nothing to drop */
+	if (setgroups(0, NULL) || setgid(MS_NOBODY) || setuid(MS_NOBODY))
+		return -errno;
+	if (setuid(0) != -1 || getuid() != MS_NOBODY || geteuid() != MS_NOBODY)
+		return -EPERM;	/* root could come back */
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	return 0;
 }
 
 double ms_mb(double pages)

@@ -108,7 +108,7 @@ static void exec_renderer(int svg, int png, int err, const char *w, const char *
 	char *const argv[] = { "rsvg-convert", "--format", "png", "--width", (char *)w,
 			       "--height", (char *)h, "--background-color", "white", NULL };
 	char *const envp[] = { "PATH=/usr/bin:/bin", "HOME=/nonexistent", "LC_ALL=C.UTF-8", NULL };
-	uid_t r, e, s;
+	int drop;
 
 	setpgid(0, 0);	/* one group, ended together on a timeout */
 	if (dup2(svg, 0) < 0 || dup2(png, 1) < 0 || dup2(err, 2) < 0)
@@ -116,15 +116,11 @@ static void exec_renderer(int svg, int png, int err, const char *w, const char *
 #ifdef SYS_close_range
 	syscall(SYS_close_range, 3, ~0U, 0);	/* nothing else of memstat's reaches it */
 #endif
-	if (getresuid(&r, &e, &s) || !r || !e || !s) {
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) || setuid(0) != -1 ||
-		    getuid() != NOBODY || geteuid() != NOBODY) {
-			dprintf(2, "cannot drop root's privileges to run %s: %s\n", MS_RSVG_CONVERT,
-				strerror(errno));
-			_exit(126);
-		}
+	if ((drop = ms_drop_root())) {
+		dprintf(2, "cannot drop root's privileges to run %s: %s\n", MS_RSVG_CONVERT,
+			strerror(-drop));
+		_exit(126);
 	}
-	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	if (chdir("/")) {
 		/* nothing it needs is relative */
 	}
