@@ -166,6 +166,18 @@ def test_a_slow_client_and_bad_requests_stop_no_one(serve):
             assert "\r\nAllow: GET, HEAD\r\n" in a
     assert s.get("/metrics")[0] == 200
     slow.close()
+    # more idle clients than there are slots: the oldest idle one makes room for a scrape, and
+    # one that sends nothing is let go after the request's 3 s
+    idle = [socket.create_connection(("127.0.0.1", s.port)) for _ in range(70)]
+    t0 = time.time()
+    assert s.get("/metrics")[0] == 200
+    assert time.time() - t0 < 3, "idle clients held up a scrape"
+    idle[-1].settimeout(6)
+    t0 = time.time()
+    assert idle[-1].recv(1) == b"", "an idle client was kept"
+    assert 2 <= time.time() - t0 < 6
+    for c in idle:
+        c.close()
     assert s.p.poll() is None, "serve ended on a client's error"
 
 

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -89,15 +90,13 @@ enum ms_http_status ms_http_parse(const char *buf, size_t len, struct ms_http_re
 		return MS_HTTP_BAD;
 	mlen = (size_t)(sp1 - buf);
 	tlen = (size_t)(sp2 - sp1 - 1);
+	req->head = mlen == 4 && !strncmp(buf, "HEAD", 4);	/* its answers have no body */
+	if (!req->head && (mlen != 3 || strncmp(buf, "GET", 3)))
+		return MS_HTTP_METHOD;
 	if (tlen >= 8 && !strncmp(sp1 + 1, "/metrics", 8) && (tlen == 8 || sp1[9] == '?'))
 		req->metrics = true;
-	else if (!(tlen == 1 || sp1[2] == '?') || sp1[1] != '/')
-		return mlen == 3 && !strncmp(buf, "GET", 3) ? MS_HTTP_NOT_FOUND :
-		       mlen == 4 && !strncmp(buf, "HEAD", 4) ? MS_HTTP_NOT_FOUND : MS_HTTP_METHOD;
-	if (mlen == 4 && !strncmp(buf, "HEAD", 4))
-		req->head = true;
-	else if (mlen != 3 || strncmp(buf, "GET", 3))
-		return MS_HTTP_METHOD;
+	else if (sp1[1] != '/' || (tlen > 1 && sp1[2] != '?'))
+		return MS_HTTP_NOT_FOUND;
 	v = header(eol + 1, (size_t)(end - eol - 1), "Accept", &vlen);
 	if (v && memmem(v, vlen, "application/openmetrics-text", 28))
 		req->openmetrics = true;
@@ -173,7 +172,7 @@ bad:
 
 struct conn {
 	int fd;
-	time_t deadline;
+	double accepted, deadline;	/* CLOCK_MONOTONIC seconds */
 	char in[MS_SERVE_MAX_REQUEST];
 	size_t inlen;
 	bool waiting;		/* a scrape before the first walk: answered when it comes */
@@ -193,7 +192,16 @@ struct server {
 	size_t framelen, framecap;
 	struct conn c[MS_SERVE_MAX_CONNS];
 	int n;
+	double accept_again;	/* after EMFILE and the like: no accept before then */
 };
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void conn_close(struct server *sv, int i)
 {
@@ -202,6 +210,7 @@ static void conn_close(struct server *sv, int i)
 	sv->c[i] = sv->c[--sv->n];
 }
 
+/* c's answer into c->out (NULL when memory runs out: the caller closes it) */
 static void answer(struct server *sv, struct conn *c, int status)
 {
 	const char *ctype = c->req.openmetrics ?
@@ -214,10 +223,11 @@ static void answer(struct server *sv, struct conn *c, int status)
 			   status == 404 ? "Not Found" : status == 405 ? "Method Not Allowed" :
 			   status == 431 ? "Request Header Fields Too Large" : "Service Unavailable";
 
-	if (!m) {
-		c->outlen = 0;
+	free(c->out);
+	c->out = NULL;
+	c->outoff = c->outlen = 0;
+	if (!m)
 		return;
-	}
 	if (status == 200 && c->req.metrics) {
 		fwrite(sv->expo, 1, sv->expolen, m);
 		fprintf(m, "# HELP memstat_walks_total Walks since memstat serve started.\n"
@@ -236,19 +246,32 @@ static void answer(struct server *sv, struct conn *c, int status)
 		ctype = "text/plain; charset=utf-8";
 		fprintf(m, "%d %s\n", status, text);
 	}
-	fclose(m);
-	free(c->out);
-	c->out = NULL;
-	c->outoff = 0;
+	if (fclose(m) || !body) {
+		free(body);
+		return;
+	}
 	if (asprintf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-		     "%sConnection: close\r\n\r\n%.*s", status, text, ctype, blen,
-		     status == 405 ? "Allow: GET, HEAD\r\n" : "",
-		     c->req.head ? 0 : (int)blen, body ? body : "") < 0)
+		     "%sConnection: close\r\n\r\n", status, text, ctype, blen,
+		     status == 405 ? "Allow: GET, HEAD\r\n" : "") < 0) {
 		c->out = NULL;
-	c->outlen = c->out ? strlen(c->out) : 0;
-	if (c->out && !c->req.head && blen && memchr(body, '\0', blen))
-		c->outlen = 0;	/* the exposition is text: a NUL would be a bug; not sent */
+	} else if (!c->req.head) {	/* the body after the headers (it may hold any byte) */
+		size_t hl = strlen(c->out);
+		char *o = realloc(c->out, hl + blen);
+
+		if (!o) {
+			free(c->out);
+			c->out = NULL;
+		} else {
+			memcpy(o + hl, body, blen);
+			c->out = o;
+			c->outlen = hl + blen;
+		}
+	} else {
+		c->outlen = strlen(c->out);
+	}
 	free(body);
+	/* the whole answer within the connection's time, from now on */
+	c->deadline = c->accepted + MS_SERVE_TIMEOUT_S;
 }
 
 /* a whole frame in sv->frame: the new exposition (0), more to read (1), a bad frame (-1) */
@@ -283,26 +306,53 @@ static int take_frame(struct server *sv)
 	return 0;
 }
 
-static void handle_input(struct server *sv, int i)
+/* a client's bytes: 0, or -1 when the connection is to be closed */
+static int handle_input(struct server *sv, struct conn *c)
 {
-	struct conn *c = &sv->c[i];
 	ssize_t n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
 	enum ms_http_status st;
 
-	if (n <= 0) {
-		if (n == 0 || (errno != EAGAIN && errno != EINTR))
-			conn_close(sv, i);
-		return;
-	}
+	if (n <= 0)
+		return n == 0 || (errno != EAGAIN && errno != EINTR) ? -1 : 0;
 	c->inlen += (size_t)n;
 	st = ms_http_parse(c->in, c->inlen, &c->req);
 	if (st == MS_HTTP_MORE)
-		return;
+		return 0;
 	if (st == MS_HTTP_OK && c->req.metrics && !sv->expo) {
 		c->waiting = true;	/* before the first walk */
-		return;
+		c->deadline = c->accepted + MS_SERVE_TIMEOUT_S;
+		return 0;
 	}
 	answer(sv, c, (int)st);
+	return c->out ? 0 : -1;
+}
+
+/* A new client; when every slot is taken, the oldest one still sending its request goes. */
+static void take_client(struct server *sv, int lfd)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), old = -1;
+
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS)
+			sv->accept_again = mono() + 1;	/* else poll would wake at once */
+		return;
+	}
+	if (sv->n == MS_SERVE_MAX_CONNS) {
+		for (int i = 0; i < sv->n; i++)
+			if (!sv->c[i].out && !sv->c[i].waiting &&
+			    (old < 0 || sv->c[i].accepted < sv->c[old].accepted))
+				old = i;
+		if (old < 0) {
+			close(fd);	/* all of them are being answered */
+			return;
+		}
+		conn_close(sv, old);
+	}
+	memset(&sv->c[sv->n], 0, sizeof(sv->c[sv->n]));
+	sv->c[sv->n].fd = fd;
+	sv->c[sv->n].accepted = mono();
+	sv->c[sv->n].deadline = sv->c[sv->n].accepted + MS_SERVE_REQUEST_TIMEOUT_S;
+	sv->n++;
 }
 
 static void serve_loop(int lfd, int pipe_r)
@@ -311,23 +361,31 @@ static void serve_loop(int lfd, int pipe_r)
 	struct pollfd pf[MS_SERVE_MAX_CONNS + 2];
 
 	for (;;) {
-		time_t now = time(NULL);
+		double now = mono();
 		int np = 0, i;
 
 		for (i = 0; i < sv.n; i++)
 			if (now >= sv.c[i].deadline) {
+				if (sv.c[i].waiting) {	/* no walk yet: say so, best effort */
+					static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
+						"Content-Length: 0\r\nConnection: close\r\n\r\n";
+
+					if (write(sv.c[i].fd, busy, sizeof(busy) - 1) < 0) {
+						/* it goes anyway */
+					}
+				}
 				conn_close(&sv, i);
 				i--;
 			}
 		pf[np++] = (struct pollfd){ .fd = pipe_r, .events = POLLIN };
-		pf[np++] = (struct pollfd){ .fd = sv.n < MS_SERVE_MAX_CONNS ? lfd : -1,
+		pf[np++] = (struct pollfd){ .fd = now >= sv.accept_again ? lfd : -1,
 					    .events = POLLIN };
 		for (i = 0; i < sv.n; i++)
 			pf[np++] = (struct pollfd){ .fd = sv.c[i].fd,
 						    .events = sv.c[i].draining ? POLLIN :
 							      sv.c[i].out ? POLLOUT :
 							      sv.c[i].waiting ? 0 : POLLIN };
-		if (poll(pf, (nfds_t)np, 1000) < 0 && errno != EINTR)
+		if (poll(pf, (nfds_t)np, 500) < 0 && errno != EINTR)
 			_exit(1);
 		if (pf[0].revents) {	/* a frame, or the end */
 			ssize_t n;
@@ -358,17 +416,17 @@ static void serve_loop(int lfd, int pipe_r)
 					}
 			}
 		}
-		/* the clients polled: pf[2 + i] is sv.c[i] as it was before any closed */
+		/* the clients polled: pf[2 + i] is sv.c[i] as it was before any closed (going
+		 * down, a client swapped into slot i by conn_close() has had its turn) */
 		for (i = np - 3; i >= 0; i--) {
 			struct conn *c = &sv.c[i];
+			short rev = pf[2 + i].revents;
 
-			if (!pf[2 + i].revents)
+			if (!rev)
 				continue;
-			if (pf[2 + i].revents & (POLLERR | POLLNVAL)) {
+			if (rev & (POLLERR | POLLNVAL)) {
 				conn_close(&sv, i);
-				continue;
-			}
-			if (c->draining) {
+			} else if (c->draining) {
 				char sink[4096];
 				ssize_t r = read(c->fd, sink, sizeof(sink));
 
@@ -384,32 +442,30 @@ static void serve_loop(int lfd, int pipe_r)
 				} else if (c->outoff >= c->outlen) {
 					shutdown(c->fd, SHUT_WR);	/* then read to the end */
 					c->draining = true;
-					if (c->deadline > time(NULL) + 2)
-						c->deadline = time(NULL) + 2;
+					if (c->deadline > mono() + 2)
+						c->deadline = mono() + 2;
 				}
-			} else if (!c->waiting) {
-				handle_input(&sv, i);
+			} else if (!c->waiting && (rev & (POLLIN | POLLHUP))) {
+				if (handle_input(&sv, c))
+					conn_close(&sv, i);
 			}
 		}
-		if (pf[1].revents & POLLIN) {
-			while (sv.n < MS_SERVE_MAX_CONNS) {
-				int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-				if (fd < 0)
-					break;
-				memset(&sv.c[sv.n], 0, sizeof(sv.c[sv.n]));
-				sv.c[sv.n].fd = fd;
-				sv.c[sv.n].deadline = time(NULL) + MS_SERVE_TIMEOUT_S;
-				sv.n++;
-			}
-		}
+		if (pf[1].fd >= 0 && (pf[1].revents & POLLIN))
+			for (int k = 0; k < 16; k++)	/* a few at a time: the others get a turn */
+				take_client(&sv, lfd);
 	}
+}
+
+/* descriptor fd moved to at least 10 (so that dup2() onto 3 and 4 clobbers neither), or -1 */
+static int high_fd(int fd)
+{
+	return fcntl(fd, F_DUPFD, 10);
 }
 
 pid_t ms_serve_start(int listen_fd, int *pipe_w, char *why, size_t whylen)
 {
+	pid_t parent = getpid(), pid;
 	int p[2];
-	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC)) {
 		snprintf(why, whylen, "cannot make the pipe to the HTTP process: %s", strerror(errno));
@@ -423,23 +479,30 @@ pid_t ms_serve_start(int listen_fd, int *pipe_w, char *why, size_t whylen)
 		return -1;
 	}
 	if (pid == 0) {
-		int err;
+		int l = high_fd(listen_fd), r = high_fd(p[0]), err, fd;
+		long max = sysconf(_SC_OPEN_MAX);
 
 		signal(SIGPIPE, SIG_IGN);
 		signal(SIGINT, SIG_IGN);	/* the walking process ends it, by the pipe */
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_IGN);
-		if (dup2(listen_fd, 3) < 0 || dup2(p[0], 4) < 0)
+		close(p[1]);	/* the pipe's write end: the walking process's alone */
+		if (l < 0 || r < 0 || dup2(l, 3) < 0 || dup2(r, 4) < 0)
 			_exit(1);
-#ifdef SYS_close_range
-		syscall(SYS_close_range, 5, ~0U, 0);	/* no BPF object, no file of root's */
-#endif
+		/* every other descriptor: no BPF object, no file of root's */
+		if (syscall(SYS_close_range, 5, ~0U, 0))
+			for (fd = 5; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+				close(fd);
 		err = ms_drop_root();
 		if (err) {
 			dprintf(2, "memstat serve: cannot drop root's privileges for the HTTP "
 				"process: %s\n", strerror(-err));
 			_exit(1);
 		}
+		/* ended with the walking process, even one killed (the closed pipe ends it too) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		if (chdir("/")) {
 			/* nothing it needs is relative */
 		}
@@ -447,6 +510,7 @@ pid_t ms_serve_start(int listen_fd, int *pipe_w, char *why, size_t whylen)
 		serve_loop(3, 4);
 	}
 	close(p[0]);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);	/* a stopped HTTP process never blocks the walks */
 	*pipe_w = p[1];
 	return pid;
 }
@@ -456,7 +520,7 @@ int ms_serve_publish(int pipe_w, unsigned long long walks, double epoch, const c
 {
 	char head[96];
 	int n = snprintf(head, sizeof(head), "MSF1 %llu %.3f %zu\n", walks, epoch, len);
-	struct iovec {
+	struct {
 		const char *b;
 		size_t l;
 	} part[2] = { { head, (size_t)n }, { text, len } };
@@ -464,12 +528,20 @@ int ms_serve_publish(int pipe_w, unsigned long long walks, double epoch, const c
 	for (int k = 0; k < 2; k++)
 		for (size_t off = 0; off < part[k].l;) {
 			ssize_t w = write(pipe_w, part[k].b + off, part[k].l - off);
+			struct pollfd pf = { .fd = pipe_w, .events = POLLOUT };
 
+			if (w > 0) {
+				off += (size_t)w;
+				continue;
+			}
 			if (w < 0 && errno == EINTR)
 				continue;
-			if (w <= 0)
-				return -errno;
-			off += (size_t)w;
+			if (w == 0 || errno != EAGAIN)
+				return w ? -errno : -EIO;
+			/* the HTTP process reads its pipe in every turn of its loop: 10 s without
+			 * room means it has stopped (SIGSTOP) or hangs */
+			if (poll(&pf, 1, 10000) == 0)
+				return -ETIMEDOUT;
 		}
 	return 0;
 }

@@ -13,6 +13,7 @@
 #define MS_SERVE_DEFAULT_LISTEN "127.0.0.1:9636"
 #define MS_SERVE_MAX_CONNS 64		/* clients served at once; more wait in the backlog */
 #define MS_SERVE_MAX_REQUEST 8192	/* bytes of a request line and its headers */
+#define MS_SERVE_REQUEST_TIMEOUT_S 3	/* from a client's connection to the end of its request */
 #define MS_SERVE_TIMEOUT_S 10		/* from a client's connection to the end of its answer */
 
 /* A parsed request: what serve answers (ms_http_parse()). */

@@ -183,15 +183,26 @@ int ms_debug_level(void)
 
 int ms_drop_root(void)
 {
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {};
 	uid_t r, e, s;
 
-	if (!getresuid(&r, &e, &s) && r && e && s)
-		return 0;	/* not root: nothing to drop */
-	if (setgroups(0, NULL) || setgid(MS_NOBODY) || setuid(MS_NOBODY))
+	if (getresuid(&r, &e, &s) || !r || !e || !s) {
+		if (setgroups(0, NULL) || setgid(MS_NOBODY) || setuid(MS_NOBODY))
+			return -errno;
+		if (setuid(0) != -1 || getuid() != MS_NOBODY || geteuid() != MS_NOBODY)
+			return -EPERM;	/* root could come back */
+	}
+	/* a user other than root may still hold capabilities (a unit's AmbientCapabilities=,
+	 * setcap): none is kept, in any set */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (syscall(SYS_capset, &h, d))
 		return -errno;
-	if (setuid(0) != -1 || getuid() != MS_NOBODY || geteuid() != MS_NOBODY)
-		return -EPERM;	/* root could come back */
-	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if (syscall(SYS_capget, &h, d) || d[0].permitted || d[1].permitted || d[0].effective ||
+	    d[1].effective)
+		return -EPERM;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
 	return 0;
 }
 

@@ -69,6 +69,10 @@ void ms_procs_print(FILE *out, const struct ms_procs *ps)
 	if (ps->exited)
 		fprintf(out, "(left out: %zu process%s that exited while read)\n", ps->exited,
 			ps->exited == 1 ? "" : "es");
+	if (ps->partial)
+		fprintf(out, "(in part: %zu process%s with more than 1 TiB of address space, read "
+			"only so far: this kernel has no PAGEMAP_SCAN, 6.7)\n", ps->partial,
+			ps->partial == 1 ? "" : "es");
 	if (ps->unreadable) {
 		fprintf(out, "(left out: %zu process%s whose page tables memstat may not read%s "
 			"PID %d ", ps->unreadable, ps->unreadable == 1 ? "" : "es",
@@ -136,6 +140,7 @@ void ms_procs_json_fields(struct ms_jw *w, const struct ms_procs *ps)
 	ms_jw_object_field(w, "left_out");
 	ms_jw_u64_field(w, "exited", ps->exited);
 	ms_jw_u64_field(w, "unreadable", ps->unreadable);
+	ms_jw_u64_field(w, "read_in_part", ps->partial);
 	ms_jw_u64_field(w, "no_address_space", ps->no_mm);
 	ms_jw_u64_field(w, "zero_page_mappings", ps->zero);
 	ms_jw_u64_field(w, "non_ram_mappings", ps->outside);
@@ -166,6 +171,8 @@ static void prom_rows(FILE *out, const struct ms_procs *ps, const char *metric, 
 			break;
 		if (i < ps->nshown && !ps->by_command)
 			snprintf(pid, sizeof(pid), "%d", p->pid);
+		else if (i == ps->nshown)	/* no process has this pid, whatever its name */
+			snprintf(pid, sizeof(pid), "other");
 		for (int c = 0; what < 2 && c <= MS_NR_CLASSES; c++) {
 			fprintf(out, "%s{pid=\"%s\",command=\"", metric, pid);
 			ms_esc_fputs(out, name, MS_ESC_PROM);
@@ -190,7 +197,8 @@ static void prom_rows(FILE *out, const struct ms_procs *ps, const char *metric, 
 void ms_procs_prom(FILE *out, const struct ms_procs *ps)
 {
 	fputs("# HELP memstat_process_pss_pages Proportional set size by class of each process of "
-	      "--by process or command (the top N and (other); pid empty for a command).\n"
+	      "--by process or command (the top N, and (other) with pid \"other\"; pid empty "
+	      "for a command).\n"
 	      "# TYPE memstat_process_pss_pages gauge\n", out);
 	prom_rows(out, ps, "memstat_process_pss_pages", 0);
 	fputs("# HELP memstat_process_rss_pages Pages mapped, by class, of each process of --by "

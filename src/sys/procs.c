@@ -84,10 +84,10 @@ struct counts {
 
 static __u16 *count_of(struct counts *k, __u64 pfn)
 {
-	const struct ms_range *x = &k->r->r[k->hint];
+	const struct ms_range *x = k->r->n ? &k->r->r[k->hint] : NULL;
 	size_t lo = 0, hi = k->r->n;
 
-	if (pfn >= x->start && pfn < x->end)
+	if (x && pfn >= x->start && pfn < x->end)
 		return &k->c[k->hint][pfn - x->start];
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -190,16 +190,37 @@ static int read_entries(struct ms_procs *ps, struct counts *k, struct ms_proc *p
 	return 0;
 }
 
+/*
+ * Without PAGEMAP_SCAN every entry of an area is read: a process's areas may span any address
+ * space (a reservation of terabytes costs nothing to map). At most MS_PROC_ENTRIES of them are
+ * read per process (1 TiB of address space, 2 GiB of entries, about a second); a process with
+ * more is read only so far, and counted apart (1: stop reading it).
+ */
+#define MS_PROC_ENTRIES (1ULL << 28)
+static int read_all(struct ms_procs *ps, struct counts *k, struct ms_proc *p, int fd,
+		    __u64 first, __u64 n, __u64 *buf, __u64 *budget)
+{
+	int ret;
+
+	if (n > *budget) {
+		ret = read_entries(ps, k, p, fd, first, *budget, buf);
+		*budget = 0;
+		return ret ? ret : 1;
+	}
+	*budget -= n;
+	return read_entries(ps, k, p, fd, first, n, buf);
+}
+
 /* One area [start, end) (bytes): with PAGEMAP_SCAN only its present and swapped pages */
 static int read_area(struct ms_procs *ps, struct counts *k, struct ms_proc *p, int fd,
-		     __u64 start, __u64 end, __u64 psize, __u64 *buf, bool *scan)
+		     __u64 start, __u64 end, __u64 psize, __u64 *buf, bool *scan, __u64 *budget)
 {
 	struct pm_region v[256];
 	struct pm_scan a;
 	int ret;
 
 	if (!*scan)
-		return read_entries(ps, k, p, fd, start / psize, (end - start) / psize, buf);
+		return read_all(ps, k, p, fd, start / psize, (end - start) / psize, buf, budget);
 	while (start < end) {
 		long n;
 
@@ -215,8 +236,8 @@ static int read_area(struct ms_procs *ps, struct counts *k, struct ms_proc *p, i
 		if (n < 0) {
 			if (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP) {
 				*scan = false;	/* before 6.7: read every entry */
-				return read_entries(ps, k, p, fd, start / psize,
-						    (end - start) / psize, buf);
+				return read_all(ps, k, p, fd, start / psize,
+						(end - start) / psize, buf, budget);
 			}
 			return gone_or(errno);
 		}
@@ -274,6 +295,7 @@ static char *slurp(int fd, size_t *len)
 static int read_proc(struct ms_procs *ps, struct counts *k, int procfd, int pid,
 		     struct ms_proc *p, __u64 *buf)
 {
+	__u64 budget = MS_PROC_ENTRIES;
 	char name[32], *maps = NULL, *line, *save = NULL;
 	const __u64 psize = (__u64)sysconf(_SC_PAGESIZE);
 	int dir, fd = -1, ret = -ESRCH;
@@ -322,7 +344,11 @@ static int read_proc(struct ms_procs *ps, struct counts *k, int procfd, int pid,
 
 		if (sscanf(line, "%llx-%llx", &s, &e) != 2 || e <= s || strstr(line, "[vsyscall]"))
 			continue;
-		ret = read_area(ps, k, p, fd, s, e, psize, buf, &ps->scan);
+		ret = read_area(ps, k, p, fd, s, e, psize, buf, &ps->scan, &budget);
+	}
+	if (ret == 1) {	/* read in part: kept, and said */
+		ps->partial++;
+		ret = 0;
 	}
 out:
 	if (fd >= 0)
@@ -409,10 +435,12 @@ static bool kernel_mapcounts(struct counts *k, const char *path)
 				close(fd);
 				return false;	/* the counts are partly the kernel's: both say so */
 			}
+			/* the kernel's count, but never under the mappings memstat read (a page
+			 * unmapped since, or a large folio's average mapcount from 6.15): a
+			 * page's shares never add up to more than the page */
 			for (__u64 j = s; j < e; j++)
-				if (c[j])	/* 0: unmapped since it was read */
-					c[j] = buf[j - s] > UINT16_MAX ? UINT16_MAX :
-					       buf[j - s] ? (__u16)buf[j - s] : 1;
+				if (c[j] && buf[j - s] > c[j])
+					c[j] = buf[j - s] > UINT16_MAX ? UINT16_MAX : (__u16)buf[j - s];
 			at = e;
 		}
 	}
@@ -461,7 +489,7 @@ static int account(struct ms_procs *ps, struct counts *k, const char *kpageflags
 			__u64 pfn = p->pfns[j];
 			enum ms_sub s = sub_of(ps, pfn, &hint);
 			enum ms_class c = s == MS_NR_SUBS ? MS_C_UNKNOWN : ms_subs[s].cls;
-			__u16 n = *count_of(k, pfn);
+			__u16 n = *count_of(k, pfn) ? *count_of(k, pfn) : 1;
 
 			if (c == MS_C_KERNEL && nzero &&
 			    bsearch(&pfn, kernel, nzero, sizeof(*kernel), cmp_u64)) {
@@ -617,7 +645,8 @@ int ms_procs_read(struct ms_procs *ps, const struct ms_ranges *r, const char *pr
 		}
 		/* left out: so are its mappings from the counts */
 		for (size_t j = 0; j < ps->p[ps->n].npfns; j++)
-			(*count_of(&k, ps->p[ps->n].pfns[j]))--;
+			if (*count_of(&k, ps->p[ps->n].pfns[j]) != UINT16_MAX)	/* not counted */
+				(*count_of(&k, ps->p[ps->n].pfns[j]))--;
 		free(ps->p[ps->n].pfns);
 		if (err == -ENOMEM)
 			ret = err;
@@ -684,7 +713,7 @@ int ms_proc_pfns(int pid, __u64 **pfns, size_t *n)
 
 void ms_procs_reset(struct ms_procs *ps)
 {
-	struct ms_procs keep = { .top = ps->top, .min_pages = ps->min_pages,
+	struct ms_procs keep = { .top = ps->top, .min_pages = ps->min_pages, .partial = 0,
 				 .by_command = ps->by_command, .runs = ps->runs,
 				 .runs_cap = ps->runs_cap };
 

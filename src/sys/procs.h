@@ -44,6 +44,8 @@ struct ms_procs {
 	int unreadable_pid, unreadable_err;	/* the first of them, and why (errno) */
 	char unreadable_comm[64];
 	size_t no_mm;			/* kernel threads and zombies: nothing mapped */
+	size_t partial;			/* read in part: more address space than memstat reads
+					 * without PAGEMAP_SCAN (procs.c MS_PROC_ENTRIES) */
 	__u64 outside;			/* mappings of pfns outside present memory (device memory) */
 	__u64 zero;			/* mappings of the shared zero pages (not counted) */
 	bool scan;			/* present pages found by PAGEMAP_SCAN (>= 6.7) */
