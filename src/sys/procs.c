@@ -536,7 +536,8 @@ static void merge_commands(struct ms_procs *ps)
 {
 	size_t out = 0;
 
-	qsort(ps->p, ps->n, sizeof(*ps->p), by_comm);
+	if (ps->n)
+		qsort(ps->p, ps->n, sizeof(*ps->p), by_comm);
 	for (size_t i = 0; i < ps->n; i++) {
 		if (out && !strcmp(ps->p[out - 1].comm, ps->p[i].comm)) {
 			add_to(&ps->p[out - 1], &ps->p[i]);
@@ -702,7 +703,8 @@ int ms_proc_pfns(int pid, __u64 **pfns, size_t *n)
 		free(p.pfns);
 		return err;
 	}
-	qsort(p.pfns, p.npfns, sizeof(*p.pfns), cmp_u64);
+	if (p.npfns)
+		qsort(p.pfns, p.npfns, sizeof(*p.pfns), cmp_u64);
 	for (size_t i = 0; i < p.npfns; i++)
 		if (p.pfns[i] && (!u || p.pfns[u - 1] != p.pfns[i]))
 			p.pfns[u++] = p.pfns[i];
