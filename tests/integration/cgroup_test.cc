@@ -376,7 +376,20 @@ TEST(ByCgroup, WorkloadMatchesMemoryStat)
 						   { "page_cache", 0 } },
 				   "the empty sibling");
 
-	// --tree: the parent's row is itself and the workload; against its memory.stat
+	// --tree: the parent's row is itself and the workload; against its memory.stat, which is
+	// hierarchical, but whose counts the kernel may publish late (its statistics are flushed
+	// up the tree when enough have changed, else every 2 s): in a CI run the parent's file
+	// was 70 MB, the same before and after the walk, which found 276 MB in its subtree (and
+	// matched the child's own memory.stat). Wait (10 s at most) until the parent's counts
+	// hold its child's.
+	for (int i = 0; i < 100; i++) {
+		Kernel cc, pp;
+		read_kernel(child, &cc, 0);
+		read_kernel(parent, &pp, 0);
+		if (pp.anon[0] >= cc.anon[0] && pp.file[0] >= cc.file[0] && pp.shmem[0] >= cc.shmem[0])
+			break;
+		usleep(100000);
+	}
 	read_kernel(parent, &kp, 0);
 	json t = by_cgroup({ "--tree" });
 	read_kernel(parent, &kp, 1);
