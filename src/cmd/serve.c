@@ -195,12 +195,10 @@ struct server {
 	double accept_again;	/* after EMFILE and the like: no accept before then */
 };
 
+/* CLOCK_MONOTONIC seconds (util.c's clock) */
 static double mono(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return ms_now_ms() / 1e3;
 }
 
 static void conn_close(struct server *sv, int i)

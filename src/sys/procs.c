@@ -728,10 +728,7 @@ void ms_procs_reset(struct ms_procs *ps)
 
 void ms_procs_free(struct ms_procs *ps)
 {
-	for (size_t i = 0; i < ps->n; i++)
-		free(ps->p[i].pfns);
-	free(ps->p);
-	free(ps->order);
+	ms_procs_reset(ps);	/* the rows; the runs, which reset keeps, then */
 	free(ps->runs);
 	memset(ps, 0, sizeof(*ps));
 }
