@@ -393,9 +393,11 @@ int main(int argc, char **argv)
 		ms_groups_set_min(walker.groups, o.min_set,
 				  (o.min_bytes + (__u64)sysconf(_SC_PAGESIZE) - 1) /
 				  (__u64)sysconf(_SC_PAGESIZE));
-		if (o.by == MS_BY_CGROUP &&
+		if (o.nbundle_dirs)
+			ms_groups_set_bundle_dirs(walker.groups, o.bundle_dirs, o.nbundle_dirs);
+		if ((o.by == MS_BY_CGROUP || o.by == MS_BY_POD) &&
 		    (ret = ms_cgroups_knowable(ms_backend_features(&walker.be), why, sizeof(why)))) {
-			ms_err("--by cgroup: %s", why);
+			ms_err("--by %s: %s", ms_by_keys[o.by].key_name, why);
 			goto out;
 		}
 		if (o.by == MS_BY_SLAB && !bpf) {

@@ -65,8 +65,9 @@ static const char usage_text[] =
 	"                         error at a 99% confidence level; bpf backend only, not\n"
 	"                         with --reconcile\n"
 	"      --seed N           with --approx: the seed of the first sample's choice\n"
-	"      --by KEY           pages per group: node, zone, fs, cgroup, file, exec or\n"
-	"                         slab (the slab caches, and large kmalloc)\n"
+	"      --by KEY           pages per group: node, zone, fs, cgroup, pod (Kubernetes\n"
+	"                         pods and containers), file, exec or slab (the slab\n"
+	"                         caches, and large kmalloc)\n"
 	"                         (one walk of every page's record; bpf or kmod backend);\n"
 	"                         process: each process's mapped pages (PSS) by class;\n"
 	"                         command: the same summed by process name\n"
@@ -77,6 +78,9 @@ static const char usage_text[] =
 	"                         (other) (default: only removed cgroups under 1 MB)\n"
 	"      --tree             with --by cgroup: each row is a cgroup and its\n"
 	"                         descendants, indented by depth\n"
+	"      --oci-bundles DIR  with --by pod: where the containers' OCI bundles are\n"
+	"                         (DIR/ID/config.json ...), for their names; repeatable\n"
+	"                         (default: containerd's, k3s's, CRI-O's and Docker's)\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -97,7 +101,8 @@ void ms_fail_json(const char *msg)
 }
 
 static const char serve_usage_text[] =
-	"Usage: memstat serve [--listen ADDR:PORT] [--interval S] [--by KEY [--top N] [--min SIZE]]\n"
+	"Usage: memstat serve [--listen ADDR:PORT] [--interval S] [--by KEY [--top N] [--min SIZE]\n"
+	"                     [--oci-bundles DIR]]\n"
 	"                     [-a] [--approx[=F] [--seed N]] [-b BACKEND] [--jobs N]\n"
 	"Serve /metrics to Prometheus: walk every S seconds and answer each scrape with the\n"
 	"last walk (a scrape costs no walk), in the series of memstat -f prom. The HTTP side\n"
@@ -106,9 +111,10 @@ static const char serve_usage_text[] =
 	"      --listen ADDR:PORT the address (default " MS_SERVE_DEFAULT_LISTEN ": loopback\n"
 	"                         only; [::1]:PORT, or :PORT for every address)\n"
 	"      --interval S       seconds between walks (default 15, from 1 to 86400)\n"
-	"      --by KEY           the groups of KEY too (node, zone, fs, cgroup, file, exec,\n"
-	"                         slab), the top 50 (20 for file, exec, slab) and (other)\n"
-	"      --top N, --min SIZE  as memstat --by\n"
+	"      --by KEY           the groups of KEY too (node, zone, fs, cgroup, pod, file,\n"
+	"                         exec, slab), the top 50 (20 for file, exec, slab) and\n"
+	"                         (other)\n"
+	"      --top N, --min SIZE, --oci-bundles DIR  as memstat --by\n"
 	"  -a, --attributes       the attributes' series\n"
 	"      --approx[=F]       estimate from a sample of a fraction F of the pages, with\n"
 	"                         each class's error (memstat --approx)\n"
@@ -180,7 +186,7 @@ static int serve_opts(struct ms_opts *o, int argc, char **argv)
 	    o->format >= 0 || o->fsync || o->rotate_incompatible || o->compare || o->tree ||
 	    o->by_process)
 		return ms_usage_error("serve", "%s", "serve takes --listen, --interval, --by, --top, "
-				      "--min, -a, --approx, --seed, -b and --jobs");
+				      "--min, --oci-bundles, -a, --approx, --seed, -b and --jobs");
 	if (o->approx && (o->by >= 0 || o->attributes || o->backend == MS_BE_KMOD ||
 			  o->backend == MS_BE_KPF))
 		return ms_usage_error("serve", "%s", "--approx needs the bpf backend and no --by or "
@@ -191,6 +197,8 @@ static int serve_opts(struct ms_opts *o, int argc, char **argv)
 		o->backend = MS_BE_BPF;	/* no fallback: the others walk every page */
 	if (o->min_set && o->by < 0)
 		return ms_usage_error("serve", "%s", "--min needs --by KEY");
+	if (o->nbundle_dirs && o->by != MS_BY_POD)
+		return ms_usage_error("serve", "%s", "--oci-bundles needs --by pod");
 	if (o->top && o->by < 0)
 		return ms_usage_error("serve", "%s", "--top needs --by KEY");
 	if ((o->by >= 0 || o->attributes) && o->backend == MS_BE_KPF)
@@ -212,7 +220,8 @@ static int serve_opts(struct ms_opts *o, int argc, char **argv)
 int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 {
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
-	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN, OPT_COMPARE, OPT_LISTEN, OPT_INTERVAL };
+	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN, OPT_COMPARE, OPT_LISTEN, OPT_INTERVAL,
+	       OPT_OCI_BUNDLES };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attributes", no_argument, NULL, 'a' },
@@ -235,6 +244,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "oci-bundles", required_argument, NULL, OPT_OCI_BUNDLES },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -258,6 +268,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend") ||
 		    !strcmp(a, "--seed") || !strcmp(a, "--jobs") || !strcmp(a, "--by") ||
 		    !strcmp(a, "--top") || !strcmp(a, "--min") || !strcmp(a, "--compare") ||
+		    !strcmp(a, "--oci-bundles") ||
 		    !strcmp(a, "--listen") || !strcmp(a, "--interval")) {
 			c++;	/* the next word is this option's argument */
 			continue;
@@ -348,7 +359,8 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 				break;	/* not a key of the group engine: procs.c */
 			if (ms_by_parse(optarg, &by))
 				return ms_usage_error(NULL, "unknown --by key '%s' (expected node, zone, fs, "
-						   "cgroup, file, exec, slab, process or command)",
+						   "cgroup, pod, file, exec, slab, process or "
+						   "command)",
 						   optarg);
 			o->by = (int)by;
 			break;
@@ -385,6 +397,14 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			exit(MS_EXIT_OK);
 		case OPT_LISTEN:
 			o->listen = optarg;
+			break;
+		case OPT_OCI_BUNDLES:
+			if (o->nbundle_dirs == MS_MAX_BUNDLE_DIRS)
+				return ms_usage_error(NULL, "--oci-bundles given more than %d times",
+						      MS_MAX_BUNDLE_DIRS);
+			if (!*optarg)
+				return ms_usage_error(NULL, "%s", "--oci-bundles needs a directory");
+			o->bundle_dirs[o->nbundle_dirs++] = optarg;
 			break;
 		case OPT_INTERVAL:
 			err = parse_interval(optarg, &o->so.interval);
@@ -469,6 +489,8 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 				   "combined with --top");
 	if (o->top && o->by < 0 && !o->by_process)
 		return ms_usage_error(NULL, "%s", "--top needs --by KEY");
+	if (o->nbundle_dirs && o->by != MS_BY_POD)
+		return ms_usage_error(NULL, "%s", "--oci-bundles needs --by pod");
 	if (o->compare && (o->sampling || o->runs || o->features || o->by >= 0 || o->by_process ||
 			   o->approx))
 		return ms_usage_error(NULL, "%s", "--compare is of one exact walk's summary: not with an "

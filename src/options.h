@@ -23,6 +23,9 @@ struct ms_opts {
 	bool min_set;		/* --min SIZE given */
 	__u64 min_bytes;
 	bool tree;		/* --tree: with --by cgroup, hierarchical totals */
+#define MS_MAX_BUNDLE_DIRS 8
+	const char *bundle_dirs[MS_MAX_BUNDLE_DIRS];	/* --oci-bundles DIR (--by pod) */
+	size_t nbundle_dirs;
 	int compare;		/* --compare TOOL: enum ms_compare_tool (report.h); 0 none */
 	bool serve;		/* memstat serve (serve.c): --listen, --interval */
 	const char *listen;

@@ -167,6 +167,12 @@ PY
 # ---- --by cgroup --tree and allpages --cgroup (cgroup.c): bad input, the tree's totals ----
 run "--tree without --by cgroup" 2 "$memstat" --by node --tree
 one_line_err "--tree without --by cgroup" "--tree needs --by cgroup"
+run "--oci-bundles without --by pod" 2 "$memstat" --by cgroup --oci-bundles /tmp
+one_line_err "--oci-bundles without --by pod" "--oci-bundles needs --by pod"
+run "serve --oci-bundles without --by pod" 2 "$memstat" serve --oci-bundles /tmp
+one_line_err "serve --oci-bundles without --by pod" "--oci-bundles needs --by pod"
+run "--oci-bundles given 9 times" 2 "$memstat" --by pod $(printf -- '--oci-bundles /tmp %.0s' 1 2 3 4 5 6 7 8 9)
+one_line_err "--oci-bundles given 9 times" "--oci-bundles given more than 8 times"
 run "--tree with --top" 2 "$memstat" --by cgroup --tree --top 3
 one_line_err "--tree with --top" "cannot be combined with --top"
 run "allpages --cgroup: no such cgroup" 2 "$memstat" allpages --cgroup /memstat-no-such-cgroup

@@ -13,13 +13,14 @@ hugetlb_free free_buddy free_pcp free_uninit free_unaccepted kernel_slab_reclaim
 
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
 -o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --min --tree --compare
+--oci-bundles
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class --file --inode --cgroup --pid -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
 _memstat_map_opts="-o --output -b --backend -h --help"
 _memstat_plot_opts="--hide --only --log -o --output -h --help"
 _memstat_diff_opts="-j --json --from --to -h --help"
-_memstat_serve_opts="--listen --interval --by --top --min -a --attributes --approx --seed -b --backend --jobs -h --help"
+_memstat_serve_opts="--listen --interval --by --top --min --oci-bundles -a --attributes --approx --seed -b --backend --jobs -h --help"
 _memstat_rmss_opts="-c --change -p --print -r --reset -s --start -f --final -d --delta
 -n --iterations --ok-status -o --output --cgroup --zram -j --json --plot -h --help"
 
@@ -54,7 +55,10 @@ _memstat()
 	if ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[1]} == serve ]]; then
 		case $prev in
 		--by)
-			COMPREPLY=($(compgen -W "node zone fs cgroup file exec slab" -- "$cur"));;
+			COMPREPLY=($(compgen -W "node zone fs cgroup pod file exec slab" -- "$cur"));;
+		--oci-bundles)
+			COMPREPLY=($(compgen -d -- "$cur"))
+			compopt -o filenames 2>/dev/null;;
 		-b|--backend)
 			COMPREPLY=($(compgen -W "auto bpf kmod kpageflags" -- "$cur"));;
 		--listen|--interval|--top|--min|--jobs)
@@ -124,7 +128,11 @@ _memstat()
 		compopt -o nospace 2>/dev/null
 		return;;
 	--by)
-		COMPREPLY=($(compgen -W "node zone fs cgroup file exec slab process command" -- "$cur"))
+		COMPREPLY=($(compgen -W "node zone fs cgroup pod file exec slab process command" -- "$cur"))
+		return;;
+	--oci-bundles)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		compopt -o filenames 2>/dev/null
 		return;;
 	--compare)
 		COMPREPLY=($(compgen -W "free smem slabtop" -- "$cur"))

@@ -46,6 +46,7 @@
 #include "cgroup.h"
 #include "files.h"
 #include "slabs.h"
+#include "pods.h"
 #include "groups.h"
 #include "groups_int.h"
 
@@ -270,14 +271,56 @@ static int name_cgroup(struct ms_groups *g, struct ms_group *grp)
 		e->depth = c->depth;
 		e->parent = c->parent;
 		grp->name = strdup(c->path);
-	} else if (g->cgroups) {
-		e->elsewhere = ms_cgroup_where(g->cgroups, grp->k1) == MS_CG_ELSEWHERE;
-		e->removed = !e->elsewhere;
-		grp->name = ms_cgroup_name(g->cgroups, grp->k1);
 	} else {
-		grp->name = ms_strdupf("id %llu", (unsigned long long)grp->k1);
+		enum ms_cgroup_where w;
+
+		grp->name = ms_cgroup_name(g->cgroups, grp->k1, &w);
+		e->elsewhere = w == MS_CG_ELSEWHERE;
+		e->removed = w == MS_CG_REMOVED;
 	}
 	return grp->name ? 0 : -ENOMEM;
+}
+
+/* pod: each cgroup's group into its container's (or pod's), "(not in a pod)" or itself */
+static size_t lookup(struct ms_groups *g, __u64 k1, __u64 k2);
+
+static int pod_rekey(struct ms_groups *g)
+{
+	struct ms_group *old = g->g;
+	size_t n = g->n;
+
+	g->g = NULL;
+	g->n = g->cap = 0;
+	g->last = 0;
+	if (g->slots)
+		memset(g->slots, 0, g->nslots * sizeof(*g->slots));
+	for (size_t i = 0; i < n; i++) {
+		const struct ms_group *o = &old[i];
+		__u64 k1 = o->k1, k2 = o->k2;
+		size_t at;
+		struct ms_group *x;
+
+		if (!(k1 == NONE_KEY && k2 == NONE_KEY) && g->cgroups) {
+			k1 = ms_pod_group_of(g->cgroups, k1);
+			if (!k1)
+				k1 = MS_POD_NONE_KEY;
+		}
+		at = lookup(g, k1, k2);
+		if (!at) {
+			free(old);
+			return -ENOMEM;
+		}
+		x = &g->g[at - 1];
+		for (int j = 0; j < MS_NR_SUBS; j++)
+			x->sub[j] += o->sub[j];
+		x->total += o->total;
+		for (int k = 0; k < MS_NR_ATTRS; k++)
+			x->attr[k] += o->attr[k];
+		if (!x->mapping)
+			x->mapping = o->mapping;
+	}
+	free(old);
+	return 0;
 }
 
 /*
@@ -285,8 +328,6 @@ static int name_cgroup(struct ms_groups *g, struct ms_group *grp)
  * with no pages of their own but some below them become groups of no pages; removed cgroups
  * (their parent is unknown) follow the hierarchy, "(none)" comes last.
  */
-static size_t lookup(struct ms_groups *g, __u64 k1, __u64 k2);
-
 #define NCOLS (MS_NR_SUBS + MS_NR_ATTRS)	/* summed up the tree: sub-classes, attributes */
 
 static int cgroup_tree(struct ms_groups *g)
@@ -363,7 +404,15 @@ const struct ms_by_key ms_by_keys[MS_NR_BY] = {
 	[MS_BY_EXEC] = { "exec", 20, key_exec, ms_file_name },
 	/* names from the caches themselves: slabs.c */
 	[MS_BY_SLAB] = { "slab", 20, key_slab, ms_slab_name },
+	/* the cgroup's id while walking; pod_rekey() at the end */
+	[MS_BY_POD] = { "pod", 0, key_cgroup, ms_pod_name },
 };
+
+void ms_groups_set_bundle_dirs(struct ms_groups *g, const char *const *dirs, size_t n)
+{
+	g->bundle_dirs = dirs ? dirs : ms_pod_bundle_dirs;
+	g->nbundle_dirs = dirs ? n : ms_pod_nbundle_dirs;
+}
 
 void ms_groups_set_slab_word(struct ms_groups *g, unsigned int word)
 {
@@ -413,6 +462,7 @@ struct ms_groups *ms_groups_new(enum ms_by by, size_t top)
 	g->by = by;
 	g->key = &ms_by_keys[by];
 	g->top = top ? top : g->key->default_top;
+	ms_groups_set_bundle_dirs(g, NULL, 0);
 	return g;
 }
 
@@ -568,7 +618,8 @@ static const struct ms_groups *sort_ctx;
 /* a removed cgroup (an offline memcg still charged) under MS_GROUPS_REMOVED_MIN; not in --tree */
 static bool small_removed(const struct ms_groups *g, const struct ms_group *x)
 {
-	return g->by == MS_BY_CGROUP && !g->tree && g->cgroups &&
+	return (g->by == MS_BY_CGROUP || g->by == MS_BY_POD) && !g->tree && g->cgroups &&
+	       x->k1 != MS_POD_NONE_KEY &&
 	       x->total * (__u64)sysconf(_SC_PAGESIZE) < MS_GROUPS_REMOVED_MIN &&
 	       !ms_cgroups_find(g->cgroups, x->k1) &&
 	       ms_cgroup_where(g->cgroups, x->k1) != MS_CG_ELSEWHERE;
@@ -601,7 +652,7 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 							  "/proc/self/mountinfo", &g->mounts)))
 		ms_err("failed to read /proc/self/mountinfo: %s (file systems are shown as not "
 		       "mounted)", strerror(-err));
-	if (g->by == MS_BY_CGROUP) {
+	if (g->by == MS_BY_CGROUP || g->by == MS_BY_POD) {
 		if (g->cgroups)
 			ms_cgroups_free(g->cgroups);
 		else
@@ -620,6 +671,10 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 			free(g->cgroups);
 			g->cgroups = NULL;
 		}
+	}
+	if (g->by == MS_BY_POD && pod_rekey(g)) {
+		ms_err("out of memory");
+		return MS_EXIT_FAIL;
 	}
 	g->order = calloc(g->n ? g->n : 1, sizeof(*g->order));
 	if (!g->order) {

@@ -15,10 +15,11 @@
  * record walk (ms_backend_pages()) goes to one group of KEY.
  */
 enum ms_by { MS_BY_CGROUP, MS_BY_NODE, MS_BY_ZONE, MS_BY_FS, MS_BY_FILE, MS_BY_EXEC, MS_BY_SLAB,
-	     MS_NR_BY };
+	     MS_BY_POD, MS_NR_BY };
 struct ms_group {
 	__u64 k1, k2;		/* the key: node: node; zone: index into zones; fs: s_dev;
-				 * cgroup: id; file, exec: s_dev, inode; slab: the kmem_cache
+				 * cgroup: id; pod: the container's (or pod's) cgroup id, or
+				 * MS_POD_NONE_KEY (in no pod); file, exec: s_dev, inode; slab: the kmem_cache
 				 * pointer (NEVER printed) or MS_SLAB_KEY_*; ~0, ~0: "(none)" */
 	__u64 sub[MS_NR_SUBS];	/* pages per sub-class */
 	__u64 total;
@@ -44,6 +45,9 @@ struct ms_groups *ms_groups_new(enum ms_by by, size_t top);
 #define MS_SLAB_KEY_UNKNOWN 1ULL	/* a slab whose cache the walk could not read */
 #define MS_SLAB_KEY_LARGE 2ULL		/* large kmalloc: no cache (6.15+ tell it apart) */
 void ms_groups_set_slab_word(struct ms_groups *g, unsigned int word);
+/* --by pod: the directories of the containers' OCI bundles (pods.h; NULL: the default ones) */
+void ms_groups_set_bundle_dirs(struct ms_groups *g, const char *const *dirs, size_t n);
+#define MS_POD_NONE_KEY (~0ULL - 1)	/* k1 of --by pod's "(not in a pod)": cgroups of no pod */
 /* --by cgroup --tree: each row shows its subtree's pages */
 void ms_groups_set_tree(struct ms_groups *g, bool on);
 /*

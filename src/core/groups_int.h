@@ -7,6 +7,7 @@
 
 #include "groups.h"
 #include "mountinfo.h"
+#include "pods.h"
 
 struct ms_groups {
 	enum ms_by by;
@@ -33,6 +34,8 @@ struct ms_groups {
 	__u64 min_pages;
 	size_t nremoved;		/* of nother: removed cgroups hidden by default */
 	struct ms_cgroups *cgroups;	/* cgroup: the memory hierarchy (cgroup.c), read at finish */
+	const char *const *bundle_dirs;	/* pod: where the OCI bundles are (pods.h) */
+	size_t nbundle_dirs;
 	unsigned int slab_word;		/* slab: the record word of a slab's cache (0: unknown) */
 	__u64 slab_head, slab_cache;	/* slab: the last slab head seen, and its cache */
 };
@@ -48,6 +51,15 @@ struct cgroup_extra {
 	bool tree;		/* --tree: sub[], total and attr[] are the cgroup's and its descendants' */
 	__u64 sub[MS_NR_SUBS];
 	__u64 total, attr[MS_NR_ATTRS];
+};
+
+/* struct ms_group.extra of --by pod */
+struct pod_extra {
+	bool in_pod;		/* else removed, or outside the mount's view (as cgroup_extra) */
+	bool removed, elsewhere;
+	struct ms_pod_path path;	/* in_pod: the cgroup's pod and container */
+	struct ms_pod_names names;	/* their names, when a bundle had them */
+	char cgroup[];		/* the cgroup's path ("" when not in the view) */
 };
 
 /* node: the node's pfn span, from its zones; fs: the mount that shows device dev, or NULL */

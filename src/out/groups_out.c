@@ -29,6 +29,8 @@ struct by_out {
 	void (*json)(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp);
 	void (*cols_head)(FILE *out);	/* extra table columns (before the name), or NULL */
 	void (*cols)(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
+	/* labels of its Prometheus series besides by, group and key (",name=\"value\""...) */
+	void (*prom_labels)(FILE *out, const struct ms_groups *g, const struct ms_group *grp);
 };
 static const struct by_out by_outs[MS_NR_BY];
 
@@ -124,7 +126,8 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 void ms_groups_print(FILE *out, const struct ms_groups *g)
 {
 	static const char *const what[MS_NR_BY] = { "Cgroup", "Node", "Zone", "Mount", "File",
-						     "File", "Slab cache" };
+						     "File", "Slab cache",
+						     "Pod/container" };
 	struct ms_group total = { .name = (char *)"Total" };
 	size_t i, c;
 
@@ -244,6 +247,10 @@ static void key_text(const struct ms_groups *g, const struct ms_group *x, char *
 	if (!x || (x->k1 == NONE_KEY && x->k2 == NONE_KEY))
 		return;
 	switch (g->by) {
+	case MS_BY_POD:
+		if (x->k1 == MS_POD_NONE_KEY)
+			break;
+		__attribute__((fallthrough));	/* the cgroup's id */
 	case MS_BY_NODE:
 	case MS_BY_CGROUP:
 		snprintf(buf, len, "%llu", (unsigned long long)x->k1);
@@ -275,7 +282,10 @@ static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
 	for (c = 0; c <= NSHOWN; c++) {
 		fprintf(out, "memstat_group_pages{by=\"%s\",group=\"", g->key->key_name);
 		ms_esc_fputs(out, name, MS_ESC_PROM);
-		fprintf(out, "\",key=\"%s\",class=\"%s\"} %llu\n", key,
+		fprintf(out, "\",key=\"%s\"", key);
+		if (by_outs[g->by].prom_labels)
+			by_outs[g->by].prom_labels(out, g, x);
+		fprintf(out, ",class=\"%s\"} %llu\n",
 			c < NSHOWN ? ms_classes[shown_classes[c]].key : "total",
 			(unsigned long long)(c < NSHOWN ? class_of(x, shown_classes[c]) : x->total));
 	}
@@ -297,6 +307,8 @@ static void prom_attrs(FILE *out, const struct ms_groups *g, const char *name,
 			all ? "attribute" : "dma_pinned", g->key->key_name);
 		ms_esc_fputs(out, name, MS_ESC_PROM);
 		fprintf(out, "\",key=\"%s\"", key);
+		if (by_outs[g->by].prom_labels)
+			by_outs[g->by].prom_labels(out, g, x);
 		if (all)
 			fprintf(out, ",attribute=\"%s\"", ms_attr_names[k].key);
 		fprintf(out, "} %llu\n", (unsigned long long)x->attr[k]);
@@ -499,6 +511,75 @@ static void cols_slab(FILE *out, const struct ms_groups *g, const struct ms_grou
 		fprintf(out, " %11s", "-");
 }
 
+/*
+ * pod: the QoS class, the pod's UID, the container's id and runtime, and the names the bundles
+ * gave (null, or "" in a label, where unknown)
+ */
+static const struct pod_extra *pod_of(const struct ms_group *grp)
+{
+	const struct pod_extra *e = grp ? grp->extra : NULL;
+
+	return e && e->in_pod ? e : NULL;
+}
+
+static void json_pod(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct pod_extra *e = grp->extra, *p = pod_of(grp);
+
+	(void)g;
+	if (grp->k1 != MS_POD_NONE_KEY)
+		ms_jw_u64_field(w, "cgroup_id", grp->k1);
+	else
+		ms_jw_null_field(w, "cgroup_id");
+	ms_jw_bool_field(w, "in_pod", p != NULL);
+	ms_jw_bool_field(w, "removed", e && e->removed);
+	ms_jw_bool_field(w, "outside_view", e && e->elsewhere);
+	ms_jw_string_field(w, "cgroup", p ? p->cgroup : NULL);
+	ms_jw_string_field(w, "qos", p ? ms_pod_qos_names[p->path.qos] : NULL);
+	ms_jw_string_field(w, "pod_uid", p ? p->path.uid : NULL);
+	ms_jw_string_field(w, "container_id", p && p->path.container[0] ? p->path.container : NULL);
+	ms_jw_string_field(w, "runtime", p && p->path.runtime[0] ? p->path.runtime : NULL);
+	ms_jw_string_field(w, "namespace", p && p->names.found ? p->names.namespace_ : NULL);
+	ms_jw_string_field(w, "pod", p && p->names.found ? p->names.pod : NULL);
+	ms_jw_string_field(w, "container", p && p->names.found && p->path.container[0] ?
+					   p->names.container : NULL);
+}
+
+static void cols_head_pod(FILE *out)
+{
+	fprintf(out, "  %-10s %-12s", "QoS", "Container");
+}
+
+static void cols_pod(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct pod_extra *p = pod_of(grp);
+
+	(void)g;
+	fprintf(out, "  %-10s %-12.12s", p ? ms_pod_qos_names[p->path.qos] : "-",
+		p && p->path.container[0] ? p->path.container : "-");
+}
+
+static void prom_label(FILE *out, const char *name, const char *v)
+{
+	fprintf(out, ",%s=\"", name);
+	ms_esc_fputs(out, v ? v : "", MS_ESC_PROM);
+	fputc('"', out);
+}
+
+static void prom_pod(FILE *out, const struct ms_groups *g, const struct ms_group *grp)
+{
+	const struct pod_extra *p = pod_of(grp);
+	bool named = p && p->names.found;
+
+	(void)g;
+	prom_label(out, "qos", p ? ms_pod_qos_names[p->path.qos] : NULL);
+	prom_label(out, "pod_uid", p ? p->path.uid : NULL);
+	prom_label(out, "container_id", p ? p->path.container : NULL);
+	prom_label(out, "namespace", named ? p->names.namespace_ : NULL);
+	prom_label(out, "pod", named ? p->names.pod : NULL);
+	prom_label(out, "container", named && p->path.container[0] ? p->names.container : NULL);
+}
+
 static const struct by_out by_outs[MS_NR_BY] = {
 	[MS_BY_CGROUP] = { json_cgroup, NULL, NULL },
 	[MS_BY_NODE] = { json_node, NULL, NULL },
@@ -507,4 +588,5 @@ static const struct by_out by_outs[MS_NR_BY] = {
 	[MS_BY_FILE] = { json_file, cols_head_file, cols_file },
 	[MS_BY_EXEC] = { json_file, cols_head_file, cols_file },
 	[MS_BY_SLAB] = { json_slab, cols_head_slab, cols_slab },
+	[MS_BY_POD] = { json_pod, cols_head_pod, cols_pod, prom_pod },
 };

@@ -395,16 +395,25 @@ enum ms_cgroup_where ms_cgroup_where(const struct ms_cgroups *cg, __u64 id)
 	return MS_CG_ELSEWHERE;
 }
 
-char *ms_cgroup_name(const struct ms_cgroups *cg, __u64 id)
+char *ms_cgroup_name(const struct ms_cgroups *cg, __u64 id, enum ms_cgroup_where *where)
 {
-	const struct ms_cgroup *c = ms_cgroups_find(cg, id);
+	const struct ms_cgroup *c = cg ? ms_cgroups_find(cg, id) : NULL;
+	enum ms_cgroup_where w = MS_CG_HERE;
 	char *s = NULL;
 
-	if (c)
-		return strdup(c->path);
-	if (asprintf(&s, "%s id %llu", ms_cgroup_where(cg, id) == MS_CG_ELSEWHERE ?
-		     "(outside this view)" : "(removed)", (unsigned long long)id) < 0)
-		return NULL;
+	if (c) {
+		s = strdup(c->path);
+	} else if (!cg) {
+		if (asprintf(&s, "id %llu", (unsigned long long)id) < 0)
+			s = NULL;
+	} else {
+		w = ms_cgroup_where(cg, id);
+		if (asprintf(&s, "%s id %llu", w == MS_CG_ELSEWHERE ? "(outside this view)" :
+			     "(removed)", (unsigned long long)id) < 0)
+			s = NULL;
+	}
+	if (where)
+		*where = w;
 	return s;
 }
 

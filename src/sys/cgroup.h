@@ -69,8 +69,12 @@ int ms_cgroup_resolve(const struct ms_cgroups *cg, const char *arg, __u64 *id);
  * not show (a container's cgroup namespace, a bind-mounted subtree), or removed. */
 enum ms_cgroup_where { MS_CG_HERE, MS_CG_ELSEWHERE, MS_CG_REMOVED };
 enum ms_cgroup_where ms_cgroup_where(const struct ms_cgroups *cg, __u64 id);
-/* The name of a group: the path, "(outside this view) id N" or "(removed) id N" (malloc'd). */
-char *ms_cgroup_name(const struct ms_cgroups *cg, __u64 id);
+/*
+ * The name of a group: the path, "(outside this view) id N" or "(removed) id N", or "id N"
+ * when cg is NULL (no hierarchy mounted); malloc'd. where (if not NULL): which of the three
+ * (MS_CG_HERE for cg NULL).
+ */
+char *ms_cgroup_name(const struct ms_cgroups *cg, __u64 id, enum ms_cgroup_where *where);
 
 /*
  * --tree: hierarchical totals. Given the groups' own page counts (ids[i], own[i][MS_NR_SUBS]),

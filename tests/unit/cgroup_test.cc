@@ -302,10 +302,10 @@ TEST(CgroupResolve, IdPathOrDirectory)
 	EXPECT_EQ(ms_cgroup_resolve(&s.cg, "0", &id), -ENOENT) << "0 is no cgroup";
 	EXPECT_EQ(ms_cgroup_resolve(&s.cg, "99999999999999999999999", &id), -ENOENT);
 	EXPECT_EQ(ms_cgroup_resolve(&s.cg, "", &id), -ENOENT);
-	char *name = ms_cgroup_name(&s.cg, b);
+	char *name = ms_cgroup_name(&s.cg, b, nullptr);
 	EXPECT_STREQ(name, "/a/b");
 	free(name);
-	name = ms_cgroup_name(&s.cg, 123456789);
+	name = ms_cgroup_name(&s.cg, 123456789, nullptr);
 	EXPECT_STREQ(name, "(removed) id 123456789");
 	free(name);
 }

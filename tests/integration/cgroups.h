@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Memory cgroups the integration tests make (cgroup_test.cc, pod_test.cc): the hierarchy memstat
+// finds (v1 on the test machine; in the VM matrix, which mounts none, cgroup2 mounted here), a
+// cgroup removed when it goes away, and a child process in a cgroup.
+#ifndef MEMSTAT_TEST_CGROUPS_H
+#define MEMSTAT_TEST_CGROUPS_H
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "helpers.h"
+
+extern "C" {
+#include "cgroup.h"
+}
+
+namespace mstest {
+
+const long kMiB = 1 << 20;
+
+// The memory controller's hierarchy: the one memstat will find (cgroup.c), else cgroup2
+// mounted here on a temporary directory, unmounted at the end.
+struct Hierarchy {
+	std::string mount, root, why;
+	int version = 0;
+	bool mounted_here = false;
+
+	Hierarchy()
+	{
+		char *m = nullptr, *r = nullptr;
+		if (ms_cgroup_find_mount("/proc/self/mountinfo", &m, &r, &version) == 0) {
+			mount = m;
+			root = r;
+			free(m);
+			free(r);
+			remove_stale();
+			return;
+		}
+		char tmpl[] = "/tmp/memstat-cgroup2-XXXXXX";
+		if (!mkdtemp(tmpl)) {
+			why = std::string("mkdtemp: ") + strerror(errno);
+			return;
+		}
+		if (::mount("cgroup2", tmpl, "cgroup2", 0, nullptr)) {
+			why = std::string("no memory cgroup hierarchy is mounted and mounting cgroup2 "
+					  "failed: ") + strerror(errno);
+			rmdir(tmpl);
+			return;
+		}
+		mounted_here = true;
+		mount = tmpl;
+		if (ms_cgroup_find_mount("/proc/self/mountinfo", &m, &r, &version) || mount != m) {
+			why = "cgroup2 mounted, but without the memory controller (bound to v1 elsewhere?)";
+			version = 0;
+		} else {
+			root = r;
+		}
+		free(m);
+		free(r);
+	}
+	~Hierarchy()
+	{
+		if (mounted_here) {
+			umount2(mount.c_str(), MNT_DETACH);
+			rmdir(mount.c_str());
+		}
+	}
+	bool ok() const { return version == 1 || version == 2; }
+	// cgroups left by a run of this test that was killed (name memstat-test-WHAT-PID, PID gone)
+	void remove_stale() const
+	{
+		DIR *d = opendir(mount.c_str());
+		struct dirent *e;
+		std::vector<std::string> stale;
+		while (d && (e = readdir(d))) {
+			std::string n = e->d_name;
+			size_t dash = n.rfind('-');
+			if (n.rfind("memstat-test-", 0) || dash == std::string::npos)
+				continue;
+			pid_t pid = atoi(n.c_str() + dash + 1);
+			if (pid > 0 && kill(pid, 0) && errno == ESRCH)
+				stale.push_back(mount + "/" + n);
+		}
+		if (d)
+			closedir(d);
+		for (auto &dir : stale) {
+			// children first, at any depth (pod_test.cc makes kubepods trees)
+			std::system(("find '" + dir + "' -depth -type d | while read -r d; do "
+				     "for p in $(cat \"$d/cgroup.procs\"); do echo $p > '" + mount +
+				     "/cgroup.procs'; done; rmdir \"$d\"; done 2>/dev/null").c_str());
+		}
+	}
+};
+
+inline bool write_str(const std::string &path, const std::string &v)
+{
+	int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = ::write(fd, v.data(), v.size()) == (ssize_t)v.size();
+	close(fd);
+	return ok;
+}
+
+// A cgroup the test makes (rel: under the hierarchy's mount); removed when it goes away, after
+// its processes are moved to the root. A v2 parent gives its children the memory controller.
+class Cgroup {
+public:
+	Cgroup(const Hierarchy &h, const std::string &rel) : h_(h), rel_(rel), dir_(h.mount + "/" + rel)
+	{
+		made_ = mkdir(dir_.c_str(), 0755) == 0;
+		if (!made_)
+			err_ = std::string("mkdir ") + dir_ + ": " + strerror(errno);
+	}
+	~Cgroup() { remove(); }
+	bool ok() const { return made_; }
+	const std::string &err() const { return err_; }
+	const std::string &dir() const { return dir_; }
+	// the name memstat gives it: its path from the hierarchy's root
+	std::string path() const { return (h_.root == "/" ? "" : h_.root) + "/" + rel_; }
+	unsigned long long id() const
+	{
+		struct stat st;
+		return ::stat(dir_.c_str(), &st) ? 0 : (unsigned long long)st.st_ino;
+	}
+	bool give_memory_to_children() const
+	{
+		if (h_.version != 2)
+			return true;
+		return write_str(h_.mount + "/cgroup.subtree_control", "+memory") &&
+		       write_str(dir_ + "/cgroup.subtree_control", "+memory");
+	}
+	// memory.stat, in bytes: v1's hierarchical total_* fields, v2's (hierarchical) own
+	std::map<std::string, long long> stat() const
+	{
+		std::map<std::string, long long> m;
+		std::istringstream in(read_file(dir_ + "/memory.stat"));
+		std::string k;
+		long long v;
+		while (in >> k >> v)
+			m[k] = v;
+		return m;
+	}
+	long long usage() const
+	{
+		return atoll(read_file(dir_ + (h_.version == 1 ? "/memory.usage_in_bytes" :
+							   "/memory.current")).c_str());
+	}
+	// anon, file (page cache with shmem) and shmem of memory.stat, in bytes
+	void anon_file_shmem(long long *anon, long long *file, long long *shmem) const
+	{
+		auto s = stat();
+		bool v1 = h_.version == 1;
+		*anon = s[v1 ? "total_rss" : "anon"];
+		*file = s[v1 ? "total_cache" : "file"];
+		*shmem = s[v1 ? "total_shmem" : "shmem"];
+	}
+	// the processes out (to the root: a v2 parent that gives its children the memory
+	// controller may hold none), then rmdir; a dying cgroup's rmdir succeeds at once
+	bool remove()
+	{
+		if (!made_)
+			return true;
+		std::istringstream in(read_file(dir_ + "/cgroup.procs"));
+		std::string pid;
+		while (in >> pid)
+			write_str(h_.mount + "/cgroup.procs", pid);
+		for (int i = 0; i < 100; i++) {
+			if (!rmdir(dir_.c_str()) || errno == ENOENT) {
+				made_ = false;
+				return true;
+			}
+			usleep(20000);	// a process that just exited may still populate it
+		}
+		ADD_FAILURE() << "rmdir " << dir_ << ": " << strerror(errno);
+		return false;
+	}
+
+private:
+	const Hierarchy &h_;
+	std::string rel_, dir_, err_;
+	bool made_ = false;
+};
+
+// A child process that joins a cgroup, does work() there and stays until it goes away.
+class Member : public Child {
+public:
+	template <typename F>
+	Member(const Cgroup &cg, F work)
+		: Child(nullptr, [&] {
+			  return write_str(cg.dir() + "/cgroup.procs", std::to_string(getpid())) &&
+				 work();
+		  })
+	{
+	}
+};
+
+inline std::string test_name(const char *what)
+{
+	return std::string("memstat-test-") + what + "-" + std::to_string(getpid());
+}
+
+} // namespace mstest
+
+#endif
