@@ -309,3 +309,61 @@ def test_a_real_prometheus_scrapes_it_for_the_dashboard(serve, tmp_path):
     finally:
         p.terminate()
         p.wait(timeout=30)
+
+
+def test_the_daemonsets_container_serves_pods():
+    """contrib/kubernetes: the DaemonSet's args (and the image's CMD, the same command) are a
+    memstat serve that answers with --by pod's series; listened to on loopback here, not on
+    every address as in the pod's own network namespace."""
+    import yaml
+    kube = os.path.join(ROOT, "contrib", "kubernetes")
+    ds = yaml.safe_load(open(os.path.join(kube, "memstat-daemonset.yaml")))
+    assert ds["kind"] == "DaemonSet"
+    spec = ds["spec"]["template"]["spec"]
+    ctr = spec["containers"][0]
+    args = ctr["args"]
+    assert args[0] == "serve" and args[args.index("--listen") + 1] == ":9636"
+    assert ctr["ports"][0]["containerPort"] == 9636
+    mounts = {m["mountPath"]: m for m in ctr["volumeMounts"]}
+    assert mounts["/sys/fs/cgroup"]["readOnly"] and mounts["/run/containerd"]["readOnly"]
+    cmd = entry = None
+    for line in open(os.path.join(kube, "Containerfile")):
+        if line.startswith("CMD "):
+            cmd = json.loads(line[4:])
+        elif line.startswith("ENTRYPOINT "):
+            entry = json.loads(line[11:])
+    assert entry == ["/usr/bin/memstat"]
+    assert [a for a in cmd if a not in ("--interval",)] == \
+        [a for i, a in enumerate(args) if a != "--interval" and args[i - 1] != "--interval"]
+
+    port = free_port()
+    run = list(args)
+    run[run.index("--listen") + 1] = "127.0.0.1:%d" % port
+    p = subprocess.Popen([MEMSTAT, *run], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port,
+                                            timeout=10) as r:
+                    text = r.read().decode()
+                break
+            except OSError:
+                assert p.poll() is None, p.stderr.read()
+                assert time.time() < deadline, "no answer in 60 s"
+                time.sleep(0.2)
+        pods = [s for f in text_string_to_metric_families(text) for s in f.samples
+                if s.name == "memstat_group_pages" and s.labels.get("by") == "pod"]
+        assert pods, text[:2000]
+        # every series has the pod labels, "" where a group is no pod's
+        for s in pods:
+            assert {"qos", "pod_uid", "container_id", "namespace", "pod",
+                    "container"} <= set(s.labels), s
+        total = sum(s.value for s in pods if s.labels["class"] == "total")
+        walk = [s.value for f in text_string_to_metric_families(text) for s in f.samples
+                if s.name == "memstat_pages" and s.labels.get("class") == "total"]
+        assert total == walk[0], "the groups add up to the walk"
+    finally:
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=30) == 0, p.stderr.read()

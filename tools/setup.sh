@@ -19,7 +19,7 @@ packages=(
 )
 # the suites: only for a test target (test, unit, integration, cli, pytest, pkgtest, fuzz, san, ...)
 test_packages=(
-	libgtest-dev nlohmann-json3-dev python3 python3-pytest python3-prometheus-client util-linux
+	libgtest-dev nlohmann-json3-dev python3 python3-pytest python3-prometheus-client python3-yaml util-linux
 	# tests/pkg_test.sh: man --warnings, col, zsh -n of the zsh completion
 	man-db bsdextrautils zsh
 	# the fuzzers (tests/fuzz): clang's libFuzzer and sanitizer runtimes, packaged apart
