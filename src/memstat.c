@@ -147,7 +147,8 @@ struct walker {
 	const struct ms_ranges *ranges;
 	ms_run_fn fn;
 	void *fn_arg;
-	struct ms_groups *groups;	/* --by: the record walk fills them */
+	struct ms_groups *groups[MS_NR_BY];	/* --by (each key): the record walk fills them */
+	size_t ngroups;
 	struct ms_attrs *attrs;		/* -a, -v: the record walk counts them */
 	struct ms_procs *procs;		/* --by process or command: read after each walk */
 	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
@@ -182,7 +183,18 @@ static int record_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	struct walker *w = arg;
 	int ret = w->attrs ? ms_attrs_page(w->attrs, pfn, r) : 0;
 
-	return ret || !w->groups ? ret : ms_groups_page(w->groups, pfn, r);
+	for (size_t k = 0; !ret && k < w->ngroups; k++)
+		ret = ms_groups_page(w->groups[k], pfn, r);
+	return ret;
+}
+
+/* --by KEY... -a: a folio's attributes to each key's group of it */
+static void folio_attrs(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub)
+{
+	struct walker *w = arg;
+
+	for (size_t k = 0; k < w->ngroups; k++)
+		ms_groups_folio_attrs(w->groups[k], first_pfn, npages, mask, sub);
 }
 
 static int walk_backend(struct walker *w, struct ms_result *res)
@@ -190,20 +202,23 @@ static int walk_backend(struct walker *w, struct ms_result *res)
 	const struct ms_features *f;
 	int ret;
 
-	if (w->groups || w->attrs) {
+	if (w->ngroups || w->attrs) {
 		/*
 		 * --by, -a: the per-page record walk (serial: one worker, --jobs does not apply).
 		 * No unaccepted-memory correction from meminfo (< 6.12): the groups are made of
 		 * records, and must add up to the walk's total.
 		 */
-		if (w->groups && ms_groups_reset(w->groups))
-			ms_err("failed to read /proc/zoneinfo: pages go to (none)");
+		for (size_t k = 0; k < w->ngroups; k++)
+			if (ms_groups_reset(w->groups[k]))
+				ms_err("failed to read /proc/zoneinfo: pages go to (none)");
 		if (w->attrs)
 			ms_attrs_reset(w->attrs);
 		ret = ms_backend_pages(&w->be, w->ranges, res, record_page, w);
 		if (w->attrs)
 			ms_attrs_finish(w->attrs);
-		return ret || !w->groups ? ret : ms_groups_finish(w->groups, res);
+		for (size_t k = 0; !ret && k < w->ngroups; k++)
+			ret = ms_groups_finish(w->groups[k], res);
+		return ret;
 	}
 	if (w->approx) {
 		struct ms_approx_plan plan;
@@ -339,8 +354,8 @@ int main(int argc, char **argv)
 			   MS_BPF_WORKERS(o.by >= 0 || want_attrs || o.approx ? 1 : o.jobs ? o.jobs :
 					  ms_jobs_auto(&ranges)) |
 			   (o.by >= 0 || want_attrs ? MS_BPF_ALLPAGES : 0) |
-			   (o.by == MS_BY_FILE || o.by == MS_BY_EXEC ? MS_BPF_PATHS : 0) |
-			   (o.by == MS_BY_SLAB ? MS_BPF_SLABS : 0),
+			   (ms_opts_by(&o, MS_BY_FILE) || ms_opts_by(&o, MS_BY_EXEC) ? MS_BPF_PATHS : 0) |
+			   (ms_opts_by(&o, MS_BY_SLAB) ? MS_BPF_SLABS : 0),
 			   o.by < 0 && !o.attributes, &walker, fallback,
 			   sizeof(fallback));
 	if (ret)
@@ -382,35 +397,43 @@ int main(int argc, char **argv)
 	}
 	runs_slab_split = ms_backend_features(&walker.be) &&
 			  ms_backend_features(&walker.be)->slab_cache_word;
-	if (o.by >= 0) {
-		walker.groups = ms_groups_new((enum ms_by)o.by, o.top);
-		if (!walker.groups) {
+	for (size_t k = 0; k < o.nby; k++) {
+		enum ms_by by = (enum ms_by)o.bys[k];
+		struct ms_groups *g;
+
+		/* serve: no --top is each key's default, or 50: a bounded number of series */
+		g = ms_groups_new(by, o.top ? o.top : o.serve && !ms_by_keys[by].default_top ? 50 : 0);
+		if (!g) {
 			ms_err("out of memory");
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		ms_groups_set_tree(walker.groups, o.tree);
-		ms_groups_set_min(walker.groups, o.min_set,
+		walker.groups[walker.ngroups++] = g;
+		ms_groups_set_tree(g, o.tree && by == MS_BY_CGROUP);
+		ms_groups_set_min(g, o.min_set,
 				  (o.min_bytes + (__u64)sysconf(_SC_PAGESIZE) - 1) /
 				  (__u64)sysconf(_SC_PAGESIZE));
 		if (o.nbundle_dirs)
-			ms_groups_set_bundle_dirs(walker.groups, o.bundle_dirs, o.nbundle_dirs);
-		if ((o.by == MS_BY_CGROUP || o.by == MS_BY_POD) &&
+			ms_groups_set_bundle_dirs(g, o.bundle_dirs, o.nbundle_dirs);
+		if ((by == MS_BY_CGROUP || by == MS_BY_POD) &&
 		    (ret = ms_cgroups_knowable(ms_backend_features(&walker.be), why, sizeof(why)))) {
-			ms_err("--by %s: %s", ms_by_keys[o.by].key_name, why);
+			ms_err("--by %s: %s", ms_by_keys[by].key_name, why);
 			goto out;
 		}
-		if (o.by == MS_BY_SLAB && !bpf) {
+		if (by == MS_BY_SLAB && !bpf) {
 			ms_err("--by slab needs the bpf backend: the kernel module's records hold no "
 			       "pointer to a slab's cache");
 			ret = MS_EXIT_UNSUPPORTED;
 			goto out;
 		}
+		ms_groups_set_slab_word(g, ms_backend_features(&walker.be) ?
+					ms_backend_features(&walker.be)->slab_cache_word : 0);
+	}
+	if (walker.ngroups) {
 		ro.groups = walker.groups;
+		ro.ngroups = walker.ngroups;
 		ms_files_backend(&walker.be);	/* file, exec: the path program's backend */
 		ms_slabs_backend(&walker.be);	/* slab: the cache-name program's */
-		ms_groups_set_slab_word(walker.groups, ms_backend_features(&walker.be) ?
-					ms_backend_features(&walker.be)->slab_cache_word : 0);
 	}
 	if (want_attrs && walker.be.ops->pages) {
 		attrs = ms_attrs_new();
@@ -424,9 +447,10 @@ int main(int argc, char **argv)
 			       "unknown");
 		walker.attrs = attrs;
 		ro.attrs = attrs;
-		if (walker.groups && o.attributes) {	/* --by -a: each group's attributes */
-			ms_groups_set_attrs(walker.groups, attrs);
-			ms_attrs_on_folio(attrs, ms_groups_folio_attrs, walker.groups);
+		if (walker.ngroups && o.attributes) {	/* --by -a: each group's attributes */
+			for (size_t k = 0; k < walker.ngroups; k++)
+				ms_groups_set_attrs(walker.groups[k], attrs);
+			ms_attrs_on_folio(attrs, folio_attrs, &walker);
 		}
 		/* the module blanks the pointer words of its records, and the first tail page's
 		 * _pincount shares such a word: it keeps the folio's counters when asked */
@@ -511,11 +535,11 @@ int main(int argc, char **argv)
 			ms_procs_print(stdout, &procs);
 			ms_print_moved(stdout, &res);
 		}
-	} else if (walker.groups) {
+	} else if (walker.ngroups) {	/* one key: several only with -f prom (options.c) */
 		if (o.json)
-			ms_groups_json(stdout, walker.groups, &res);
+			ms_groups_json(stdout, walker.groups[0], &res);
 		else {
-			ms_groups_print(stdout, walker.groups);
+			ms_groups_print(stdout, walker.groups[0]);
 			ms_print_moved(stdout, &res);
 		}
 	} else if (o.json) {
@@ -545,7 +569,8 @@ int main(int argc, char **argv)
 	ret = o.reconcile && !rc.all_ok ? MS_EXIT_MISMATCH : MS_EXIT_OK;
 out:
 	ms_attrs_free(attrs);
-	ms_groups_free(walker.groups);
+	for (size_t k = 0; k < walker.ngroups; k++)
+		ms_groups_free(walker.groups[k]);
 	ms_procs_free(&procs);
 	ms_backend_close(&walker.be);
 	ms_ranges_free(&ranges);

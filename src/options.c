@@ -70,7 +70,8 @@ static const char usage_text[] =
 	"                         caches, and large kmalloc)\n"
 	"                         (one walk of every page's record; bpf or kmod backend);\n"
 	"                         process: each process's mapped pages (PSS) by class;\n"
-	"                         command: the same summed by process name\n"
+	"                         command: the same summed by process name; with\n"
+	"                         --format prom, several --by from the one walk\n"
 	"      --top N            with --by: the N largest groups, the rest summed as\n"
 	"                         (other) (default: 20 for file, exec, slab and process,\n"
 	"                         else all)\n"
@@ -113,7 +114,7 @@ static const char serve_usage_text[] =
 	"      --interval S       seconds between walks (default 15, from 1 to 86400)\n"
 	"      --by KEY           the groups of KEY too (node, zone, fs, cgroup, pod, file,\n"
 	"                         exec, slab), the top 50 (20 for file, exec, slab) and\n"
-	"                         (other)\n"
+	"                         (other); repeatable: every key from the same walk\n"
 	"      --top N, --min SIZE, --oci-bundles DIR  as memstat --by\n"
 	"  -a, --attributes       the attributes' series\n"
 	"      --approx[=F]       estimate from a sample of a fraction F of the pages, with\n"
@@ -176,6 +177,16 @@ static int parse_count(const char *arg, long *out)
 	return 0;
 }
 
+_Static_assert(MS_NR_BY <= MS_NR_BY_KEYS, "struct ms_opts holds every key of --by");
+
+bool ms_opts_by(const struct ms_opts *o, enum ms_by k)
+{
+	for (size_t i = 0; i < o->nby; i++)
+		if (o->bys[i] == (int)k)
+			return true;
+	return false;
+}
+
 /* memstat serve: what it takes, and its defaults (a walk every 15 s, the prom series) */
 static int serve_opts(struct ms_opts *o, int argc, char **argv)
 {
@@ -197,16 +208,16 @@ static int serve_opts(struct ms_opts *o, int argc, char **argv)
 		o->backend = MS_BE_BPF;	/* no fallback: the others walk every page */
 	if (o->min_set && o->by < 0)
 		return ms_usage_error("serve", "%s", "--min needs --by KEY");
-	if (o->nbundle_dirs && o->by != MS_BY_POD)
+	if (o->nbundle_dirs && !ms_opts_by(o, MS_BY_POD))
 		return ms_usage_error("serve", "%s", "--oci-bundles needs --by pod");
 	if (o->top && o->by < 0)
 		return ms_usage_error("serve", "%s", "--top needs --by KEY");
 	if ((o->by >= 0 || o->attributes) && o->backend == MS_BE_KPF)
 		return ms_usage_error("serve", "%s", "--by and -a need the bpf or kmod backend");
-	if (o->by == MS_BY_SLAB && o->backend == MS_BE_KMOD)
+	if (ms_opts_by(o, MS_BY_SLAB) && o->backend == MS_BE_KMOD)
 		return ms_usage_error("serve", "%s", "--by slab needs the bpf backend");
-	if (o->by >= 0 && !o->top)	/* a bounded number of series: (top + 2) x 9 per key */
-		o->top = ms_by_keys[o->by].default_top ? ms_by_keys[o->by].default_top : 50;
+	/* no --top: a bounded number of series all the same, (top + 2) x 9 per key, each key's
+	 * default or 50 (ms_by_top()) */
 	if (!o->listen)
 		o->listen = MS_SERVE_DEFAULT_LISTEN;
 	if (!o->so.interval)
@@ -351,18 +362,25 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		}
 		case OPT_BY: {
 			enum ms_by by;
+			bool proc = !strcmp(optarg, "process") || !strcmp(optarg, "command");
 
-			o->by = -1;
-			o->by_process = !strcmp(optarg, "process") || !strcmp(optarg, "command");
-			o->by_command = !strcmp(optarg, "command");
-			if (o->by_process)
-				break;	/* not a key of the group engine: procs.c */
+			if (proc && o->by_process)
+				return ms_usage_error(NULL, "%s", "--by process and command: one of them");
+			if (proc) {	/* not a key of the group engine: procs.c */
+				o->by_process = true;
+				o->by_command = !strcmp(optarg, "command");
+				break;
+			}
 			if (ms_by_parse(optarg, &by))
 				return ms_usage_error(NULL, "unknown --by key '%s' (expected node, zone, fs, "
 						   "cgroup, pod, file, exec, slab, process or "
 						   "command)",
 						   optarg);
-			o->by = (int)by;
+			for (size_t i = 0; i < o->nby; i++)
+				if (o->bys[i] == (int)by)
+					return ms_usage_error(NULL, "--by %s given twice", optarg);
+			o->bys[o->nby++] = (int)by;
+			o->by = o->bys[0];
 			break;
 		}
 		case OPT_TOP: {
@@ -482,14 +500,14 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 				   "or jsonl");
 	if (o->format < 0)
 		o->format = o->output ? MS_FMT_CSV : MS_FMT_ROWS;
-	if (o->tree && o->by != MS_BY_CGROUP)
+	if (o->tree && !ms_opts_by(o, MS_BY_CGROUP))
 		return ms_usage_error(NULL, "%s", "--tree needs --by cgroup");
 	if (o->tree && o->top)
 		return ms_usage_error(NULL, "%s", "--tree shows every cgroup with pages: it cannot be "
 				   "combined with --top");
 	if (o->top && o->by < 0 && !o->by_process)
 		return ms_usage_error(NULL, "%s", "--top needs --by KEY");
-	if (o->nbundle_dirs && o->by != MS_BY_POD)
+	if (o->nbundle_dirs && !ms_opts_by(o, MS_BY_POD))
 		return ms_usage_error(NULL, "%s", "--oci-bundles needs --by pod");
 	if (o->compare && (o->sampling || o->runs || o->features || o->by >= 0 || o->by_process ||
 			   o->approx))
@@ -520,7 +538,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		if (o->backend == MS_BE_KPF)
 			return ms_usage_error(NULL, "%s", "--by needs the bpf or kmod backend: "
 					   "/proc/kpageflags has no per-page owner records");
-		if (o->by == MS_BY_SLAB && o->backend == MS_BE_KMOD)
+		if (ms_opts_by(o, MS_BY_SLAB) && o->backend == MS_BE_KMOD)
 			return ms_usage_error(NULL, "%s", "--by slab needs the bpf backend: the kernel "
 					      "module's records hold no pointer to a slab's cache");
 		if (o->runs || o->features || o->reconcile || o->approx)
@@ -530,5 +548,8 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "%s", "--by with an interval or -o needs --format jsonl "
 					   "or prom (csv and the terminal rows have no group columns)");
 	}
+	if (o->nby + o->by_process > 1 && !(o->sampling && o->format == MS_FMT_PROM))
+		return ms_usage_error(NULL, "%s", "--by given more than once: only with --format prom "
+				      "or in memstat serve (a table or a JSON document has one key)");
 	return 0;
 }

@@ -7,6 +7,9 @@
 #include <stddef.h>
 
 #include "memstat_int.h"
+#include "groups.h"
+
+#define MS_NR_BY_KEYS 8	/* the group engine's keys (groups.h MS_NR_BY), at most */
 
 struct ms_opts {
 	bool attributes;	/* -a */
@@ -17,6 +20,9 @@ struct ms_opts {
 	enum ms_backend_choice backend;
 	unsigned int jobs;	/* --jobs N; 0: ms_jobs_auto() */
 	int by;			/* --by KEY: enum ms_by; -1: not given (or process) */
+	int bys[MS_NR_BY_KEYS];	/* every --by KEY of the group engine, by[0] == by (serve and
+				 * -f prom take several) */
+	size_t nby;
 	bool by_process;	/* --by process or command (procs.c) */
 	bool by_command;	/* --by command: processes summed by name */
 	size_t top;		/* --top N; 0: the key's default */
@@ -39,6 +45,9 @@ struct ms_opts {
  * --help and --version print and exit 0.
  */
 int ms_parse_args(int argc, char **argv, struct ms_opts *o);
+
+/* whether --by KEY (enum ms_by) was given, as one of several or alone */
+bool ms_opts_by(const struct ms_opts *o, enum ms_by k);
 
 /* With --json, errors go to stdout as {"error": "..."} too (ms_fail_json()). */
 extern bool ms_json_errors;

@@ -167,6 +167,12 @@ PY
 # ---- --by cgroup --tree and allpages --cgroup (cgroup.c): bad input, the tree's totals ----
 run "--tree without --by cgroup" 2 "$memstat" --by node --tree
 one_line_err "--tree without --by cgroup" "--tree needs --by cgroup"
+run "--by twice in a table" 2 "$memstat" --by cgroup --by node
+one_line_err "--by twice in a table" "--by given more than once: only with --format prom"
+run "--by twice in JSON lines" 2 "$memstat" --by cgroup --by process -f jsonl 1 1
+one_line_err "--by twice in JSON lines" "--by given more than once: only with --format prom"
+run "the same --by twice" 2 "$memstat" serve --by cgroup --by cgroup
+one_line_err "the same --by twice" "--by cgroup given twice"
 run "--oci-bundles without --by pod" 2 "$memstat" --by cgroup --oci-bundles /tmp
 one_line_err "--oci-bundles without --by pod" "--oci-bundles needs --by pod"
 run "serve --oci-bundles without --by pod" 2 "$memstat" serve --oci-bundles /tmp

@@ -269,7 +269,7 @@ def test_a_real_prometheus_scrapes_it_for_the_dashboard(serve, tmp_path):
     error panel): the classes add up to the walk's total, and every query of
     contrib/grafana/memstat.json returns a series."""
     assert os.path.exists(PROMETHEUS), "Debian's prometheus is a test package (tools/setup.sh)"
-    exact, approx = serve(), serve("--approx")
+    exact, approx = serve("--by", "pod"), serve("--approx")
     port = free_port()
     (tmp_path / "prometheus.yml").write_text(
         "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
@@ -367,3 +367,25 @@ def test_the_daemonsets_container_serves_pods():
     finally:
         p.send_signal(signal.SIGTERM)
         assert p.wait(timeout=30) == 0, p.stderr.read()
+
+
+def test_several_keys_from_one_walk(serve):
+    """--by given three times: each key's groups add up to the same walk's total, every
+    family's HELP and TYPE come once, and -a's attribute series follow for every key."""
+    s = serve("--by", "cgroup", "--by", "node", "--by", "pod", "-a")
+    text = s.get("/metrics")[2]
+    for fam in ("memstat_group_pages", "memstat_group_dma_pinned_pages",
+                "memstat_group_attribute_pages"):
+        assert text.count("# TYPE %s gauge\n" % fam) == 1, fam
+        assert text.count("# HELP %s " % fam) == 1, fam
+    samples = [x for f in text_string_to_metric_families(text) for x in f.samples]
+    walk = [x.value for x in samples if x.name == "memstat_pages" and
+            x.labels.get("class") == "total"][0]
+    walks = [x.value for x in samples if x.name == "memstat_walks_total"][0]
+    for by in ("cgroup", "node", "pod"):
+        total = sum(x.value for x in samples if x.name == "memstat_group_pages" and
+                    x.labels["by"] == by and x.labels["class"] == "total")
+        assert total == walk, by
+        assert any(x.name == "memstat_group_dma_pinned_pages" and x.labels["by"] == by
+                   for x in samples), by
+    assert walks >= 1

@@ -475,8 +475,8 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		ms_prom(m, ts, r, prom_recon(r, &rc) ? &rc : NULL);
 		if (ms_attrs_valid(o->attrs))	/* -a */
 			ms_attrs_prom(m, o->attrs);
-		if (o->groups)	/* --by: the top N groups and (other) */
-			ms_groups_prom(m, o->groups);
+		if (o->ngroups)	/* --by: the top N groups and (other) of each key */
+			ms_groups_prom(m, o->groups, o->ngroups);
 		if (o->procs)	/* --by process or command: the top N and (other) */
 			ms_procs_prom(m, o->procs);
 		break;

@@ -74,7 +74,8 @@ void ms_groups_print(FILE *out, const struct ms_groups *g);
 void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result *r);
 /* "by":...,"groups":[...],"other":{...} without braces, for a JSON-lines row */
 void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g);
-void ms_groups_prom(FILE *out, const struct ms_groups *g);
+/* the Prometheus series of n keys' groups (each metric's HELP and TYPE once) */
+void ms_groups_prom(FILE *out, struct ms_groups *const *g, size_t n);
 void ms_groups_free(struct ms_groups *g);
 
 /*

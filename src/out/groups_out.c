@@ -315,29 +315,36 @@ static void prom_attrs(FILE *out, const struct ms_groups *g, const char *name,
 	}
 }
 
-void ms_groups_prom(FILE *out, const struct ms_groups *g)
+void ms_groups_prom(FILE *out, struct ms_groups *const *gs, size_t n)
 {
-	size_t i;
+	size_t i, k;
 
 	fputs("# HELP memstat_group_pages Physical pages by class of each group of --by (the top "
 	      "N groups, (none) and (other)); key tells groups of one name apart.\n# TYPE memstat_group_pages gauge\n", out);
-	for (i = 0; i < g->nshown; i++)
-		prom_group(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
-	prom_group(out, g, "(other)", NULL);
-	if (!g->attrs)
+	for (k = 0; k < n; k++) {
+		const struct ms_groups *g = gs[k];
+
+		for (i = 0; i < g->nshown; i++)
+			prom_group(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
+		prom_group(out, g, "(other)", NULL);
+	}
+	if (!n || !gs[0]->attrs)	/* -a: every key's attributes, or none's */
 		return;
-	fputs("# HELP memstat_group_dma_pinned_pages DMA-pinned pages of each group of --by, as "
-	      "dma_pinned of -a (the groups of memstat_group_pages).\n"
-	      "# TYPE memstat_group_dma_pinned_pages gauge\n", out);
-	for (i = 0; i < g->nshown; i++)
-		prom_attrs(out, g, g->g[g->order[i]].name, &g->g[g->order[i]], false);
-	prom_attrs(out, g, "(other)", NULL, false);
-	fputs("# HELP memstat_group_attribute_pages Pages of each group of --by with each attribute "
-	      "of -a (the groups of memstat_group_pages).\n"
-	      "# TYPE memstat_group_attribute_pages gauge\n", out);
-	for (i = 0; i < g->nshown; i++)
-		prom_attrs(out, g, g->g[g->order[i]].name, &g->g[g->order[i]], true);
-	prom_attrs(out, g, "(other)", NULL, true);
+	for (int all = 0; all < 2; all++) {
+		fputs(all ? "# HELP memstat_group_attribute_pages Pages of each group of --by with "
+			    "each attribute of -a (the groups of memstat_group_pages).\n"
+			    "# TYPE memstat_group_attribute_pages gauge\n" :
+			    "# HELP memstat_group_dma_pinned_pages DMA-pinned pages of each group of "
+			    "--by, as dma_pinned of -a (the groups of memstat_group_pages).\n"
+			    "# TYPE memstat_group_dma_pinned_pages gauge\n", out);
+		for (k = 0; k < n; k++) {
+			const struct ms_groups *g = gs[k];
+
+			for (i = 0; i < g->nshown; i++)
+				prom_attrs(out, g, g->g[g->order[i]].name, &g->g[g->order[i]], all);
+			prom_attrs(out, g, "(other)", NULL, all);
+		}
+	}
 }
 
 /* ---- each key's own members and columns ---- */

@@ -346,8 +346,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		ms_compare_json(w, r, o->compare);
 	if (ms_attrs_valid(o->attrs))	/* -a */
 		ms_attrs_json(w, o->attrs);
-	if (o->groups)	/* --by in periodic sampling (groups_out.c) */
-		ms_groups_json_fields(w, o->groups);
+	if (o->ngroups)	/* --by in periodic sampling (groups_out.c): one key */
+		ms_groups_json_fields(w, o->groups[0]);
 	if (o->procs)	/* --by process or command (procs_out.c) */
 		ms_procs_json_fields(w, o->procs);
 	ms_jw_end_object(w);

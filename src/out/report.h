@@ -28,7 +28,9 @@ struct ms_report_opts {
 	const char *kernel;	/* uname -r */
 	const char *fallback_reason;	/* why the bpf backend was not used, or NULL */
 	const struct ms_timings *timings;	/* --json "timings" (one-shot), or NULL */
-	const struct ms_groups *groups;	/* --by: JSON lines and prom carry the groups */
+	struct ms_groups *const *groups;	/* --by: JSON lines (one key) and prom (every key)
+						 * carry the groups */
+	size_t ngroups;
 	const struct ms_procs *procs;	/* --by process or command: the same of its rows */
 	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
 	const struct ms_compare_in *compare;	/* --compare: what it compares with, or NULL */

@@ -404,7 +404,7 @@ TEST(Escape, ByFsTableJsonAndPrometheusOfHostileMounts)
 	EXPECT_EQ(by_dev["0:91"]["name"], "/mnt/bad\\xffname");
 	EXPECT_EQ(by_dev["0:91"]["mount"], "/mnt/bad\\xffname");
 
-	std::string prom = mstest::capture([&](FILE *o) { ms_groups_prom(o, g); });
+	std::string prom = mstest::capture([&](FILE *o) { ms_groups_prom(o, &g, 1); });
 	EXPECT_TRUE(valid_utf8(prom));
 	size_t series = 0;
 	for (size_t p = 0, nl; (nl = prom.find('\n', p)) != std::string::npos; p = nl + 1) {
