@@ -103,38 +103,6 @@ void expect_matches_memory_stat(const Kernel &k, const json &pages, const char *
 					 << k.usage;
 }
 
-// Page cache that a cgroup's process reads: written first, dropped from the cache
-// (posix_fadvise DONTNEED once it is clean), then read back.
-bool fill_drop_read(int fd, size_t len)
-{
-	std::vector<char> chunk(kMiB, 'c');
-	if (lseek(fd, 0, SEEK_SET))
-		return false;
-	for (size_t done = 0; done < len; done += chunk.size())
-		if (::write(fd, chunk.data(), chunk.size()) != (ssize_t)chunk.size())
-			return false;
-	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
-		return false;
-	size_t got = 0;
-	ssize_t n;
-	if (lseek(fd, 0, SEEK_SET))
-		return false;
-	while ((n = read(fd, chunk.data(), chunk.size())) > 0)
-		got += n;
-	return got == len;
-}
-
-// Map a file's pages (resident: they stay charged where they are) and lock them, so that no
-// reclaim (another test's memory pressure, the VMs' zram swap) takes them while we count.
-// MADV_NOHUGEPAGE: khugepaged may otherwise collapse the mapped range into new PMD-sized folios,
-// charged to the memcg the mapping process is in *then* (collapse_file() charges the new folio
-// to the mm's cgroup): on 7.3, after the reader moved to the root, 8 of the file's 16 2 MiB
-// ranges came back as order-9 folios of the root cgroup (3 runs in 8 of the 7.x VM).
-bool lock_file(int fd, size_t len)
-{
-	void *p = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
-	return p != MAP_FAILED && madvise(p, len, MADV_NOHUGEPAGE) == 0 && mlock(p, len) == 0;
-}
 
 // One child cgroup holds 300 MiB of touched anon, 200 MiB of a file read into the page cache
 // and a 64 MiB memfd; its empty sibling holds nothing. Each against its memory.stat, and their
@@ -231,19 +199,6 @@ TEST(ByCgroup, WorkloadMatchesMemoryStat)
 	EXPECT_EQ(ic, ip + 1) << "depth first: the child right after its parent";
 }
 
-// What a user folio's memcg_data points to on this kernel (the walker's probe), or -1.
-int memcg_kind()
-{
-	struct ms_bpf *b = nullptr;
-	char why[512];
-	if (ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why))) {
-		ADD_FAILURE() << why;
-		return -1;
-	}
-	int kind = ms_bpf_features(b)->memcg_kind;
-	ms_bpf_free(b);
-	return kind;
-}
 
 // What the kernel does with the pages of a removed cgroup: up to 6.18 a user folio points to
 // its mem_cgroup, which stays (offline) as long as it has pages: they show as "(removed) id

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Memory cgroups the integration tests make (cgroup_test.cc, pod_test.cc): the hierarchy memstat
 // finds (v1 on the test machine; in the VM matrix, which mounts none, cgroup2 mounted here), a
-// cgroup removed when it goes away, and a child process in a cgroup.
+// cgroup removed when it goes away, a child process in a cgroup, page cache it holds, and what
+// a folio's memcg link is on this kernel.
 #ifndef MEMSTAT_TEST_CGROUPS_H
 #define MEMSTAT_TEST_CGROUPS_H
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -19,6 +21,8 @@
 
 extern "C" {
 #include "cgroup.h"
+#include "backend.h"
+#include "memstat_int.h"
 }
 
 namespace mstest {
@@ -205,6 +209,53 @@ public:
 inline std::string test_name(const char *what)
 {
 	return std::string("memstat-test-") + what + "-" + std::to_string(getpid());
+}
+
+// Page cache that a cgroup's process reads: written first, dropped from the cache
+// (posix_fadvise DONTNEED once it is clean), then read back.
+inline bool fill_drop_read(int fd, size_t len)
+{
+	std::vector<char> chunk(kMiB, 'c');
+	if (lseek(fd, 0, SEEK_SET))
+		return false;
+	for (size_t done = 0; done < len; done += chunk.size())
+		if (::write(fd, chunk.data(), chunk.size()) != (ssize_t)chunk.size())
+			return false;
+	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		return false;
+	size_t got = 0;
+	ssize_t n;
+	if (lseek(fd, 0, SEEK_SET))
+		return false;
+	while ((n = read(fd, chunk.data(), chunk.size())) > 0)
+		got += n;
+	return got == len;
+}
+
+// Map a file's pages (resident: they stay charged where they are) and lock them, so that no
+// reclaim (another test's memory pressure, the VMs' zram swap) takes them while we count.
+// MADV_NOHUGEPAGE: khugepaged may otherwise collapse the mapped range into new PMD-sized folios,
+// charged to the memcg the mapping process is in *then* (collapse_file() charges the new folio
+// to the mm's cgroup): on 7.3, after the reader moved to the root, 8 of the file's 16 2 MiB
+// ranges came back as order-9 folios of the root cgroup (3 runs in 8 of the 7.x VM).
+inline bool lock_file(int fd, size_t len)
+{
+	void *p = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
+	return p != MAP_FAILED && madvise(p, len, MADV_NOHUGEPAGE) == 0 && mlock(p, len) == 0;
+}
+
+// What a user folio's memcg_data points to on this kernel (the walker's probe), or -1.
+inline int memcg_kind()
+{
+	struct ms_bpf *b = nullptr;
+	char why[512];
+	if (ms_bpf_open(&b, MS_BPF_ALLPAGES, why, sizeof(why))) {
+		ADD_FAILURE() << why;
+		return -1;
+	}
+	int kind = ms_bpf_features(b)->memcg_kind;
+	ms_bpf_free(b);
+	return kind;
 }
 
 } // namespace mstest

@@ -44,10 +44,10 @@ struct Tree {
 			cgs.pop_back();
 	}
 	// rel and every cgroup above it; the parents give their children the memory controller
-	const Cgroup *make(const std::string &rel)
+	Cgroup *make(const std::string &rel)
 	{
 		size_t at = 0;
-		const Cgroup *c = nullptr;
+		Cgroup *c = nullptr;
 		while (at != std::string::npos) {
 			at = rel.find('/', at + 1);
 			std::string part = rel.substr(0, at);
@@ -183,7 +183,7 @@ TEST(ByPod, BothDriversEveryQosClassNamedFromBundles)
 	Members members;
 	std::vector<unsigned long long> ids;
 	for (auto &w : want) {
-		const Cgroup *cg = tree.make(top + "/" + w.rel);
+		Cgroup *cg = tree.make(top + "/" + w.rel);
 		ASSERT_NE(cg, nullptr);
 		ids.push_back(cg->id());
 		long mib = w.mib;
@@ -271,8 +271,8 @@ TEST(ByPod, BundleNamesAreEscapedAndLinksNotFollowed)
 		     "/" + b + "/config.json'").c_str());
 
 	Tree tree(h);
-	const Cgroup *ca = tree.make(top + "/kubepods/burstable/pod1/" + a);
-	const Cgroup *cb = tree.make(top + "/kubepods/burstable/pod1/" + b);
+	Cgroup *ca = tree.make(top + "/kubepods/burstable/pod1/" + a);
+	Cgroup *cb = tree.make(top + "/kubepods/burstable/pod1/" + b);
 	ASSERT_TRUE(ca && cb);
 	Member ma(*ca, [] { return hold_anon(4); }), mb(*cb, [] { return hold_anon(4); });
 	ASSERT_TRUE(ma.ok() && mb.ok());
@@ -283,6 +283,55 @@ TEST(ByPod, BundleNamesAreEscapedAndLinksNotFollowed)
 	EXPECT_NE(t.out.find("n/p/evil\\x1b[2Jname"), std::string::npos) << t.out;
 	EXPECT_EQ(t.out.find("linked"), std::string::npos) << t.out;
 	EXPECT_NE(t.out.find("pod 1/bbbb00000000"), std::string::npos) << t.out;
+}
+
+// A container's cgroup removed while its page cache stays charged to it: up to 6.18 its pages are
+// "(removed) id N", as --by cgroup shows them (a removed cgroup's path, and so its pod, is gone);
+// from 7.x the kernel hands them to the nearest live ancestor, the pod's own cgroup: its row.
+TEST(ByPod, RemovedContainersPagesAreItsOwnGroupOrThePods)
+{
+	Hierarchy h;
+	if (!h.ok())
+		GTEST_SKIP() << "no memory cgroup hierarchy: " << h.why;
+	int kind = memcg_kind();
+	ASSERT_TRUE(kind == MS_MEMCG_DIRECT || kind == MS_MEMCG_OBJCG)
+		<< "the probe could not tell what a user folio's memcg_data points to";
+	std::string pod = test_name("podrm") + "/kubepods/burstable/pod42";
+	Tree tree(h);
+	Cgroup *ctr = tree.make(pod + "/" + std::string(64, 'c'));
+	ASSERT_NE(ctr, nullptr);
+	unsigned long long pod_id = 0;
+	for (auto &c : tree.cgs)
+		if (c->dir() == h.mount + "/" + pod)
+			pod_id = c->id();
+	ASSERT_NE(pod_id, 0u);
+	TempFile f("/var/tmp");
+	ASSERT_GE(f.fd(), 0);
+	const size_t len = 32 * kMiB;
+	// the reader stays, locking the file's pages, but moves to the root: its charges stay
+	Member m(*ctr, [&] { return fill_drop_read(f.fd(), len) && lock_file(f.fd(), len); });
+	ASSERT_TRUE(m.ok()) << "the reader in " << ctr->dir();
+	unsigned long long id = ctr->id();
+	ASSERT_TRUE(ctr->remove());
+
+	RunResult r = run_memstat({ "--json", "--by", "pod", "--min", "0" });
+	ASSERT_EQ(r.status, 0);
+	json j = json::parse(r.out);
+	json gone = group_by_cgroup_id(j, id), p = group_by_cgroup_id(j, pod_id);
+	const long long want = len / page_size();
+	if (kind == MS_MEMCG_DIRECT) {
+		ASSERT_FALSE(gone.is_null()) << "no group for the removed container's id " << id;
+		EXPECT_EQ(gone["name"], "(removed) id " + std::to_string(id));
+		EXPECT_EQ(gone["removed"], true);
+		EXPECT_EQ(gone["in_pod"], false);
+		EXPECT_GE(gone["pages"]["page_cache"].get<long long>(), want);
+	} else {
+		EXPECT_TRUE(gone.is_null()) << "the pages were to go to the pod: " << gone.dump();
+		ASSERT_FALSE(p.is_null()) << "no group for the pod's own cgroup " << pod;
+		EXPECT_EQ(p["name"], "pod 42");
+		EXPECT_TRUE(p["container_id"].is_null());
+		EXPECT_GE(p["pages"]["page_cache"].get<long long>(), want);
+	}
 }
 
 } // namespace
