@@ -103,7 +103,6 @@ void expect_matches_memory_stat(const Kernel &k, const json &pages, const char *
 					 << k.usage;
 }
 
-
 // One child cgroup holds 300 MiB of touched anon, 200 MiB of a file read into the page cache
 // and a 64 MiB memfd; its empty sibling holds nothing. Each against its memory.stat, and their
 // parent's --tree row against the parent's (hierarchical) memory.stat.
@@ -198,7 +197,6 @@ TEST(ByCgroup, WorkloadMatchesMemoryStat)
 	}
 	EXPECT_EQ(ic, ip + 1) << "depth first: the child right after its parent";
 }
-
 
 // What the kernel does with the pages of a removed cgroup: up to 6.18 a user folio points to
 // its mem_cgroup, which stays (offline) as long as it has pages: they show as "(removed) id
