@@ -19,6 +19,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
+from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 MEMSTAT = os.environ.get("MEMSTAT", "build/memstat-test")
@@ -389,3 +390,74 @@ def test_several_keys_from_one_walk(serve):
         assert any(x.name == "memstat_group_dma_pinned_pages" and x.labels["by"] == by
                    for x in samples), by
     assert walks >= 1
+
+
+def test_nginx_in_front_gives_tls_and_basic_auth(serve, tmp_path):
+    """contrib/nginx/memstat-serve.conf, its paths and ports pointed at this test's: over TLS,
+    no scrape without the password, a scrape with it is memstat serve's; other paths 404."""
+    import ssl
+    s = serve()
+    port = free_port()
+    # nginx's workers (nobody, as nginx -c runs them here) read the password file: a
+    # directory of its own they may pass (pytest's are root's alone)
+    import tempfile
+    pwdir = tempfile.mkdtemp(prefix="memstat-nginx-")
+    os.chmod(pwdir, 0o711)
+    crt, key, pw = tmp_path / "tls.crt", tmp_path / "tls.key", Path(pwdir) / "htpasswd"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(crt)], check=True, capture_output=True)
+    hashed = subprocess.run(["openssl", "passwd", "-apr1", "s3cret"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    pw.write_text("prometheus:%s\n" % hashed)
+    os.chmod(pw, 0o644)
+    conf = open(os.path.join(ROOT, "contrib", "nginx", "memstat-serve.conf")).read()
+    conf = (conf.replace("/etc/memstat/tls.crt", str(crt))
+            .replace("/etc/memstat/tls.key", str(key))
+            .replace("/etc/memstat/htpasswd", str(pw))
+            .replace("listen 9637 ssl;", "listen 127.0.0.1:%d ssl;" % port)
+            .replace("listen [::]:9637 ssl;\n", "")
+            .replace("127.0.0.1:9636", "127.0.0.1:%d" % s.port))
+    main = tmp_path / "nginx.conf"
+    main.write_text("daemon off;\npid %s/nginx.pid;\nerror_log %s/error.log;\n"
+                    "events {}\nhttp {\naccess_log off;\nclient_body_temp_path %s;\n"
+                    "proxy_temp_path %s;\n%s}\n" % (tmp_path, tmp_path, tmp_path, tmp_path,
+                                                     conf))
+    p = subprocess.Popen(["/usr/sbin/nginx", "-c", str(main), "-p", str(tmp_path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ctx = ssl.create_default_context(cafile=str(crt))
+    url = "https://127.0.0.1:%d" % port
+
+    def get(path, auth=None):
+        h = {"Authorization": "Basic " + auth} if auth else {}
+        req = urllib.request.Request(url + path, headers=h)
+        try:
+            with urllib.request.urlopen(req, timeout=10, context=ctx) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, ""
+
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                status, _ = get("/metrics")
+                break
+            except OSError:
+                assert p.poll() is None, p.stderr.read()
+                assert time.time() < deadline, "nginx did not answer"
+                time.sleep(0.1)
+        import base64
+        good = base64.b64encode(b"prometheus:s3cret").decode()
+        bad = base64.b64encode(b"prometheus:guess").decode()
+        assert status == 401
+        assert get("/metrics", bad)[0] == 401
+        status, body = get("/metrics", good)
+        assert status == 200 and "memstat_walks_total" in body
+        assert get("/", good)[0] == 404
+        with pytest.raises(urllib.error.URLError):    # no plain HTTP on the TLS port
+            urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10).read()
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+        shutil.rmtree(pwdir)

@@ -30,8 +30,9 @@ test_packages=(
 	# tests/compare_test.py: the tools --compare lays the walk against (free and slabtop are
 	# procps's)
 	smem procps
-	# tests/serve_test.py: a real Prometheus server scrapes memstat serve
-	prometheus
+	# tests/serve_test.py: a real Prometheus server scrapes memstat serve; nginx in front of it
+	# (contrib/nginx: TLS and basic authentication) with openssl's certificate and password
+	prometheus nginx-light openssl
 	# tests/deb_test.sh: building the Debian packages, lintian, a Debian 12 chroot
 	dpkg-dev debhelper dh-dkms fakeroot lintian debootstrap zstd
 )
