@@ -175,8 +175,8 @@ int ms_cgroup_dir_of(const char *mountinfo, pid_t pid, const char *ctrl, char *d
 	return err;
 }
 
-static int add(struct ms_cgroups *cg, size_t *cap, __u64 id, __u64 parent, unsigned int depth,
-	       const char *path)
+static int add(struct ms_cgroups *cg, size_t *cap, const struct stat *st, __u64 parent,
+	       unsigned int depth, const char *path)
 {
 	struct ms_cgroup *c;
 
@@ -193,7 +193,8 @@ static int add(struct ms_cgroups *cg, size_t *cap, __u64 id, __u64 parent, unsig
 	c->path = strdup(path);
 	if (!c->path)
 		return -ENOMEM;
-	c->id = id;
+	c->id = st->st_ino;
+	c->uid = st->st_uid;
 	c->parent = parent;
 	c->depth = depth;
 	cg->n++;
@@ -248,7 +249,7 @@ static int scan_dir(struct ms_cgroups *cg, size_t *cap, const char *dir, const c
 		    snprintf(sub, sizeof(sub), "%s%s%s", rel, strcmp(rel, "/") ? "/" : "", names[i]) <
 			    (int)sizeof(sub) &&
 		    !lstat(path, &st) && S_ISDIR(st.st_mode) && (__u64)st.st_dev == cg->dev) {
-			err = add(cg, cap, st.st_ino, id, depth + 1, sub);
+			err = add(cg, cap, &st, id, depth + 1, sub);
 			if (!err)
 				err = scan_dir(cg, cap, path, sub, st.st_ino, depth + 1);
 		}
@@ -274,7 +275,7 @@ int ms_cgroups_scan(struct ms_cgroups *cg, const char *mount, const char *root)
 	if (stat(mount, &st))
 		return -errno;
 	cg->dev = st.st_dev;
-	err = add(cg, &cap, st.st_ino, 0, 0, root && *root ? root : "/");
+	err = add(cg, &cap, &st, 0, 0, root && *root ? root : "/");
 	if (!err)
 		err = scan_dir(cg, &cap, mount, cg->c[0].path, st.st_ino, 0);
 	if (err)

@@ -16,6 +16,7 @@ struct ms_cgroup {
 	__u64 id;		/* inode number of the cgroup's directory */
 	__u64 parent;		/* the parent's id; 0 for the hierarchy's root */
 	unsigned int depth;	/* 0 for the root */
+	uid_t uid;		/* the directory's owner (a delegated subtree's is its user) */
 	char *path;		/* "/" for the root, "/a/b" below it */
 };
 

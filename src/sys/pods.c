@@ -190,20 +190,36 @@ bool ms_pod_parse(const char *path, struct ms_pod_path *p)
 	return p->pod_end != 0;
 }
 
+/* c's ancestor (or c) whose path is len long, or NULL */
+static const struct ms_cgroup *ancestor(const struct ms_cgroups *cg, const struct ms_cgroup *c,
+					size_t len)
+{
+	while (c && strlen(c->path) > len && c->depth)
+		c = ms_cgroups_find(cg, c->parent);
+	return c && strlen(c->path) == len ? c : NULL;
+}
+
+bool ms_pod_cgroup(const struct ms_cgroups *cg, const struct ms_cgroup *c, struct ms_pod_path *p)
+{
+	const struct ms_cgroup *pod;
+
+	if (!ms_pod_parse(c->path, p))
+		return false;
+	pod = ancestor(cg, c, p->pod_end);
+	return pod && pod->uid == 0;
+}
+
 __u64 ms_pod_group_of(const struct ms_cgroups *cg, __u64 id)
 {
 	const struct ms_cgroup *c = ms_cgroups_find(cg, id);
 	struct ms_pod_path p;
-	size_t end;
 
 	if (!c)
 		return id;
-	if (!ms_pod_parse(c->path, &p))
+	if (!ms_pod_cgroup(cg, c, &p))
 		return 0;
-	end = p.container_end ? p.container_end : p.pod_end;
-	while (c && strlen(c->path) > end && c->depth)
-		c = ms_cgroups_find(cg, c->parent);
-	return c && strlen(c->path) == end ? c->id : 0;
+	c = ancestor(cg, c, p.container_end ? p.container_end : p.pod_end);
+	return c ? c->id : 0;
 }
 
 /* ---- the names, from the OCI bundles ---- */
@@ -320,7 +336,7 @@ static void pod_names_of_pod(struct ms_groups *g, __u64 pod_id, const char *uid,
 	struct ms_pod_path p;
 
 	for (size_t i = 0; i < g->cgroups->n && !n->found; i++)
-		if (g->cgroups->c[i].parent == pod_id && ms_pod_parse(g->cgroups->c[i].path, &p) &&
+		if (g->cgroups->c[i].parent == pod_id && ms_pod_cgroup(g->cgroups, &g->cgroups->c[i], &p) &&
 		    p.container[0])
 			ms_pod_names_read(g->bundle_dirs, g->nbundle_dirs, p.container, uid, n);
 }
@@ -340,7 +356,7 @@ int ms_pod_name(struct ms_groups *g, struct ms_group *grp)
 		return -ENOMEM;
 	free(grp->extra);
 	grp->extra = e;
-	if (!c || !ms_pod_parse(c->path, &e->path)) {	/* removed, or outside the view */
+	if (!c || !ms_pod_cgroup(g->cgroups, c, &e->path)) {	/* removed, or outside the view */
 		enum ms_cgroup_where w;
 
 		grp->name = ms_cgroup_name(g->cgroups, grp->k1, &w);

@@ -38,6 +38,13 @@ struct ms_pod_path {
 bool ms_pod_parse(const char *path, struct ms_pod_path *p);
 
 /*
+ * Whether cgroup c of cg is in a pod (ms_pod_parse() of its path, *p filled) whose cgroup is
+ * root's: a user given a delegated subtree makes cgroups of any name, owned by the user, and
+ * could otherwise pass its own pages for a pod's.
+ */
+bool ms_pod_cgroup(const struct ms_cgroups *cg, const struct ms_cgroup *c, struct ms_pod_path *p);
+
+/*
  * The cgroup whose group a cgroup's pages join in --by pod: the container's cgroup (or the pod's
  * own, for pages charged to it) of a cgroup in a pod; 0 for a cgroup in the hierarchy but in no
  * pod; id itself for an id not in the hierarchy (removed, or outside the mount's view).

@@ -334,4 +334,32 @@ TEST(ByPod, RemovedContainersPagesAreItsOwnGroupOrThePods)
 	}
 }
 
+// A user given a delegated cgroup subtree makes cgroups of any name, owned by the user: one
+// shaped like a pod's is not taken for one (the kubelet's are root's), its pages are "(not in a
+// pod)".
+TEST(ByPod, CgroupsOfAUserAreNoPods)
+{
+	Hierarchy h;
+	if (!h.ok())
+		GTEST_SKIP() << "no memory cgroup hierarchy: " << h.why;
+	std::string top = test_name("poduser");
+	Tree tree(h);
+	Cgroup *real = tree.make(top + "/kubepods/burstable/pod1/" + std::string(64, 'a'));
+	Cgroup *fake = tree.make(top + "/kubepods/burstable/pod2/" + std::string(64, 'b'));
+	ASSERT_TRUE(real && fake);
+	std::string pod2 = h.mount + "/" + top + "/kubepods/burstable/pod2";
+	ASSERT_EQ(chown(pod2.c_str(), 65534, 65534), 0) << strerror(errno);
+	ASSERT_EQ(chown(fake->dir().c_str(), 65534, 65534), 0) << strerror(errno);
+	Member mr(*real, [] { return hold_anon(4); }), mf(*fake, [] { return hold_anon(4); });
+	ASSERT_TRUE(mr.ok() && mf.ok());
+
+	RunResult r = run_memstat({ "--json", "--by", "pod" });
+	ASSERT_EQ(r.status, 0);
+	json j = json::parse(r.out);
+	EXPECT_FALSE(group_by_cgroup_id(j, real->id()).is_null()) << "the root-owned pod's";
+	EXPECT_TRUE(group_by_cgroup_id(j, fake->id()).is_null()) << "the user's cgroup: no pod";
+	for (auto &g : j["groups"])
+		EXPECT_NE(g.value("pod_uid", json()), json("2")) << g.dump();
+}
+
 } // namespace
