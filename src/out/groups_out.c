@@ -588,12 +588,12 @@ static void prom_pod(FILE *out, const struct ms_groups *g, const struct ms_group
 }
 
 static const struct by_out by_outs[MS_NR_BY] = {
-	[MS_BY_CGROUP] = { json_cgroup, NULL, NULL },
-	[MS_BY_NODE] = { json_node, NULL, NULL },
-	[MS_BY_ZONE] = { json_zone, NULL, NULL },
-	[MS_BY_FS] = { json_fs, cols_head_fs, cols_fs },
-	[MS_BY_FILE] = { json_file, cols_head_file, cols_file },
-	[MS_BY_EXEC] = { json_file, cols_head_file, cols_file },
-	[MS_BY_SLAB] = { json_slab, cols_head_slab, cols_slab },
+	[MS_BY_CGROUP] = { json_cgroup, NULL, NULL, NULL },
+	[MS_BY_NODE] = { json_node, NULL, NULL, NULL },
+	[MS_BY_ZONE] = { json_zone, NULL, NULL, NULL },
+	[MS_BY_FS] = { json_fs, cols_head_fs, cols_fs, NULL },
+	[MS_BY_FILE] = { json_file, cols_head_file, cols_file, NULL },
+	[MS_BY_EXEC] = { json_file, cols_head_file, cols_file, NULL },
+	[MS_BY_SLAB] = { json_slab, cols_head_slab, cols_slab, NULL },
 	[MS_BY_POD] = { json_pod, cols_head_pod, cols_pod, prom_pod },
 };

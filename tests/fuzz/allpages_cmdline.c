@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Fuzz target: the command line of `memstat allpages` (src/cmd/allpages.c, included here as
- * it is; the backend is a stub that refuses, so no walk runs). The input is the arguments,
- * one a line, after "allpages".
+ * it is; the backend is a stub that refuses, so no walk runs, and so is the read of --pid's
+ * page tables: the machine's processes, PID 1 refusing its maps on one, no process on another,
+ * are not the input). The input is the arguments, one a line, after "allpages".
  *
- * Invariants: ms_allpages_main returns 0 (--help), the usage exit code, or the stub's code
- * exactly when it reached the backend; and for every argument, as a --pfn range and as a
+ * Invariants: ms_allpages_main returns 0 (--help), the usage exit code, the missing privilege
+ * code exactly when the --pid stub refused, or the stub's code exactly when it reached the
+ * backend; and for every argument, as a --pfn range and as a
  * --class list: an accepted range has START <= END, no minus sign, and clips the present
  * ranges to exactly their pfns inside it; an accepted class list selects sub-classes only.
  */
@@ -13,12 +15,28 @@
 
 /* the backend: a stub, defined below (the prototype of memstat_int.h declares it) */
 #define ms_backend_open fuzz_backend_open
+#define ms_proc_pfns fuzz_proc_pfns
 #include "../../src/cmd/allpages.c"
 
 #define MAX_ARGS 32
 #define STUB_EXIT 77	/* no MS_EXIT_* code */
 
-static int backend_opened;
+static int backend_opened, pid_refused;
+
+/* --pid's page tables, by the pid: 3k maps nothing, 3k + 1 is no process, 3k + 2 refuses */
+int fuzz_proc_pfns(int pid, __u64 **pfns, size_t *n)
+{
+	FUZZ_CHECK(pid > 0, "--pid %d reached the page tables", pid);
+	*pfns = NULL;
+	*n = 0;
+	if (pid % 3 == 1)
+		return -ESRCH;
+	if (pid % 3 == 2) {
+		pid_refused++;
+		return -EACCES;
+	}
+	return 0;
+}
 
 int fuzz_backend_open(enum ms_backend_choice c, unsigned int bpf_flags, bool kpf_ok,
 		      struct ms_backend *be, char *why, size_t whylen, char *fallback, size_t flen)
@@ -107,10 +125,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	optind = 0;
 	getopt(1, (char *[]){ "allpages", NULL }, "");
 	backend_opened = 0;
+	pid_refused = 0;
 	ret = ms_allpages_main(argc, argv, &present);
 	fflush(stdout);
-	FUZZ_CHECK(ret == MS_EXIT_OK || ret == MS_EXIT_USAGE || ret == STUB_EXIT,
-		   "ms_allpages_main returned %d", ret);
+	FUZZ_CHECK(ret == MS_EXIT_OK || ret == MS_EXIT_USAGE || ret == STUB_EXIT ||
+		   (ret == MS_EXIT_PERM && pid_refused), "ms_allpages_main returned %d", ret);
 	FUZZ_CHECK((ret == STUB_EXIT) == (backend_opened == 1), "returned %d, backend opened %d "
 		   "times", ret, backend_opened);
 	for (i = 1; i < argc; i++) {
