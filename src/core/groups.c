@@ -311,13 +311,7 @@ static int pod_rekey(struct ms_groups *g)
 			return -ENOMEM;
 		}
 		x = &g->g[at - 1];
-		for (int j = 0; j < MS_NR_SUBS; j++)
-			x->sub[j] += o->sub[j];
-		x->total += o->total;
-		for (int k = 0; k < MS_NR_ATTRS; k++)
-			x->attr[k] += o->attr[k];
-		if (!x->mapping)
-			x->mapping = o->mapping;
+		ms_group_add(x, o);	/* mapping: only file and exec name by it */
 	}
 	free(old);
 	return 0;
@@ -695,11 +689,7 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 		g->nremoved += removed;
 		if (!none && ((g->top && keyed >= g->top) || removed ||
 			      (g->min_set && x->total < g->min_pages))) {
-			for (int j = 0; j < MS_NR_SUBS; j++)
-				g->other.sub[j] += x->sub[j];
-			g->other.total += x->total;
-			for (int k = 0; k < MS_NR_ATTRS; k++)
-				g->other.attr[k] += x->attr[k];
+			ms_group_add(&g->other, x);
 			g->nother++;
 			continue;
 		}

@@ -62,6 +62,17 @@ struct pod_extra {
 	char cgroup[];		/* the cgroup's path ("" when not in the view) */
 };
 
+/* to += from: pages per sub-class, total and attributes (the fold into (other), the table's
+ * Total, --by pod's cgroups into their container) */
+static inline void ms_group_add(struct ms_group *to, const struct ms_group *from)
+{
+	for (int j = 0; j < MS_NR_SUBS; j++)
+		to->sub[j] += from->sub[j];
+	to->total += from->total;
+	for (int k = 0; k < MS_NR_ATTRS; k++)
+		to->attr[k] += from->attr[k];
+}
+
 /* node: the node's pfn span, from its zones; fs: the mount that shows device dev, or NULL */
 void ms_groups_node_span(const struct ms_groups *g, int node, __u64 *s, __u64 *e);
 const struct ms_mountinfo_entry *ms_groups_mount_of(const struct ms_groups *g, __u64 dev);

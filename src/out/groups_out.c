@@ -131,13 +131,8 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 	struct ms_group total = { .name = (char *)"Total" };
 	size_t i, c;
 
-	for (i = 0; i < g->n; i++) {
-		for (int j = 0; j < MS_NR_SUBS; j++)
-			total.sub[j] += g->g[i].sub[j];
-		total.total += g->g[i].total;
-		for (int k = 0; k < MS_NR_ATTRS; k++)
-			total.attr[k] += g->g[i].attr[k];
-	}
+	for (i = 0; i < g->n; i++)
+		ms_group_add(&total, &g->g[i]);
 	fprintf(out, "%10s", "Total MB");
 	for (c = 0; c < NSHOWN; c++)
 		fprintf(out, " %8s %4s", col_label[c], "%");
