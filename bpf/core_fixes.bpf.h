@@ -234,18 +234,34 @@ struct pt_regs {
 } __attribute__((preserve_access_index));
 
 /*
- * Its id in the kernel's BTF, which bpf_rdonly_cast() takes: from the CO-RE types cache, whose
- * reduced BTF holds pt_regs under an id of its own (src/backend/btf_cache.c), set by user space
- * before loading; 0 without the cache, then the relocation's, against the kernel's whole BTF.
+ * Its id in the kernel's BTF, which bpf_rdonly_cast() takes, set by user space before loading
+ * (src/backend/btf_cache.c, from the CO-RE types cache or the kernel's whole BTF): a CO-RE
+ * relocation (bpf_core_type_id_kernel) would give the reduced BTF's id under the cache.
  */
 const volatile __u32 pt_regs_btf_id;
 
 static __always_inline __u32 ms_pt_regs_id(void)
 {
-	return pt_regs_btf_id ? pt_regs_btf_id : bpf_core_type_id_kernel(struct pt_regs);
+	return pt_regs_btf_id;
 }
 
-/* The context of SEC("iter/task_vma") (kernel/bpf/task_iter.c, v5.12+). */
+/*
+ * The kfunc bpf_rdonly_cast(), v6.2+ (a35b9af4ec2c "bpf: Add a kfunc for generic type cast").
+ * Not declared as a __ksym: libbpf would then parse the kernel's whole BTF (5 MiB: 6 to 9 ms of
+ * every run) to find its id. Its calls are compiled as calls of helper MS_CALL_RDONLY_CAST
+ * (memstat.h), a number no helper has, which user space makes calls of the kfunc, by its id in
+ * the kernel's BTF, just before the program is loaded (src/backend/bpf_open.c); left as they
+ * are, the kernel refuses the program ("invalid func"), never runs it. Only walk_cast calls it,
+ * and user space loads walk_cast only where the kernel has the kfunc (6.1 has not).
+ */
+static void *(* const bpf_rdonly_cast)(const void *obj, __u32 btf_id) =
+	(void *)MS_CALL_RDONLY_CAST;
+
+/*
+ * The context of SEC("iter/task_vma") (kernel/bpf/task_iter.c, v5.12+). libbpf would look up
+ * the program's attach target, the function bpf_iter_task_vma, in the kernel's whole BTF: user
+ * space gives its id instead (src/backend/bpf_open.c), as it does bpf_rdonly_cast's.
+ */
 struct bpf_iter_meta;
 struct bpf_iter__task_vma {
 	__ctx_ptr(struct bpf_iter_meta *, meta);

@@ -23,11 +23,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/*
- * v6.2+ ("bpf: Add a kfunc to type cast from bpf uapi ctx to kernel ctx" series). Weak: only
- * walk_cast calls it, and user space loads walk_cast only where the kernel accepts it.
- */
-extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
 
 #define TMPFS_MAGIC	0x01021994
 #define BDEVFS_MAGIC	0x62646576

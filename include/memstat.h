@@ -200,6 +200,12 @@ struct ms_page_rec {
 	__u8 valid;		/* 0: the struct page could not be read (a hole) */
 };
 
+/*
+ * The helper number the walker's calls of the kfunc bpf_rdonly_cast() are compiled as (no helper
+ * has it): user space makes each such call the kfunc's before loading (core_fixes.bpf.h).
+ */
+#define MS_CALL_RDONLY_CAST	0x6d730001
+
 /* Per-mapping facts kept in the LRU cache (value), keyed by the address_space pointer. */
 #define MS_MAP_EXEC	0x1	/* some process maps it VM_EXEC */
 #define MS_MAP_BDEV	0x2	/* a block device's page cache */

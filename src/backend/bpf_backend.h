@@ -70,14 +70,31 @@ struct ms_worker {
 
 /* one run of a syscall program: its return value, or -errno */
 int ms_bpf_run_prog(struct bpf_program *prog);
+/* The ids in the kernel's BTF that the walker is loaded with (btf_cache.c, bpf_open.c) */
+struct ms_kernel_ids {
+	__u32 pt_regs;		/* struct pt_regs: the walker's pt_regs_btf_id */
+	__u32 rdonly_cast;	/* the kfunc bpf_rdonly_cast; 0 before 6.2 (no walk_cast then) */
+	__u32 iter_task_vma;	/* the function bpf_iter_task_vma: collect_exec's attach target */
+};
 /*
  * The CO-RE types cache (btf_cache.c): a descriptor of the running kernel's reduced BTF, its
- * name for libbpf's btf_custom_path in path and the kernel's id of struct pt_regs (for the
- * walker's pt_regs_btf_id), written first if root and missing; -1: none, the whole BTF then.
- * ms_btf_cache_drop() removes the cache's files (one that libbpf refused).
+ * name for libbpf's btf_custom_path in path and the kernel's ids, written first if root and
+ * missing; -1: none, the whole BTF then, and ms_btf_kernel_ids() finds the ids in it (0, or
+ * -ENOENT when a needed one is missing). ms_btf_cache_drop() removes the cache's files (one
+ * that libbpf refused).
  */
-int ms_btf_cache_open(char *path, size_t pathlen, __u32 *pt_regs_id);
+int ms_btf_cache_open(char *path, size_t pathlen, struct ms_kernel_ids *ids);
+int ms_btf_kernel_ids(struct ms_kernel_ids *ids);
 void ms_btf_cache_drop(void);
+/*
+ * Open the walker (relocated against btf_path, NULL: the kernel's whole BTF) for
+ * ms_bpf_load_skel(), the loader's program handlers registered first; NULL and errno on failure.
+ * Load the opened walker with the kernel's ids: pt_regs_btf_id, walk_cast's calls of
+ * bpf_rdonly_cast (core_fixes.bpf.h) and collect_exec's attach target, so that libbpf never
+ * parses the kernel's whole BTF for them. memstat_bpf__load()'s return.
+ */
+struct memstat_bpf *ms_bpf_open_skel(const char *btf_path, __u32 kernel_log_level);
+int ms_bpf_load_skel(struct memstat_bpf *skel, const struct ms_kernel_ids *ids);
 /* what a worker holds of its own (its program, its .bss, its runs) */
 void ms_bpf_worker_free(struct ms_worker *w);
 

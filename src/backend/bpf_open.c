@@ -38,6 +38,97 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
+/*
+ * What the loader gives libbpf instead of the kernel's whole BTF (core_fixes.bpf.h): the ids
+ * of the walker being loaded (libbpf's program handlers take no pointer of the load's own; one
+ * load at a time, as libbpf's handlers themselves are not thread-safe).
+ */
+static struct ms_kernel_ids load_ids;
+
+/* SEC("syscall"), as libbpf loads it (sleepable), with the calls of bpf_rdonly_cast made */
+static int prepare_syscall(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long c)
+{
+	const struct bpf_insn *in = bpf_program__insns(prog);
+	size_t i, n = bpf_program__insn_cnt(prog);
+	struct bpf_insn *out = NULL;
+
+	opts->prog_flags |= BPF_F_SLEEPABLE;
+	for (i = 0; i < n && load_ids.rdonly_cast; i++) {
+		if (in[i].code != (BPF_JMP | BPF_CALL) || in[i].src_reg ||
+		    in[i].imm != MS_CALL_RDONLY_CAST)
+			continue;
+		if (!out) {
+			out = malloc(n * sizeof(*out));
+			if (!out)
+				return -ENOMEM;
+			memcpy(out, in, n * sizeof(*out));
+		}
+		out[i].src_reg = BPF_PSEUDO_KFUNC_CALL;	/* off 0: a kfunc of vmlinux */
+		out[i].off = 0;
+		out[i].imm = (__s32)load_ids.rdonly_cast;
+	}
+	if (out) {
+		int err = bpf_program__set_insns(prog, out, n);
+
+		free(out);	/* libbpf keeps a copy */
+		return err;
+	}
+	return 0;
+}
+
+/* SEC("iter/task_vma"): a tracing program, attached to bpf_iter_task_vma by its id */
+static int prepare_iter(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long c)
+{
+	if (!load_ids.iter_task_vma)
+		return -ENOENT;
+	opts->expected_attach_type = BPF_TRACE_ITER;
+	opts->attach_btf_obj_fd = 0;
+	opts->attach_btf_id = load_ids.iter_task_vma;
+	return bpf_program__set_type(prog, BPF_PROG_TYPE_TRACING);
+}
+
+/*
+ * libbpf looks up kfuncs and tracing programs' attach targets in the kernel's whole BTF, which
+ * it parses for them (6 to 9 ms here, docs/performance.md "Start-up"): the walker's programs
+ * go through these handlers instead, registered before libbpf's own for their sections, which
+ * give the ids. collect_exec is opened as a syscall program, and made a tracing one only as it
+ * is loaded, since libbpf parses the kernel's BTF for any tracing program it will load.
+ */
+static int register_handlers(void)
+{
+	static int done;
+	LIBBPF_OPTS(libbpf_prog_handler_opts, sys, .prog_prepare_load_fn = prepare_syscall);
+	LIBBPF_OPTS(libbpf_prog_handler_opts, iter, .prog_prepare_load_fn = prepare_iter);
+
+	if (done)
+		return done < 0 ? done : 0;
+	done = 1;
+	if (libbpf_register_prog_handler("syscall", BPF_PROG_TYPE_SYSCALL, 0, &sys) < 0 ||
+	    libbpf_register_prog_handler("iter/task_vma", BPF_PROG_TYPE_SYSCALL, 0, &iter) < 0)
+		done = -EINVAL;
+	return done < 0 ? done : 0;
+}
+
+struct memstat_bpf *ms_bpf_open_skel(const char *btf_path, __u32 kernel_log_level)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, o, .kernel_log_level = kernel_log_level,
+		    .btf_custom_path = btf_path);
+	int err = register_handlers();
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return memstat_bpf__open_opts(&o);
+}
+
+int ms_bpf_load_skel(struct memstat_bpf *skel, const struct ms_kernel_ids *ids)
+{
+	skel->rodata->pt_regs_btf_id = ids->pt_regs;
+	load_ids = *ids;
+	return memstat_bpf__load(skel);
+}
+
 int ms_bpf_run_prog(struct bpf_program *prog)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
@@ -183,7 +274,7 @@ int ms_bpf_open(struct ms_bpf **out, unsigned int flags, char *why, size_t whyle
 	double t_detect;
 	bool cached = true;
 	char core_path[64];
-	__u32 pt_regs_id = 0;
+	struct ms_kernel_ids ids;
 	int core_fd, err, ret = MS_EXIT_FAIL;
 
 	*out = NULL;
@@ -203,22 +294,27 @@ again:
 	{
 		double t0 = ms_now_ms();
 
-		core_fd = cached ? ms_btf_cache_open(core_path, sizeof(core_path), &pt_regs_id) : -1;
+		core_fd = cached ? ms_btf_cache_open(core_path, sizeof(core_path), &ids) : -1;
+		/* no cache: the ids from the kernel's whole BTF, which libbpf then parses again */
+		err = core_fd < 0 ? ms_btf_kernel_ids(&ids) : 0;
 		ms_timings.bpf_open += ms_now_ms() - t0;
+		if (err) {
+			snprintf(why, whylen, "unsupported kernel: its BTF lacks struct pt_regs or "
+				 "bpf_iter_task_vma (iter/task_vma, v5.12+)");
+			ret = MS_EXIT_UNSUPPORTED;
+			goto fail;
+		}
 	}
 	/*
-	 * first walk_cast; a kernel without bpf_rdonly_cast (6.1) rejects it: then walk.
+	 * walk_cast where the kernel has bpf_rdonly_cast; one that still rejects it: walk.
 	 * MEMSTAT_TEST_NO_CAST=1 (test builds only) loads walk at once, so that the integration test can
 	 * compare the two programs on one kernel.
 	 */
-	for (b->cast = !ms_test_hook(MS_TEST_NO_CAST);; b->cast = false) {
+	for (b->cast = ids.rdonly_cast && !ms_test_hook(MS_TEST_NO_CAST);; b->cast = false) {
 		double t0 = ms_now_ms(), t1;
 
-		LIBBPF_OPTS(bpf_object_open_opts, oopts,
-			    .kernel_log_level = ms_debug_level() == 3 ? 4 : 0,
-			    .btf_custom_path = core_fd >= 0 ? core_path : NULL);
-
-		b->skel = memstat_bpf__open_opts(&oopts);
+		b->skel = ms_bpf_open_skel(core_fd >= 0 ? core_path : NULL,
+					   ms_debug_level() == 3 ? 4 : 0);
 		t1 = ms_now_ms();
 		ms_timings.bpf_open += t1 - t0;
 		if (!b->skel) {
@@ -227,7 +323,6 @@ again:
 			snprintf(why, whylen, "failed to open the BPF object: %s", strerror(errno));
 			goto fail;
 		}
-		b->skel->rodata->pt_regs_btf_id = core_fd >= 0 ? pt_regs_id : 0;
 		/* one of the two walk programs: each carries its own copy of visit() to verify */
 		bpf_program__set_autoload(b->skel->progs.walk_cast, b->cast);
 		bpf_program__set_autoload(b->skel->progs.walk, !b->cast);
@@ -245,7 +340,7 @@ again:
 		/* a state per worker the walks may use, within memstat's memory bound */
 		b->nwalkers = workers_for(b, MS_BPF_WORKERS_OF(flags));
 		bpf_map__set_max_entries(b->skel->maps.walkers, b->nwalkers);
-		err = memstat_bpf__load(b->skel);
+		err = ms_bpf_load_skel(b->skel, &ids);
 		ms_timings.bpf_load += ms_now_ms() - t1;
 		if (!err || !b->cast)
 			break;

@@ -9,11 +9,13 @@
  * stubs of the same kind and size. Relocating against it gives the same instructions as against
  * the whole BTF (tests/integration/btf_cache_test.cc, on every kernel of the VM matrix), with
  * two exceptions that the walker is written for:
- *   - a type id (bpf_core_type_id_kernel) would be the reduced BTF's: the one the walker needs,
- *     struct pt_regs's for bpf_rdonly_cast(), is kept as the size of a struct named
- *     memstat_pt_regs_id, which user space hands to the walker (core_fixes.bpf.h
- *     ms_pt_regs_id()); keeping ids in place would cost a stub for every type before it, and
- *     7.x kernels sort their BTF by name, which puts pt_regs past 100,000 types;
+ *   - a type id (bpf_core_type_id_kernel) would be the reduced BTF's: the kernel's ids that
+ *     the walker needs (struct ms_kernel_ids: struct pt_regs's for bpf_rdonly_cast(), the
+ *     kfunc bpf_rdonly_cast's own and the iterator's attach target's, which libbpf would
+ *     otherwise look up in the kernel's whole BTF) are kept as the sizes of structs named
+ *     memstat_id_*, which user space hands to the walker and to the loader (bpf_open.c);
+ *     keeping ids in place would cost a stub for every type before them, and 7.x kernels sort
+ *     their BTF by name, which puts pt_regs past 100,000 types;
  *   - a relocation whose local type has no candidate in the kernel would make libbpf search
  *     the modules' BTF too; none of the walker's types lives in a module.
  *
@@ -28,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +47,53 @@
 #define CACHE_DIR	"/var/cache/memstat"
 #define CACHE_MAX	(64U << 20)	/* a cache file larger than this is not ours */
 
-#define ID_CARRIER	"memstat_pt_regs_id"	/* a struct whose size is pt_regs's id */
+/* the structs whose sizes are the kernel's ids, and where each goes in struct ms_kernel_ids */
+static const struct {
+	const char *carrier, *name;
+	int kind;
+	size_t off;
+	bool needed;		/* false: a kernel may lack it (the kfunc, before 6.2) */
+} kernel_ids[] = {
+	{ "memstat_id_pt_regs", "pt_regs", BTF_KIND_STRUCT,
+	  offsetof(struct ms_kernel_ids, pt_regs), true },
+	{ "memstat_id_rdonly_cast", "bpf_rdonly_cast", BTF_KIND_FUNC,
+	  offsetof(struct ms_kernel_ids, rdonly_cast), false },
+	{ "memstat_id_iter_task_vma", "bpf_iter_task_vma", BTF_KIND_FUNC,
+	  offsetof(struct ms_kernel_ids, iter_task_vma), true },
+};
+#define NR_KERNEL_IDS	(sizeof(kernel_ids) / sizeof(kernel_ids[0]))
+
+static __u32 *id_field(struct ms_kernel_ids *ids, size_t i)
+{
+	return (__u32 *)((char *)ids + kernel_ids[i].off);
+}
+
+/* The ids in the kernel's BTF b, or in the carriers of a reduced one; false if one is missing. */
+static bool find_ids(const struct btf *b, bool carried, struct ms_kernel_ids *ids)
+{
+	size_t i;
+
+	memset(ids, 0, sizeof(*ids));
+	for (i = 0; i < NR_KERNEL_IDS; i++) {
+		__s32 id = carried ? btf__find_by_name_kind(b, kernel_ids[i].carrier, BTF_KIND_STRUCT)
+				   : btf__find_by_name_kind(b, kernel_ids[i].name, kernel_ids[i].kind);
+
+		if (id > 0)
+			*id_field(ids, i) = carried ? btf__type_by_id(b, (__u32)id)->size : (__u32)id;
+		else if (carried || kernel_ids[i].needed)
+			return false;
+	}
+	return true;
+}
+
+int ms_btf_kernel_ids(struct ms_kernel_ids *ids)
+{
+	struct btf *k = btf__load_vmlinux_btf();
+	bool ok = k && find_ids(k, false, ids);
+
+	btf__free(k);
+	return ok ? 0 : -ENOENT;
+}
 
 static void debugf(const char *fmt, const char *a, const char *b)
 {
@@ -267,11 +316,12 @@ static int add_type(struct btf *out, const struct btf *k, __u32 id, __u8 mode, c
 
 /*
  * The reduced BTF (see the top of this file) of the kernel's BTF `k`, for the local types of
- * `local`, with the id of pt_regs in its carrier; NULL on failure.
+ * `local`, with the kernel's ids in their carriers; NULL on failure.
  */
 static struct btf *reduce(const struct btf *k, const struct btf *local)
 {
-	__u32 nk = btf__type_cnt(k), nl = btf__type_cnt(local), id, pt_regs = 0, next = 1, l, nn = 0;
+	__u32 nk = btf__type_cnt(k), nl = btf__type_cnt(local), id, next = 1, l, nn = 0;
+	struct ms_kernel_ids ids;
 	struct keep_set s = { calloc(nk, 1), calloc(2 * (size_t)nk, sizeof(__u32)), 0 };
 	__u32 *map = calloc(nk, sizeof(__u32));
 	struct { const char *name; size_t len; } *names = calloc(nl, sizeof(*names));
@@ -300,8 +350,6 @@ static struct btf *reduce(const struct btf *k, const struct btf *local)
 		    !(btf_is_composite(t) || btf_is_any_enum(t) || btf_is_fwd(t) || btf_is_typedef(t)))
 			continue;
 		len = essential_len(name);
-		if (btf_is_struct(t) && !strcmp(name, "pt_regs"))
-			pt_regs = id;
 		for (l = 0; l < nn && !root; l++)
 			root = names[l].len == len && !strncmp(names[l].name, name, len);
 		if (root)
@@ -314,13 +362,14 @@ static struct btf *reduce(const struct btf *k, const struct btf *local)
 		if (s.mode[id])
 			map[id] = next++;
 	out = btf__new_empty();
-	if (!out || !pt_regs)
+	if (!out || !find_ids(k, false, &ids))
 		goto fail;
 	for (id = 1; id < nk; id++)
 		if (map[id] && add_type(out, k, id, s.mode[id], map) != (int)map[id])
 			goto fail;
-	if (btf__add_struct(out, ID_CARRIER, pt_regs) < 0)
-		goto fail;
+	for (i = 0; i < NR_KERNEL_IDS; i++)
+		if (btf__add_struct(out, kernel_ids[i].carrier, *id_field(&ids, i)) < 0)
+			goto fail;
 	goto out;
 fail:
 	btf__free(out);
@@ -391,25 +440,24 @@ static void write_cache(int dirfd, const char *name, const struct btf *kernel)
 		debugf("memstat: CO-RE types cache written: %s%s\n", name, "");
 }
 
-/* The kernel's id of pt_regs that the reduced BTF at path carries; 0 if none. */
-static __u32 carried_id(const char *path)
+/* The kernel's ids that the reduced BTF at path carries; false if it carries none. */
+static bool carried_ids(const char *path, struct ms_kernel_ids *ids)
 {
 	struct btf *r = btf__parse_raw(path);
-	__s32 id = r ? btf__find_by_name_kind(r, ID_CARRIER, BTF_KIND_STRUCT) : -1;
-	__u32 v = id > 0 ? btf__type_by_id(r, (__u32)id)->size : 0;
+	bool ok = r && find_ids(r, true, ids) && ids->pt_regs && ids->iter_task_vma;
 
 	btf__free(r);
-	return v;
+	return ok;
 }
 
 /*
- * The cache file `name`, checked: its descriptor, its name for libbpf in path and the id it
+ * The cache file `name`, checked: its descriptor, its name for libbpf in path and the ids it
  * carries; -ENOENT when there is none (a root-owned file that is not a reduced BTF of ours, as a
  * write cut short would leave, is removed first: root writes it again), -1 when it is not to be
  * trusted.
  */
 static int open_checked(int dirfd, const char *name, char *path, size_t pathlen,
-			__u32 *pt_regs_id)
+			struct ms_kernel_ids *ids)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
@@ -424,8 +472,7 @@ static int open_checked(int dirfd, const char *name, char *path, size_t pathlen,
 	}
 	/* libbpf opens it by name: the descriptor's own name, so that it reads what was checked */
 	snprintf(path, pathlen, "/proc/self/fd/%d", fd);
-	*pt_regs_id = st.st_size > 0 && st.st_size <= CACHE_MAX ? carried_id(path) : 0;
-	if (!*pt_regs_id) {
+	if (st.st_size <= 0 || st.st_size > CACHE_MAX || !carried_ids(path, ids)) {
 		debugf("memstat: CO-RE types cache not used: %s%s\n", name, " is not one of ours");
 		close(fd);
 		if (geteuid() == 0 && !unlinkat(dirfd, name, 0))
@@ -435,7 +482,7 @@ static int open_checked(int dirfd, const char *name, char *path, size_t pathlen,
 	return fd;
 }
 
-int ms_btf_cache_open(char *path, size_t pathlen, __u32 *pt_regs_id)
+int ms_btf_cache_open(char *path, size_t pathlen, struct ms_kernel_ids *ids)
 {
 	char build_id[129], name[256];
 	size_t elf_len;
@@ -455,14 +502,14 @@ int ms_btf_cache_open(char *path, size_t pathlen, __u32 *pt_regs_id)
 	dirfd = open_cache_dir();
 	if (dirfd < 0)
 		return -1;
-	fd = open_checked(dirfd, name, path, pathlen, pt_regs_id);
+	fd = open_checked(dirfd, name, path, pathlen, ids);
 	if (fd == -ENOENT && geteuid() == 0) {
 		struct btf *k = btf__load_vmlinux_btf();
 
 		if (k)
 			write_cache(dirfd, name, k);
 		btf__free(k);
-		fd = open_checked(dirfd, name, path, pathlen, pt_regs_id);
+		fd = open_checked(dirfd, name, path, pathlen, ids);
 	}
 	close(dirfd);
 	if (fd < 0)

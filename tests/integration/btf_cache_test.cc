@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The CO-RE types cache (src/backend/btf_cache.c): relocating the walker against it must give
-// the instructions that relocating against the kernel's whole BTF gives, on this kernel; a cache
-// file that is not root's own, or not BTF, is never used. Run as root.
+// the instructions that relocating against the kernel's whole BTF gives, on this kernel, with
+// the kernel's own ids where the walker needs them; with it, loading never parses the kernel's
+// whole BTF; a cache file that is not root's own, or not BTF, is never used. Run as root.
 #include <fcntl.h>
 #include <glob.h>
 #include <sys/stat.h>
@@ -16,10 +17,21 @@
 #include "helpers.h"
 
 extern "C" {
+#include "backend.h"
 #include "bpf_backend.h"
 }
 
 using namespace mstest;
+
+// libbpf's (and memstat's) parses of the kernel's whole BTF, counted: the test binaries are
+// linked with --wrap=btf__load_vmlinux_btf (Makefile INTEG_WRAP)
+static int vmlinux_parses;
+extern "C" struct btf *__real_btf__load_vmlinux_btf(void);
+extern "C" struct btf *__wrap_btf__load_vmlinux_btf(void)
+{
+	vmlinux_parses++;
+	return __real_btf__load_vmlinux_btf();
+}
 
 namespace {
 
@@ -43,8 +55,8 @@ struct CacheDir {
 	std::string written() const
 	{
 		char path[64];
-		__u32 id = 0;
-		int fd = ms_btf_cache_open(path, sizeof(path), &id);
+		ms_kernel_ids ids;
+		int fd = ms_btf_cache_open(path, sizeof(path), &ids);
 		EXPECT_GE(fd, 0) << "no cache was written to " << dir;
 		if (fd >= 0)
 			close(fd);
@@ -71,18 +83,16 @@ struct Loaded {
 };
 
 // The walker with walk_cast or walk and every optional program, relocated against `btf_path`
-// (nullptr: the kernel's whole BTF, as libbpf finds it), as bpf_open.c loads it.
-void load(Loaded &l, bool cast, const char *btf_path, __u32 pt_regs_id)
+// (nullptr: the kernel's whole BTF, as libbpf finds it), loaded with `ids` as bpf_open.c loads it.
+void load(Loaded &l, bool cast, const char *btf_path, const ms_kernel_ids &ids)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, o, .btf_custom_path = btf_path);
-	l.skel = memstat_bpf__open_opts(&o);
+	l.skel = ms_bpf_open_skel(btf_path, 0);
 	ASSERT_NE(l.skel, nullptr);
-	l.skel->rodata->pt_regs_btf_id = pt_regs_id;
 	bpf_program__set_autoload(l.skel->progs.walk_cast, cast);
 	bpf_program__set_autoload(l.skel->progs.walk, !cast);
 	bpf_program__set_autoload(l.skel->progs.file_paths, true);
 	bpf_program__set_autoload(l.skel->progs.get_deferred, true);
-	l.err = memstat_bpf__load(l.skel);
+	l.err = ms_bpf_load_skel(l.skel, &ids);
 }
 
 // A map an instruction names, by its name (the two objects' map fds differ).
@@ -99,16 +109,23 @@ TEST(BtfCache, RelocatesAsTheWholeBtf)
 {
 	CacheDir c;
 	char path[64];
-	__u32 id = 0;
-	int fd = ms_btf_cache_open(path, sizeof(path), &id);
+	ms_kernel_ids ids, whole_ids;
+	int fd = ms_btf_cache_open(path, sizeof(path), &ids);
 	ASSERT_GE(fd, 0) << "no cache was written to " << c.dir;
-	// the id it carries is the kernel's own
+	// the ids it carries are the kernel's own, as libbpf finds them
 	btf *kb = btf__load_vmlinux_btf();
 	ASSERT_NE(kb, nullptr);
-	__s32 real = btf__find_by_name_kind(kb, "pt_regs", BTF_KIND_STRUCT);
+	__s32 pt_regs = btf__find_by_name_kind(kb, "pt_regs", BTF_KIND_STRUCT);
+	__s32 cast_fn = btf__find_by_name_kind(kb, "bpf_rdonly_cast", BTF_KIND_FUNC);
+	__s32 iter_fn = btf__find_by_name_kind(kb, "bpf_iter_task_vma", BTF_KIND_FUNC);
 	btf__free(kb);
-	ASSERT_GT(real, 0);
-	EXPECT_EQ(id, (__u32)real);
+	ASSERT_GT(pt_regs, 0);
+	ASSERT_GT(iter_fn, 0);
+	EXPECT_EQ(ids.pt_regs, (__u32)pt_regs);
+	EXPECT_EQ(ids.iter_task_vma, (__u32)iter_fn);
+	EXPECT_EQ(ids.rdonly_cast, cast_fn > 0 ? (__u32)cast_fn : 0u);	// 0 on 6.1
+	ASSERT_EQ(ms_btf_kernel_ids(&whole_ids), 0);
+	EXPECT_EQ(memcmp(&ids, &whole_ids, sizeof(ids)), 0) << "the cache's ids are not the BTF's";
 	ASSERT_EQ(c.files().size(), 1u);
 	struct stat st;
 	ASSERT_EQ(fstat(fd, &st), 0);
@@ -118,20 +135,25 @@ TEST(BtfCache, RelocatesAsTheWholeBtf)
 	struct stat k;
 	ASSERT_EQ(stat("/sys/kernel/btf/vmlinux", &k), 0);
 	EXPECT_LT(st.st_size * 20, k.st_size) << st.st_size << " of " << k.st_size;
-	int compared = 0, ids = 0;
+	int compared = 0, kfunc_calls = 0;
 	bool cast_loaded = false;
 	for (bool cast : {true, false}) {
 		Loaded whole, cached;
-		load(whole, cast, nullptr, 0);
-		load(cached, cast, path, id);
-		if (cast && whole.err) {	// 6.1: no bpf_rdonly_cast, walk_cast is not loaded
+		int parses = vmlinux_parses;
+		load(whole, cast, nullptr, whole_ids);
+		EXPECT_GT(vmlinux_parses, parses) << "libbpf's parse of the BTF is not counted";
+		parses = vmlinux_parses;
+		load(cached, cast, path, ids);
+		EXPECT_EQ(vmlinux_parses, parses) << "the kernel's BTF was parsed with the cache";
+		if (cast && !ids.rdonly_cast) {	// 6.1: no bpf_rdonly_cast, walk_cast is refused
+			EXPECT_NE(whole.err, 0);
 			EXPECT_NE(cached.err, 0);
 			continue;
 		}
-
 		ASSERT_EQ(whole.err, 0);
 		ASSERT_EQ(cached.err, 0) << "the cache relocated the walker differently";
 		cast_loaded |= cast;
+		EXPECT_EQ(bpf_program__type(cached.skel->progs.collect_exec), BPF_PROG_TYPE_TRACING);
 		bpf_program *p;
 		bpf_object__for_each_program(p, whole.skel->obj) {
 			if (!bpf_program__autoload(p))
@@ -154,32 +176,60 @@ TEST(BtfCache, RelocatesAsTheWholeBtf)
 					i++;
 					continue;
 				}
-				// pt_regs's id, which the walker takes from pt_regs_btf_id with the cache
-				if (a[i].imm == real && b[i].imm != real && a[i].code == b[i].code &&
-				    a[i].dst_reg == b[i].dst_reg) {
-					ids++;
-					continue;
-				}
 				ASSERT_EQ(memcmp(&a[i], &b[i], sizeof(a[i])), 0)
 					<< bpf_program__name(p) << " instruction " << i
 					<< " differs: the cache lacks what a relocation needs";
+				if (b[i].code != (BPF_JMP | BPF_CALL))
+					continue;
+				// every call of bpf_rdonly_cast was made the kfunc's, by its own id
+				EXPECT_NE(b[i].imm, MS_CALL_RDONLY_CAST) << bpf_program__name(p);
+				if (b[i].src_reg == BPF_PSEUDO_KFUNC_CALL) {
+					EXPECT_EQ(b[i].imm, cast_fn) << bpf_program__name(p);
+					kfunc_calls++;
+				}
 			}
 			compared++;
 		}
 	}
 	close(fd);
 	EXPECT_GE(compared, 6) << "programs compared";
-	// walk_cast takes pt_regs's id twice (visit_cast, batch_uninit); 6.1 loads no walk_cast
+	// walk_cast calls bpf_rdonly_cast in visit_cast and batch_uninit; 6.1 loads no walk_cast
 	if (cast_loaded) {
-		EXPECT_GE(ids, 2);
+		EXPECT_GE(kfunc_calls, 2);
 	}
+}
+
+// What the cache is for: a run that has it loads the walker without parsing the kernel's whole
+// BTF (5 MiB, 6 to 9 ms of a one-shot run here); without it, the BTF is parsed.
+TEST(BtfCache, LoadingWithItNeverParsesTheKernelsBtf)
+{
+	CacheDir c;
+	c.written();
+	char why[256];
+	ms_bpf *b = nullptr;
+	setenv("MEMSTAT_NO_CACHE", "1", 1);
+	vmlinux_parses = 0;
+	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_ONE_WALK, why, sizeof(why)), 0) << why;
+	ms_bpf_free(b);
+	unsetenv("MEMSTAT_NO_CACHE");
+	EXPECT_GE(vmlinux_parses, 1) << "the count sees no parse without the cache";
+	vmlinux_parses = 0;
+	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_ONE_WALK, why, sizeof(why)), 0) << why;
+	EXPECT_EQ(vmlinux_parses, 0) << "the kernel's BTF was parsed though the cache was there";
+	ms_bpf_free(b);
+	// and walk_cast wherever the kernel has bpf_rdonly_cast (6.2+)
+	ms_kernel_ids ids;
+	ASSERT_EQ(ms_btf_kernel_ids(&ids), 0);
+	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_ONE_WALK, why, sizeof(why)), 0) << why;
+	EXPECT_EQ(ms_bpf_has_cast(b), ids.rdonly_cast != 0);
+	ms_bpf_free(b);
 }
 
 TEST(BtfCache, FileNotRootsOwnOrWritableByOthersIsNotUsed)
 {
 	CacheDir c;
 	char path[64];
-	__u32 id;
+	ms_kernel_ids id;
 	std::string f = c.written();
 	ASSERT_EQ(chmod(f.c_str(), 0666), 0);
 	EXPECT_LT(ms_btf_cache_open(path, sizeof(path), &id), 0) << "a world-writable file was used";
@@ -223,7 +273,9 @@ TEST(BtfCache, StaleOrBrokenFilesAreReplacedAndTheRunSucceeds)
 	// the kernel's whole BTF, and removes it
 	btf *bad = btf__new_empty();
 	ASSERT_NE(bad, nullptr);
-	ASSERT_GT(btf__add_struct(bad, "memstat_pt_regs_id", 1), 0);
+	for (const char *carrier : {"memstat_id_pt_regs", "memstat_id_rdonly_cast",
+				    "memstat_id_iter_task_vma"})
+		ASSERT_GT(btf__add_struct(bad, carrier, 1), 0);
 	__u32 size = 0;
 	const void *raw = btf__raw_data(bad, &size);
 	ASSERT_NE(raw, nullptr);
