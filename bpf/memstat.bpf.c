@@ -310,6 +310,14 @@ __noinline int visit_batch(struct ms_bpf_walker *w, __u64 base, __u64 end);
 __noinline int visit_batch_cast(struct ms_bpf_walker *w, __u64 base, __u64 end);
 __noinline int hole_recs(struct ms_bpf_walker *w, __u64 from, __u64 stop);
 #define MS_CTX_CAST ((void *)1)	/* the ctx of walk_cast's steps (visit_how below) */
+/*
+ * Set by user space before loading: 0 when this walker makes no per-page records (no
+ * MS_BPF_ALLPAGES: no pagerecs to fill). A constant of the frozen .rodata, so the verifier
+ * prunes the recording paths, and kernels from 6.8 (2afae08c9dcb "bpf: Validate global subprogs
+ * lazily") skip verifying dump_take, dump_record and hole_recs, which nothing then calls.
+ */
+const volatile __u32 records_loaded = 1;
+#define MS_WALK_RECORDS(w) (records_loaded && (w)->dump_pages)
 #define MS_WALKER_T struct ms_bpf_walker
 #define MS_WALK_LOOP
 /* dump_take's j and sub in one argument: a BPF function takes at most five */
@@ -568,7 +576,7 @@ static long walk_batch_cast(__u64 idx, struct walk_loop *c)
 	struct ms_bpf_walker *w = c->w;
 	__u64 cur = w->cursor, base = cur & ~(__u64)(MS_BATCH_PAGES - 1);
 
-	if (cur < w->walk_end && !w->dump && !w->dump_pages && cur == base &&
+	if (cur < w->walk_end && !w->dump && !MS_WALK_RECORDS(w) && cur == base &&
 	    w->walk_end - base >= MS_BATCH_PAGES) {
 		int u = batch_uninit(base);
 
@@ -580,7 +588,7 @@ static long walk_batch_cast(__u64 idx, struct walk_loop *c)
 		w->visit_how = u == 0 ? MS_HOW_CAST_MAPPED : MS_HOW_CAST;
 	} else {
 		/* allpages records the words of every page: from the copy */
-		w->visit_how = w->dump_pages ? MS_HOW_COPY : MS_HOW_CAST;
+		w->visit_how = MS_WALK_RECORDS(w) ? MS_HOW_COPY : MS_HOW_CAST;
 	}
 	return ms_walk_step(MS_CTX_CAST, w, 0);
 }

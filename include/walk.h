@@ -93,6 +93,15 @@ MS_INLINE void ms_walk_run(MS_WALKER_T *w, __u64 pfn, __u64 n, __u32 sub)
 }
 
 /*
+ * Is this walk allpages' (every page recorded)? The BPF walker also asks whether it was loaded
+ * for records at all (memstat.bpf.c), so that the verifier skips the recording code of a walker
+ * loaded without them.
+ */
+#ifndef MS_WALK_RECORDS
+#define MS_WALK_RECORDS(w) ((w)->dump_pages)
+#endif
+
+/*
  * A call's start: the pages of a block counted at its head in the previous call that reach
  * into this range are counted here, as the block's sub-class. Allpages never carries this way
  * (it records page by page, and its owner covers such pages).
@@ -102,7 +111,7 @@ MS_INLINE void ms_walk_begin(MS_WALKER_T *w)
 	__u64 start = w->walk_start, end = w->walk_end, cur = w->cursor;
 	__u32 sub = w->carry_sub;
 
-	if (cur > start && !w->dump_pages) {
+	if (cur > start && !MS_WALK_RECORDS(w)) {
 		__u64 stop = cur < end ? cur : end;
 
 		w->counts[sub & (MS_COUNTS - 1)] += stop - start;
@@ -223,12 +232,12 @@ MS_INLINE void ms_walk_page(void *ctx, MS_WALKER_T *w, const struct ms_features 
 {
 	struct ms_verdict v;
 
-	if (w->dump_pages && pfn >= w->own_start && pfn < w->own_end) {
+	if (MS_WALK_RECORDS(w) && pfn >= w->own_start && pfn < w->own_end) {
 		MS_WALK_RECORD(ctx, w, pfn, j, p);	/* a tail or interior of the owner */
 		return;
 	}
 	ms_page_verdict(ctx, f, &w->wstate, pfn, p, p1, scratch, &v);
-	if (!w->dump_pages)
+	if (!MS_WALK_RECORDS(w))
 		ms_walk_count(w, pfn, v.sub, v.start + v.n - pfn);
 	else
 		MS_WALK_TAKE(ctx, w, f, pfn, j, p, v.start == pfn ? p : scratch, &v);
@@ -289,7 +298,7 @@ MS_INLINE void ms_walk_visits(void *ctx, MS_WALKER_T *w, __u64 base, __u64 end,
 MS_INLINE void ms_walk_hole(void *ctx, MS_WALKER_T *w, __u64 from, __u64 stop)
 {
 	w->holes += stop - from;
-	if (w->dump_pages)
+	if (MS_WALK_RECORDS(w))
 		MS_WALK_HOLE_RECS(ctx, w, from, stop);
 	w->cursor = stop;
 }
@@ -316,7 +325,7 @@ MS_INLINE int ms_walk_step(void *ctx, MS_WALKER_T *w, int uninit_test)
 		ms_walk_hole(ctx, w, cur, end - base > MS_BATCH_PAGES ? base + MS_BATCH_PAGES : end);
 		return 0;
 	}
-	if (uninit_test && !w->dump && !w->dump_pages && cur == base &&
+	if (uninit_test && !w->dump && !MS_WALK_RECORDS(w) && cur == base &&
 	    end - base >= MS_BATCH_PAGES) {
 		__u64 acc = 0;
 

@@ -313,8 +313,9 @@ again:
 	for (b->cast = ids.rdonly_cast && !ms_test_hook(MS_TEST_NO_CAST);; b->cast = false) {
 		double t0 = ms_now_ms(), t1;
 
+		/* MEMSTAT_DEBUG=3: the verifier's statistics; 4: its whole log (verifier-hist.sh) */
 		b->skel = ms_bpf_open_skel(core_fd >= 0 ? core_path : NULL,
-					   ms_debug_level() == 3 ? 4 : 0);
+					   ms_debug_level() == 3 ? 4 : ms_debug_level() == 4 ? 2 : 0);
 		t1 = ms_now_ms();
 		ms_timings.bpf_open += t1 - t0;
 		if (!b->skel) {
@@ -329,8 +330,10 @@ again:
 		/* the section cache serves a second walk: none, none of its program's relocations */
 		bpf_program__set_autoload(b->skel->progs.get_deferred, !(flags & MS_BPF_ONE_WALK));
 		/* the per-page records cost 3.4 MiB of kernel memory: only for allpages */
-		if (!(flags & MS_BPF_ALLPAGES))
+		if (!(flags & MS_BPF_ALLPAGES)) {
 			bpf_map__set_max_entries(b->skel->maps.pagerecs, 1);
+			b->skel->rodata->records_loaded = 0;	/* none verified: 6.8+ */
+		}
 		/* file_paths and its 256 KiB of slots: only for --by file and exec (files.c) */
 		bpf_program__set_autoload(b->skel->progs.file_paths, flags & MS_BPF_PATHS);
 		if (!(flags & MS_BPF_PATHS))
