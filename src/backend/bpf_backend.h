@@ -85,6 +85,7 @@ struct ms_kernel_ids {
  */
 int ms_btf_cache_open(char *path, size_t pathlen, struct ms_kernel_ids *ids);
 int ms_btf_kernel_ids(struct ms_kernel_ids *ids);
+/* ms_kernel_btf(): memstat_int.h */
 void ms_btf_cache_drop(void);
 /*
  * Open the walker (relocated against btf_path, NULL: the kernel's whole BTF) for

@@ -19,10 +19,13 @@
  *   - a relocation whose local type has no candidate in the kernel would make libbpf search
  *     the modules' BTF too; none of the walker's types lives in a module.
  *
+ * -a and allpages read struct page, struct folio and enum pageflags from the same file
+ * (ms_kernel_btf()), which keeps them whole whatever the walker's types are.
+ *
  * The cache is a file in /var/cache/memstat (a directory of root's, mode 0700), named by the
- * kernel's build id, its BTF object's id and size, and a hash of the embedded BPF object: a
- * new kernel or a new memstat never reads another's file, and every other file there is
- * removed when a new one is written. A directory or file not owned by root, or writable by
+ * kernel's build id, its BTF object's id and size, and a hash of the embedded BPF object and
+ * of the file's format: a new kernel or a new memstat never reads another's file, and every
+ * other file there is removed when a new one is written. A directory or file not owned by root, or writable by
  * group or others, is never read; only root writes it, to a new file renamed into place.
  * MEMSTAT_NO_CACHE=1 turns it off; MEMSTAT_DEBUG=1 says what it did.
  */
@@ -46,6 +49,7 @@
 
 #define CACHE_DIR	"/var/cache/memstat"
 #define CACHE_MAX	(64U << 20)	/* a cache file larger than this is not ours */
+#define CACHE_FORMAT	2		/* what reduce() keeps and carries: in the file's name */
 
 /* the structs whose sizes are the kernel's ids, and where each goes in struct ms_kernel_ids */
 static const struct {
@@ -314,6 +318,9 @@ static int add_type(struct btf *out, const struct btf *k, __u32 id, __u8 mode, c
 	return nid;
 }
 
+/* the types user space reads from the kernel's BTF (attrs.c, allpages.c), kept whole too */
+static const char *const user_roots[] = { "page", "folio", "pageflags" };
+
 /*
  * The reduced BTF (see the top of this file) of the kernel's BTF `k`, for the local types of
  * `local`, with the kernel's ids in their carriers; NULL on failure.
@@ -324,7 +331,7 @@ static struct btf *reduce(const struct btf *k, const struct btf *local)
 	struct ms_kernel_ids ids;
 	struct keep_set s = { calloc(nk, 1), calloc(2 * (size_t)nk, sizeof(__u32)), 0 };
 	__u32 *map = calloc(nk, sizeof(__u32));
-	struct { const char *name; size_t len; } *names = calloc(nl, sizeof(*names));
+	struct { const char *name; size_t len; } *names = calloc(nl + 3, sizeof(*names));
 	struct btf *out = NULL;
 	size_t i;
 
@@ -338,6 +345,11 @@ static struct btf *reduce(const struct btf *k, const struct btf *local)
 			names[nn].name = ln;
 			names[nn++].len = essential_len(ln);
 		}
+	}
+	/* and what -a and allpages read (ms_kernel_btf()): struct page, struct folio, page flags */
+	for (l = 0; l < sizeof(user_roots) / sizeof(user_roots[0]); l++) {
+		names[nn].name = user_roots[l];
+		names[nn++].len = strlen(user_roots[l]);
 	}
 	/* roots: the kernel's named composites and enums whose essential name a local type has */
 	for (id = 1; id < nk; id++) {
@@ -498,7 +510,7 @@ int ms_btf_cache_open(char *path, size_t pathlen, struct ms_kernel_ids *ids)
 		return -1;
 	}
 	snprintf(name, sizeof(name), "core-%s-%u-%u-%016llx.btf", build_id, btf_id, btf_size,
-		 (unsigned long long)fnv1a(elf, elf_len, 0xcbf29ce484222325ULL));
+		 (unsigned long long)fnv1a(elf, elf_len, 0xcbf29ce484222325ULL ^ CACHE_FORMAT));
 	dirfd = open_cache_dir();
 	if (dirfd < 0)
 		return -1;
@@ -516,6 +528,18 @@ int ms_btf_cache_open(char *path, size_t pathlen, struct ms_kernel_ids *ids)
 		return -1;
 	debugf("memstat: CO-RE types from the cache: %s%s\n", name, "");
 	return fd;
+}
+
+struct btf *ms_kernel_btf(void)
+{
+	char path[64];
+	struct ms_kernel_ids ids;
+	int fd = ms_btf_cache_open(path, sizeof(path), &ids);
+	struct btf *b = fd >= 0 ? btf__parse_raw(path) : NULL;
+
+	if (fd >= 0)
+		close(fd);
+	return b ? b : btf__load_vmlinux_btf();
 }
 
 void ms_btf_cache_drop(void)

@@ -89,7 +89,7 @@ static const char usage_text[] =
 
 static int load_flag_names(struct dumper *d)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = ms_kernel_btf();
 	const struct btf_type *t;
 	const struct btf_enum *e;
 	__s32 id;

@@ -194,7 +194,7 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 	f->mglru = read_long("/sys/kernel/mm/lru_gen/enabled") > 0 &&
 		   (read_long("/sys/kernel/mm/lru_gen/enabled") & 1);
 
-	btf = btf__load_vmlinux_btf();
+	btf = ms_kernel_btf();
 	if (!btf)
 		return -errno;
 	/* test builds: a kernel whose BTF names no page flag (the module without BTF) */

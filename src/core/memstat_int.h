@@ -191,6 +191,13 @@ const char *ms_last_error(void);
 void ms_clear_last_error(void);
 double ms_now_ms(void);
 /*
+ * The kernel's types for user space (struct page, struct folio, enum pageflags, by name): the
+ * CO-RE types cache's reduced BTF, which keeps them whole (src/backend/btf_cache.c), else the
+ * kernel's whole BTF (5 MiB to parse); NULL and errno when there is none. btf__free() it.
+ */
+struct btf;
+struct btf *ms_kernel_btf(void);
+/*
  * A child that must not keep root's power (the PNG renderer, serve's HTTP process): become
  * nobody (MS_NOBODY, user and group, no supplementary group), check that root cannot come back,
  * and set no_new_privs. 0 (also when not root), or -errno.

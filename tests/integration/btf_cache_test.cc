@@ -17,6 +17,7 @@
 #include "helpers.h"
 
 extern "C" {
+#include "attrs.h"
 #include "backend.h"
 #include "bpf_backend.h"
 }
@@ -223,6 +224,41 @@ TEST(BtfCache, LoadingWithItNeverParsesTheKernelsBtf)
 	ASSERT_EQ(ms_bpf_open(&b, MS_BPF_ONE_WALK, why, sizeof(why)), 0) << why;
 	EXPECT_EQ(ms_bpf_has_cast(b), ids.rdonly_cast != 0);
 	ms_bpf_free(b);
+}
+
+// -a and allpages read struct page, struct folio and the page flags from the cache too: the
+// same facts as from the whole BTF, without parsing it.
+TEST(BtfCache, GivesTheAttributesTheFactsOfTheWholeBtf)
+{
+	CacheDir c;
+	c.written();
+	ms_attr_facts cached, whole;
+	vmlinux_parses = 0;
+	ASSERT_EQ(ms_attr_facts_load(&cached), 0);
+	EXPECT_EQ(vmlinux_parses, 0) << "-a parsed the kernel's BTF though the cache was there";
+	setenv("MEMSTAT_NO_CACHE", "1", 1);
+	ASSERT_EQ(ms_attr_facts_load(&whole), 0);
+	unsetenv("MEMSTAT_NO_CACHE");
+	EXPECT_EQ(vmlinux_parses, 1);
+	EXPECT_EQ(memcmp(&cached, &whole, sizeof(cached)), 0);
+	// allpages' flag names: enum pageflags whole, every name and value
+	btf *r = ms_kernel_btf(), *k = btf__load_vmlinux_btf();
+	ASSERT_NE(r, nullptr);
+	ASSERT_NE(k, nullptr);
+	EXPECT_LT(btf__type_cnt(r) * 20, btf__type_cnt(k)) << "not the cache's BTF";
+	__s32 ri = btf__find_by_name_kind(r, "pageflags", BTF_KIND_ENUM);
+	__s32 ki = btf__find_by_name_kind(k, "pageflags", BTF_KIND_ENUM);
+	ASSERT_GT(ri, 0);
+	ASSERT_GT(ki, 0);
+	const btf_type *rt = btf__type_by_id(r, ri), *kt = btf__type_by_id(k, ki);
+	ASSERT_EQ(btf_vlen(rt), btf_vlen(kt));
+	for (int i = 0; i < btf_vlen(kt); i++) {
+		EXPECT_STREQ(btf__name_by_offset(r, btf_enum(rt)[i].name_off),
+			     btf__name_by_offset(k, btf_enum(kt)[i].name_off));
+		EXPECT_EQ(btf_enum(rt)[i].val, btf_enum(kt)[i].val);
+	}
+	btf__free(r);
+	btf__free(k);
 }
 
 TEST(BtfCache, FileNotRootsOwnOrWritableByOthersIsNotUsed)
