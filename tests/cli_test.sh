@@ -427,14 +427,15 @@ d = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
 assert d["jobs"] == n, d["jobs"]
 t = d["timings"]
-keys = ["ranges", "bpf_open", "bpf_load", "detect", "kmod_open", "exec_set", "workers_load",
-        "walk", "meminfo"]
+keys = ["ranges", "bpf_open", "bpf_load", "bpf_verify", "detect", "kmod_open", "exec_set",
+        "workers_load", "walk", "meminfo"]
 assert list(t) == keys, list(t)
 for k in keys:
     assert isinstance(t[k], (int, float)) and 0 <= t[k] <= d["elapsed_ms"], (k, t[k])
 assert t["walk"] == d["walk_ms"], (t["walk"], d["walk_ms"])
 assert t["bpf_load"] > 0 and t["walk"] > 0 and t["kmod_open"] == 0, t
 assert t["workers_load"] == 0, t  # every worker runs the one walk program
+assert 0 < t["bpf_verify"] < t["bpf_load"], t  # the kernel's part of the load
 PY
 		bad "--jobs $n: jobs or timings wrong in --json" "$(cat "$tmp/out")"
 done

@@ -1372,6 +1372,9 @@ int main(int argc, char **argv)
 		printf("; no timings in this memstat's JSON");
 	}
 	printf("\n");
+	printf("%-44s %10.1f ms (process start to exit less elapsed_ms: exec, the C library's "
+	       "start-up, exit)\n", "memstat one-shot, outside its own clock",
+	       rmed - wdef.elapsed_ms);
 	{
 		double pct = sx.cpu_ms / 10, apct = have_approx ? sa.cpu_ms / 10 : 0;
 		int approx_ok = have_approx && approx_consistent(&ae);

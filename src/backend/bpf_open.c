@@ -45,6 +45,22 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
  */
 static struct ms_kernel_ids load_ids;
 
+/*
+ * timings.bpf_verify: the kernel's load of each program (its verification, mostly), from the
+ * moment libbpf hands it over (the end of its handler below) to the next one's, or to the end
+ * of the load; libbpf's work in between is a bpf_prog_bind_map() call.
+ */
+static double prog_t0;
+
+static void prog_loaded(void)
+{
+	double now = ms_now_ms();
+
+	if (prog_t0)
+		ms_timings.bpf_verify += now - prog_t0;
+	prog_t0 = now;
+}
+
 /* SEC("syscall"), as libbpf loads it (sleepable), with the calls of bpf_rdonly_cast made */
 static int prepare_syscall(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long c)
 {
@@ -71,8 +87,10 @@ static int prepare_syscall(struct bpf_program *prog, struct bpf_prog_load_opts *
 		int err = bpf_program__set_insns(prog, out, n);
 
 		free(out);	/* libbpf keeps a copy */
-		return err;
+		if (err)
+			return err;
 	}
+	prog_loaded();
 	return 0;
 }
 
@@ -84,6 +102,7 @@ static int prepare_iter(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 	opts->expected_attach_type = BPF_TRACE_ITER;
 	opts->attach_btf_obj_fd = 0;
 	opts->attach_btf_id = load_ids.iter_task_vma;
+	prog_loaded();
 	return bpf_program__set_type(prog, BPF_PROG_TYPE_TRACING);
 }
 
@@ -124,9 +143,14 @@ struct memstat_bpf *ms_bpf_open_skel(const char *btf_path, __u32 kernel_log_leve
 
 int ms_bpf_load_skel(struct memstat_bpf *skel, const struct ms_kernel_ids *ids)
 {
+	int err;
+
 	skel->rodata->pt_regs_btf_id = ids->pt_regs;
 	load_ids = *ids;
-	return memstat_bpf__load(skel);
+	prog_t0 = 0;
+	err = memstat_bpf__load(skel);
+	prog_loaded();
+	return err;
 }
 
 int ms_bpf_run_prog(struct bpf_program *prog)

@@ -129,7 +129,8 @@ const char *ms_sub_key(int i, bool slab_split);
 struct ms_timings {
 	double ranges;		/* /proc/iomem and the offline blocks of /sys/devices/system/memory */
 	double bpf_open;	/* parse the embedded BPF object */
-	double bpf_load;	/* vmlinux BTF, CO-RE relocation, verification of the programs */
+	double bpf_load;	/* CO-RE relocation, maps, verification of the programs */
+	double bpf_verify;	/* in bpf_load: the kernel's verification of the programs */
 	double detect;		/* layout detection and locating vmemmap */
 	double kmod_open;	/* open /dev/memstat and read its features */
 	double exec_set;	/* collect the exec mappings (bpf) */

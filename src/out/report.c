@@ -271,6 +271,7 @@ static void json_timings(struct ms_jw *w, const struct ms_timings *t)
 	ms_jw_double_field(w, "ranges", "%.3f", t->ranges);
 	ms_jw_double_field(w, "bpf_open", "%.3f", t->bpf_open);
 	ms_jw_double_field(w, "bpf_load", "%.3f", t->bpf_load);
+	ms_jw_double_field(w, "bpf_verify", "%.3f", t->bpf_verify);
 	ms_jw_double_field(w, "detect", "%.3f", t->detect);
 	ms_jw_double_field(w, "kmod_open", "%.3f", t->kmod_open);
 	ms_jw_double_field(w, "exec_set", "%.3f", t->exec_set);
