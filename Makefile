@@ -224,7 +224,7 @@ test: $(BUILD)/memstat $(BUILD)/memstat-test $(MAN_OUT) $(BUILD)/nobpf $(BUILD)/
 # ---- fuzzing (tests/fuzz: libFuzzer, clang) and the sanitizer build ----
 # one fuzzer per parser of outside input; `make fuzz` runs each FUZZ_SECONDS, `make test` briefly
 FUZZ_TARGETS := iomem zoneinfo meminfo csv_header cmdline allpages_cmdline plot_log mountinfo escape \
-                diff_log http_request
+                diff_log http_request mglru
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined

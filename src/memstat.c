@@ -19,6 +19,7 @@
 #include "sample.h"
 #include "approx.h"
 #include "groups.h"
+#include "mglru_bits.h"
 #include "backend.h"
 #include "mountinfo.h"
 #include "meminfo.h"
@@ -353,7 +354,7 @@ int main(int argc, char **argv)
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
 			   MS_BPF_WORKERS(o.by >= 0 || want_attrs || o.approx ? 1 : o.jobs ? o.jobs :
 					  ms_jobs_auto(&ranges)) |
-			   (o.by >= 0 || want_attrs ? MS_BPF_ALLPAGES : 0) |
+			   (o.by >= 0 || want_attrs || o.features ? MS_BPF_ALLPAGES : 0) |
 			   (ms_opts_by(&o, MS_BY_FILE) || ms_opts_by(&o, MS_BY_EXEC) ? MS_BPF_PATHS : 0) |
 			   (ms_opts_by(&o, MS_BY_SLAB) ? MS_BPF_SLABS : 0),
 			   o.by < 0 && !o.attributes, &walker, fallback,
@@ -380,6 +381,16 @@ int main(int argc, char **argv)
 		       ms_pid_ns_initial() ? "every process (initial PID namespace)" :
 		       "this PID namespace's processes only: libraries mapped only outside it "
 		       "count as page cache (--backend kmod sees every process)");
+		{
+			char why[256];
+			int gen = ms_mglru_locate(&walker.be, &ranges, why, sizeof(why));
+
+			if (gen >= 0)
+				printf("MGLRU generation:    flags bits %d-%d (the kernel's count of "
+				       "each generation's pages agrees)\n", gen, gen + 2);
+			else
+				printf("MGLRU generation:    unknown: %s\n", why);
+		}
 		ret = MS_EXIT_OK;
 		goto out;
 	}

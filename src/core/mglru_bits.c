@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Where a folio's MGLRU generation sits in its flags (mglru_bits.h). The field is gen + 1 (0: on
+ * no MGLRU list) at LRU_GEN_PGOFF = KASAN_TAG_PGOFF - LRU_GEN_WIDTH (include/linux/mm.h, since
+ * ec1c86b25f4b "mm: multi-gen LRU: groundwork", v6.1), LRU_GEN_WIDTH 3 for MAX_NR_GENS 4. The
+ * fields above it (node, zone, last_cpupid, KASAN tag) have widths of the configuration's, so the
+ * position differs between kernels of one version: it is found from the pages, and checked
+ * against the kernel's own counts of each generation.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+
+#include "memstat_int.h"
+#include "attrs.h"
+#include "backend.h"
+#include "mglru_bits.h"
+
+void ms_gen_hist_add(struct ms_gen_hist *h, __u64 head_flags, bool lru, bool other)
+{
+	unsigned int o;
+
+	if (lru) {
+		h->lru_pages++;
+		for (o = 0; o < 62; o++)
+			h->lru[o][(head_flags >> o) & 7]++;
+	} else if (other) {
+		h->other_pages++;
+		for (o = 0; o < 62; o++)
+			h->other_set[o] += ((head_flags >> o) & 7) != 0;
+	}
+}
+
+static __u64 absdiff(__u64 a, __u64 b)
+{
+	return a > b ? a - b : b - a;
+}
+
+int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
+		  const __u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
+{
+	__u64 slack_lru = h->lru_pages / 1000, slack_other = h->other_pages / 1000;
+	__u64 kernel = 0, tol;
+	unsigned int o, v;
+	int found = -1, fits = 0;
+
+	for (v = 0; v < MS_MGLRU_GENS; v++)
+		kernel += by_gen[v];
+	if (!h->lru_pages || !kernel) {
+		snprintf(why, whylen, "no folio is on an MGLRU list (%llu pages on LRU lists, %llu "
+			 "in the kernel's generations)", (unsigned long long)h->lru_pages,
+			 (unsigned long long)kernel);
+		return -1;
+	}
+	tol = h->lru_pages / 50 + 256;
+	for (o = lo; o < 62; o++) {
+		__u64 off = h->lru[o][0] + h->lru[o][5] + h->lru[o][6] + h->lru[o][7], dist = 0;
+
+		if (off > slack_lru || h->other_set[o] > slack_other)
+			continue;
+		for (v = 1; v <= MS_MGLRU_GENS; v++)
+			dist += absdiff(h->lru[o][v], by_gen[v - 1]);
+		if (dist > tol)
+			continue;
+		fits++;
+		found = (int)o;
+	}
+	if (fits == 1)
+		return found;
+	snprintf(why, whylen, "%s of the flags' 3-bit windows from bit %u matches the kernel's "
+		 "generations (%llu pages on MGLRU lists, %llu in lru_gen_full)",
+		 fits ? "more than one" : "none", lo, (unsigned long long)h->lru_pages,
+		 (unsigned long long)kernel);
+	return -1;
+}
+
+/* The first bit above the page flags: __NR_PAGEFLAGS (enum pageflags, BTF); 0 when unknown. */
+static unsigned int nr_pageflags(void)
+{
+	struct btf *btf = ms_kernel_btf();
+	const struct btf_type *t;
+	__s32 id;
+	unsigned int n = 0;
+	int i;
+
+	if (!btf)
+		return 0;
+	id = btf__find_by_name_kind(btf, "pageflags", BTF_KIND_ENUM);
+	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	for (i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), "__NR_PAGEFLAGS") &&
+		    btf_enum(t)[i].val > 0 && btf_enum(t)[i].val < 62)
+			n = (unsigned int)btf_enum(t)[i].val;
+	btf__free(btf);
+	return n;
+}
+
+struct locate {
+	struct ms_gen_hist h;
+	unsigned int pg_lru, pg_unevictable;
+};
+
+static int locate_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+{
+	struct locate *l = arg;
+	bool lru = (r->head_flags >> l->pg_lru) & 1;
+	bool unevictable = (r->head_flags >> l->pg_unevictable) & 1;
+
+	if (r->valid)
+		ms_gen_hist_add(&l->h, r->head_flags, lru && !unevictable, !lru && !unevictable);
+	return 0;
+}
+
+int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char *why,
+		    size_t whylen)
+{
+	struct ms_attr_facts f;
+	struct ms_result res;
+	struct ms_mglru m;
+	struct locate *l;
+	__u64 by_gen[MS_MGLRU_GENS];
+	unsigned int lo;
+	int on = ms_mglru_enabled(MS_MGLRU_ENABLED), err, ret = -1;
+
+	if (on <= 0) {
+		snprintf(why, whylen, "%s", on ? "the kernel has no MGLRU (" MS_MGLRU_ENABLED
+			 " is absent)" : "MGLRU is off (" MS_MGLRU_ENABLED " reads 0)");
+		return -1;
+	}
+	if (ms_attr_facts_load(&f) || f.pg_lru == MS_NO_BIT || f.pg_unevictable == MS_NO_BIT ||
+	    !(lo = nr_pageflags())) {
+		snprintf(why, whylen, "the kernel's BTF names no PG_lru, PG_unevictable or "
+			 "__NR_PAGEFLAGS");
+		return -1;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	l->pg_lru = f.pg_lru;
+	l->pg_unevictable = f.pg_unevictable;
+	memset(&res, 0, sizeof(res));
+	err = ms_backend_pages(be, ranges, &res, locate_page, l);
+	if (err) {
+		snprintf(why, whylen, "the record walk failed (exit %d)", err);
+		goto out;
+	}
+	err = ms_mglru_read(MS_MGLRU_FULL, &m);
+	if (err) {
+		snprintf(why, whylen, "%s: %s", MS_MGLRU_FULL, err == -EINVAL ?
+			 "not in the format of lru_gen_full" : strerror(-err));
+		goto out;
+	}
+	ms_mglru_by_gen(&m, by_gen);
+	ms_mglru_free(&m);
+	ret = ms_gen_locate(&l->h, lo, by_gen, why, whylen);
+out:
+	free(l);
+	return ret;
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The multi-gen LRU's state and generations (mglru.h), read from sysfs and debugfs. Nothing
+ * here writes: the aging a working-set window needs is not done here.
+ *
+ * lru_gen_full's format (mm/vmscan.c lru_gen_seq_show(), 6.1 to 7.x; see
+ * Documentation/admin-guide/mm/multigen_lru.rst): per memory cgroup "memcg ID PATH", per node
+ * " node N", then per generation from the oldest " SEQ AGE_MS ANON[x] FILE[x]" (x: that type's
+ * generation is already evicted), each followed in the full file by one line per tier (a tier
+ * number and six counts, each with a letter) and one of statistics (four counts, each with a
+ * letter).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mglru.h"
+
+int ms_mglru_enabled(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v;
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fscanf(f, "%li", &v) == 1 ? (int)(v & 1) : -EINVAL;
+	fclose(f);
+	return ret;
+}
+
+/* a count as printed: digits, then at most one mark (`marks` lists those allowed) */
+static bool count_of(const char *tok, const char *marks, __u64 *v)
+{
+	char *end;
+
+	if (*tok < '0' || *tok > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(tok, &end, 10);
+	if (errno)
+		return false;
+	return !*end || (!end[1] && strchr(marks, *end));
+}
+
+/* Split line into at most n blank-separated tokens; the count of them, or n + 1 for more. */
+static int tokens(char *line, char **tok, int n)
+{
+	int k = 0;
+	char *save = NULL, *t;
+
+	for (t = strtok_r(line, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+		if (k == n)
+			return n + 1;
+		tok[k++] = t;
+	}
+	return k;
+}
+
+int ms_mglru_parse(FILE *f, struct ms_mglru *m)
+{
+	char line[4096], *tok[8];
+	struct ms_mglru_lruvec *cur = NULL;
+	__u64 memcg = 0;
+	bool have_memcg = false;
+	size_t cap = 0;
+
+	memset(m, 0, sizeof(*m));
+	while (fgets(line, sizeof(line), f)) {
+		int k = tokens(line, tok, 7);
+		__u64 v[4];
+
+		if (k >= 2 && !strcmp(tok[0], "memcg")) {
+			if (!count_of(tok[1], "", &memcg))
+				goto bad;
+			have_memcg = true;
+			cur = NULL;
+		} else if (k == 2 && !strcmp(tok[0], "node")) {
+			__u64 node;
+
+			if (!have_memcg || !count_of(tok[1], "", &node) || node > INT32_MAX)
+				goto bad;
+			if (m->n == cap) {
+				size_t ncap = cap ? 2 * cap : 16;
+				void *p = realloc(m->v, ncap * sizeof(*m->v));
+
+				if (!p) {
+					ms_mglru_free(m);
+					return -ENOMEM;
+				}
+				m->v = p;
+				cap = ncap;
+			}
+			cur = &m->v[m->n++];
+			memset(cur, 0, sizeof(*cur));
+			cur->memcg_id = memcg;
+			cur->node = (int)node;
+		} else if (k == 4 && count_of(tok[0], "", &v[0]) && count_of(tok[1], "", &v[1]) &&
+			   count_of(tok[2], "x", &v[2]) && count_of(tok[3], "x", &v[3])) {
+			struct ms_mglru_gen *g;
+
+			if (!cur || cur->ngens == MS_MGLRU_GENS)
+				goto bad;
+			g = &cur->gen[cur->ngens++];
+			g->seq = v[0];
+			g->age_ms = v[1];
+			g->anon = v[2];
+			g->file = v[3];
+		} else if (k == 0 || (cur && (k == 4 || k == 7))) {
+			continue;	/* a tier's line or the statistics' */
+		} else {
+			goto bad;
+		}
+	}
+	if (ferror(f) || !m->n)
+		goto bad;
+	return 0;
+bad:
+	ms_mglru_free(m);
+	return -EINVAL;
+}
+
+int ms_mglru_read(const char *path, struct ms_mglru *m)
+{
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	if (!f)
+		return -errno;
+	ret = ms_mglru_parse(f, m);
+	fclose(f);
+	return ret;
+}
+
+void ms_mglru_by_gen(const struct ms_mglru *m, __u64 pages[MS_MGLRU_GENS])
+{
+	size_t i;
+	int g;
+
+	memset(pages, 0, MS_MGLRU_GENS * sizeof(pages[0]));
+	for (i = 0; i < m->n; i++)
+		for (g = 0; g < m->v[i].ngens; g++)
+			pages[m->v[i].gen[g].seq % MS_MGLRU_GENS] += m->v[i].gen[g].anon +
+								       m->v[i].gen[g].file;
+}
+
+void ms_mglru_free(struct ms_mglru *m)
+{
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Fuzz target: /sys/kernel/debug/lru_gen_full (ms_mglru_read), the multi-gen LRU's generations
+ * that memstat checks a folio's generation bits against.
+ *
+ * Invariants: the read either fails with -EINVAL and holds nothing, or succeeds with at least one
+ * lruvec, no more lruvecs than " node" lines, at most MS_MGLRU_GENS generations each; the pages
+ * by generation add up to every generation's anon and file pages; reading again gives the same.
+ */
+#include "fuzz.h"
+#include <errno.h>
+
+#include "mglru.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ms_mglru a, b;
+	const char *path = fuzz_file(data, size);
+	int ra = ms_mglru_read(path, &a), rb = ms_mglru_read(path, &b);
+	__u64 by[MS_MGLRU_GENS], sum = 0, all = 0;
+	size_t nodes = 0, i;
+
+	for (i = 0; i + 5 <= size; i++)
+		nodes += !memcmp(data + i, "node", 4);
+	FUZZ_CHECK(ra == rb, "two reads of one input gave %d and %d", ra, rb);
+	if (ra) {
+		FUZZ_CHECK(ra == -EINVAL && !a.v && !a.n, "failed with %d, holding %zu", ra, a.n);
+		return 0;
+	}
+	FUZZ_CHECK(a.n && a.n <= nodes, "%zu lruvecs from %zu \"node\"s", a.n, nodes);
+	FUZZ_CHECK(a.n == b.n && !memcmp(a.v, b.v, a.n * sizeof(*a.v)), "a second read differs");
+	for (i = 0; i < a.n; i++) {
+		FUZZ_CHECK(a.v[i].ngens >= 0 && a.v[i].ngens <= MS_MGLRU_GENS, "%d generations",
+			   a.v[i].ngens);
+		for (int g = 0; g < a.v[i].ngens; g++)
+			all += a.v[i].gen[g].anon + a.v[i].gen[g].file;
+	}
+	ms_mglru_by_gen(&a, by);
+	for (i = 0; i < MS_MGLRU_GENS; i++)
+		sum += by[i];
+	FUZZ_CHECK(sum == all, "by generation %llu, in all %llu", (unsigned long long)sum,
+		   (unsigned long long)all);
+	ms_mglru_free(&a);
+	ms_mglru_free(&b);
+	return 0;
+}
