@@ -2,11 +2,12 @@
 // The MGLRU generation of each folio (src/core/mglru_bits.c): on every kernel of the VM matrix
 // that has MGLRU, the one 3-bit window of the flags that the pages say holds it is found, and
 // its counts of each generation are the kernel's own (lru_gen_full). The first step of --wss.
-// Run as root; in the VMs (tools/vm/init.sh sets MEMSTAT_VM) MGLRU is switched on for the test
-// where the kernel builds it off (Debian's 6.1), and back off after.
+// Run as root; in the VMs (tools/vm/init.sh sets MEMSTAT_IN_TEST_VM=1) MGLRU is switched on for
+// the test where the kernel builds it off (Debian's 6.1), and back off after.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <string>
 
 #include "helpers.h"
@@ -21,12 +22,18 @@ using namespace mstest;
 
 namespace {
 
+bool in_test_vm()
+{
+	const char *v = getenv("MEMSTAT_IN_TEST_VM");
+	return v && !strcmp(v, "1");
+}
+
 // MGLRU on for the test's span (in a test VM only), as it was after
 struct MglruOn {
 	bool switched = false;
 	MglruOn()
 	{
-		if (ms_mglru_enabled(MS_MGLRU_ENABLED) == 0 && getenv("MEMSTAT_VM"))
+		if (ms_mglru_enabled(MS_MGLRU_ENABLED) == 0 && in_test_vm())
 			switched = write_sysfs("y");
 	}
 	~MglruOn()
@@ -53,7 +60,7 @@ TEST(Mglru, GenerationBitsMatchTheKernelsCounts)
 		GTEST_SKIP() << "this kernel has no MGLRU (" << MS_MGLRU_ENABLED << " is absent)";
 	if (state == 0)
 		GTEST_SKIP() << "MGLRU is off on this machine, and the test switches it on only in "
-				"a test VM (MEMSTAT_VM)";
+				"a test VM (MEMSTAT_IN_TEST_VM=1)";
 	if (access(MS_MGLRU_FULL, R_OK))
 		GTEST_SKIP() << MS_MGLRU_FULL << " cannot be read (no debugfs mounted)";
 	struct ms_ranges r = {};

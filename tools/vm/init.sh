@@ -92,7 +92,7 @@ MEMSTAT=/bin/memstat
 export MEMSTAT
 # a test VM: tests may switch machine-wide settings here that they leave alone elsewhere (MGLRU
 # on a kernel that builds it off: mglru_test.cc)
-export MEMSTAT_VM=1
+export MEMSTAT_IN_TEST_VM=1
 # the two-node boot (matrix.sh MEMSTAT_VM_NUMA): ByNode's tests check that they see the nodes
 n=$(sed -n 's/.*memstat\.numa_nodes=\([0-9]*\).*/\1/p' /proc/cmdline)
 [ -z "$n" ] || export MEMSTAT_VM_NUMA_NODES=$n
