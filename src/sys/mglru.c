@@ -6,9 +6,10 @@
  * lru_gen_full's format (mm/vmscan.c lru_gen_seq_show(), 6.1 to 7.x; see
  * Documentation/admin-guide/mm/multigen_lru.rst): per memory cgroup "memcg ID PATH", per node
  * " node N", then per generation from the oldest " SEQ AGE_MS ANON[x] FILE[x]" (x: that type's
- * generation is already evicted), each followed in the full file by one line per tier (a tier
- * number and six counts, each with a letter) and one of statistics (four counts, each with a
- * letter).
+ * generation is already evicted; SEQ right-aligned in 10 columns after one space), each followed
+ * in the full file by one line per tier and one of statistics, whose counts and marks differ
+ * between versions (6.1: six statistics, marked with letters or blanks; later four) but which
+ * start further right (12 and 22 blanks before their first field's 10 columns).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -69,6 +70,7 @@ int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 
 	memset(m, 0, sizeof(*m));
 	while (fgets(line, sizeof(line), f)) {
+		size_t lead = strspn(line, " ");
 		int k = tokens(line, tok, 7);
 		__u64 v[4];
 
@@ -97,8 +99,9 @@ int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 			memset(cur, 0, sizeof(*cur));
 			cur->memcg_id = memcg;
 			cur->node = (int)node;
-		} else if (k == 4 && count_of(tok[0], "", &v[0]) && count_of(tok[1], "", &v[1]) &&
-			   count_of(tok[2], "x", &v[2]) && count_of(tok[3], "x", &v[3])) {
+		} else if (lead <= 10 && k == 4 && count_of(tok[0], "", &v[0]) &&
+			   count_of(tok[1], "", &v[1]) && count_of(tok[2], "x", &v[2]) &&
+			   count_of(tok[3], "x", &v[3])) {
 			struct ms_mglru_gen *g;
 
 			if (!cur || cur->ngens == MS_MGLRU_GENS)
@@ -108,8 +111,8 @@ int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 			g->age_ms = v[1];
 			g->anon = v[2];
 			g->file = v[3];
-		} else if (k == 0 || (cur && (k == 4 || k == 7))) {
-			continue;	/* a tier's line or the statistics' */
+		} else if (k == 0 || (cur && lead > 10)) {
+			continue;	/* a tier's line or the statistics', further right */
 		} else {
 			goto bad;
 		}

@@ -71,7 +71,8 @@ TEST(Mglru, GenerationBitsMatchTheKernelsCounts)
 				  nullptr, 0), 0) << why;
 	// twice: the same window both times, on a machine that keeps moving its pages
 	int first = ms_mglru_locate(&be, &r, why, sizeof(why));
-	EXPECT_GE(first, 0) << why;
+	EXPECT_GE(first, 0) << why << "\n" << MS_MGLRU_FULL << " begins:\n"
+			    << read_file(MS_MGLRU_FULL).substr(0, 3000);
 	int second = ms_mglru_locate(&be, &r, why, sizeof(why));
 	EXPECT_EQ(second, first) << why;
 	// above the page flags and below the zone and node fields at the top of the word

@@ -36,6 +36,21 @@ const char kFull[] =
 	"          2       9000          1          2 \n"
 	"          3         10          4          8 \n";
 
+// 6.1's, whose tier lines may leave a count unmarked and whose statistics are six
+const char kFull61[] =
+	"memcg     1 /\n"
+	" node     0\n"
+	"          0       8836          0           0 \n"
+	"                     0          0           0           0           0           0           0 \n"
+	"                      0           0           0           0           0           0 \n"
+	"          1       8836       2240         310 \n"
+	"                     0          0r          0e          0p          0r          0e          0p\n"
+	"                      0           0           0           0           0           0 \n"
+	"          2       8836          0x       7731 \n"
+	"          3        120         12         40 \n"
+	"                     0          0R          0T          0           0R          0T          0 \n"
+	"                      1L          0O          2Y          0N          0F          0A\n";
+
 ms_mglru parse(const char *text, int *err)
 {
 	ms_mglru m;
@@ -67,6 +82,22 @@ TEST(Mglru, ParsesLruGenFull)
 	EXPECT_EQ(by[1], 3200u);
 	EXPECT_EQ(by[2], 1040u + 3u);
 	EXPECT_EQ(by[3], 0u + 12u);
+	ms_mglru_free(&m);
+}
+
+TEST(Mglru, Parses61sLruGenFull)
+{
+	int err;
+	ms_mglru m = parse(kFull61, &err);
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(m.n, 1u);
+	ASSERT_EQ(m.v[0].ngens, 4);
+	__u64 by[MS_MGLRU_GENS];
+	ms_mglru_by_gen(&m, by);
+	EXPECT_EQ(by[0], 0u);
+	EXPECT_EQ(by[1], 2550u);
+	EXPECT_EQ(by[2], 7731u);
+	EXPECT_EQ(by[3], 52u);
 	ms_mglru_free(&m);
 }
 
