@@ -305,7 +305,8 @@ int main(int argc, char **argv)
 	struct ms_bpf *bpf = NULL;
 	struct walker walker;
 	struct utsname uts;
-	char why[512] = "", fallback[600] = "";
+	char why[512] = "", fallback[600] = "", mglru_why[256] = "";
+	bool mglru_features;
 	const char *cap;
 	struct ms_opts o;
 	int ret, err;
@@ -349,12 +350,14 @@ int main(int argc, char **argv)
 	want_attrs = o.attributes || (o.verbose && !o.sampling && !o.json && !o.runs &&
 				      !o.features && !o.approx && !o.by_process &&
 				      o.backend != MS_BE_KPF);
+	/* --features: a record walk only where it can find the MGLRU generation's bits */
+	mglru_features = o.features && !ms_mglru_ready(mglru_why, sizeof(mglru_why));
 	/* the workers' states are made at open: as many as this run's walks may use (one for a
 	 * record walk, --by and -a, and for --approx) */
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
 			   MS_BPF_WORKERS(o.by >= 0 || want_attrs || o.approx ? 1 : o.jobs ? o.jobs :
 					  ms_jobs_auto(&ranges)) |
-			   (o.by >= 0 || want_attrs || o.features ? MS_BPF_ALLPAGES : 0) |
+			   (o.by >= 0 || want_attrs || mglru_features ? MS_BPF_ALLPAGES : 0) |
 			   (ms_opts_by(&o, MS_BY_FILE) || ms_opts_by(&o, MS_BY_EXEC) ? MS_BPF_PATHS : 0) |
 			   (ms_opts_by(&o, MS_BY_SLAB) ? MS_BPF_SLABS : 0),
 			   o.by < 0 && !o.attributes, &walker, fallback,
@@ -382,14 +385,14 @@ int main(int argc, char **argv)
 		       "this PID namespace's processes only: libraries mapped only outside it "
 		       "count as page cache (--backend kmod sees every process)");
 		{
-			char why[256];
-			int gen = ms_mglru_locate(&walker.be, &ranges, why, sizeof(why));
+			int gen = mglru_features ? ms_mglru_locate(&walker.be, &ranges, mglru_why,
+								    sizeof(mglru_why)) : -1;
 
 			if (gen >= 0)
 				printf("MGLRU generation:    flags bits %d-%d (the kernel's count of "
 				       "each generation's pages agrees)\n", gen, gen + 2);
 			else
-				printf("MGLRU generation:    unknown: %s\n", why);
+				printf("MGLRU generation:    unknown: %s\n", mglru_why);
 		}
 		ret = MS_EXIT_OK;
 		goto out;

@@ -116,16 +116,23 @@ static int prepare_iter(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 static int register_handlers(void)
 {
 	static int done;
+	int sys_id, iter_id;
 	LIBBPF_OPTS(libbpf_prog_handler_opts, sys, .prog_prepare_load_fn = prepare_syscall);
 	LIBBPF_OPTS(libbpf_prog_handler_opts, iter, .prog_prepare_load_fn = prepare_iter);
 
 	if (done)
-		return done < 0 ? done : 0;
+		return 0;
+	sys_id = libbpf_register_prog_handler("syscall", BPF_PROG_TYPE_SYSCALL, 0, &sys);
+	iter_id = sys_id < 0 ? sys_id :
+		  libbpf_register_prog_handler("iter/task_vma", BPF_PROG_TYPE_SYSCALL, 0, &iter);
+	if (iter_id < 0) {
+		/* neither or both: libbpf's own handler for syscall programs again */
+		if (sys_id >= 0)
+			libbpf_unregister_prog_handler(sys_id);
+		return iter_id;
+	}
 	done = 1;
-	if (libbpf_register_prog_handler("syscall", BPF_PROG_TYPE_SYSCALL, 0, &sys) < 0 ||
-	    libbpf_register_prog_handler("iter/task_vma", BPF_PROG_TYPE_SYSCALL, 0, &iter) < 0)
-		done = -EINVAL;
-	return done < 0 ? done : 0;
+	return 0;
 }
 
 struct memstat_bpf *ms_bpf_open_skel(const char *btf_path, __u32 kernel_log_level)
@@ -322,10 +329,14 @@ again:
 		/* no cache: the ids from the kernel's whole BTF, which libbpf then parses again */
 		err = core_fd < 0 ? ms_btf_kernel_ids(&ids) : 0;
 		ms_timings.bpf_open += ms_now_ms() - t0;
-		if (err) {
+		if (err == -ENOENT) {
 			snprintf(why, whylen, "unsupported kernel: its BTF lacks struct pt_regs or "
 				 "bpf_iter_task_vma (iter/task_vma, v5.12+)");
 			ret = MS_EXIT_UNSUPPORTED;
+			goto fail;
+		} else if (err) {
+			snprintf(why, whylen, "failed to read the kernel's BTF "
+				 "(/sys/kernel/btf/vmlinux): %s", strerror(-err));
 			goto fail;
 		}
 	}

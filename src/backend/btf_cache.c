@@ -93,10 +93,12 @@ static bool find_ids(const struct btf *b, bool carried, struct ms_kernel_ids *id
 int ms_btf_kernel_ids(struct ms_kernel_ids *ids)
 {
 	struct btf *k = btf__load_vmlinux_btf();
-	bool ok = k && find_ids(k, false, ids);
+	int err = k ? 0 : (errno ? -errno : -ENOENT);
 
+	if (k && !find_ids(k, false, ids))
+		err = -ENOENT;
 	btf__free(k);
-	return ok ? 0 : -ENOENT;
+	return err;
 }
 
 static void debugf(const char *fmt, const char *a, const char *b)
@@ -530,11 +532,14 @@ int ms_btf_cache_open(char *path, size_t pathlen, struct ms_kernel_ids *ids)
 	return fd;
 }
 
+/* set when libbpf refused the cache: this process reads the kernel's whole BTF from then on */
+static bool dropped;
+
 struct btf *ms_kernel_btf(void)
 {
 	char path[64];
 	struct ms_kernel_ids ids;
-	int fd = ms_btf_cache_open(path, sizeof(path), &ids);
+	int fd = dropped ? -1 : ms_btf_cache_open(path, sizeof(path), &ids);
 	struct btf *b = fd >= 0 ? btf__parse_raw(path) : NULL;
 
 	if (fd >= 0)
@@ -546,6 +551,7 @@ void ms_btf_cache_drop(void)
 {
 	int dirfd = open_cache_dir();
 
+	dropped = true;
 	if (dirfd >= 0) {
 		prune(dirfd, NULL, NULL);
 		close(dirfd);

@@ -41,7 +41,7 @@ static __u64 absdiff(__u64 a, __u64 b)
 int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
 		  const __u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
 {
-	__u64 slack_lru = h->lru_pages / 1000, slack_other = h->other_pages / 1000;
+	__u64 slack_lru = h->lru_pages / 1000 + 16, slack_other = h->other_pages / 1000 + 16;
 	__u64 kernel = 0, tol;
 	unsigned int o, v;
 	int found = -1, fits = 0;
@@ -113,22 +113,49 @@ static int locate_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	return 0;
 }
 
-int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char *why,
-		    size_t whylen)
+/* lru_gen_full's pages by generation; -1 with why when it cannot be read */
+static int kernel_gens(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
 {
-	struct ms_attr_facts f;
-	struct ms_result res;
 	struct ms_mglru m;
-	struct locate *l;
+	int err = ms_mglru_read(MS_MGLRU_FULL, &m);
+
+	if (err) {
+		snprintf(why, whylen, "%s: %s", MS_MGLRU_FULL, err == -EINVAL ?
+			 "not in the format of lru_gen_full" : strerror(-err));
+		return -1;
+	}
+	ms_mglru_by_gen(&m, by_gen);
+	ms_mglru_free(&m);
+	return 0;
+}
+
+int ms_mglru_ready(char *why, size_t whylen)
+{
 	__u64 by_gen[MS_MGLRU_GENS];
-	unsigned int lo;
-	int on = ms_mglru_enabled(MS_MGLRU_ENABLED), err, ret = -1;
+	int on = ms_mglru_enabled(MS_MGLRU_ENABLED);
 
 	if (on <= 0) {
 		snprintf(why, whylen, "%s", on ? "the kernel has no MGLRU (" MS_MGLRU_ENABLED
 			 " is absent)" : "MGLRU is off (" MS_MGLRU_ENABLED " reads 0)");
 		return -1;
 	}
+	return kernel_gens(by_gen, why, whylen);
+}
+
+int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char *why,
+		    size_t whylen)
+{
+	struct ms_attr_facts f;
+	struct ms_result res;
+	struct locate *l;
+	__u64 before[MS_MGLRU_GENS], after[MS_MGLRU_GENS];
+	char why2[256];
+	unsigned int lo;
+	int err, ret = -1;
+
+	/* the kernel's counts before the walk and after: pages move between generations */
+	if (ms_mglru_ready(why, whylen) || kernel_gens(before, why, whylen))
+		return -1;
 	if (ms_attr_facts_load(&f) || f.pg_lru == MS_NO_BIT || f.pg_unevictable == MS_NO_BIT ||
 	    !(lo = nr_pageflags())) {
 		snprintf(why, whylen, "the kernel's BTF names no PG_lru, PG_unevictable or "
@@ -148,15 +175,11 @@ int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char 
 		snprintf(why, whylen, "the record walk failed (exit %d)", err);
 		goto out;
 	}
-	err = ms_mglru_read(MS_MGLRU_FULL, &m);
-	if (err) {
-		snprintf(why, whylen, "%s: %s", MS_MGLRU_FULL, err == -EINVAL ?
-			 "not in the format of lru_gen_full" : strerror(-err));
+	if (kernel_gens(after, why, whylen))
 		goto out;
-	}
-	ms_mglru_by_gen(&m, by_gen);
-	ms_mglru_free(&m);
-	ret = ms_gen_locate(&l->h, lo, by_gen, why, whylen);
+	ret = ms_gen_locate(&l->h, lo, after, why, whylen);
+	if (ret < 0)
+		ret = ms_gen_locate(&l->h, lo, before, why2, sizeof(why2));
 out:
 	free(l);
 	return ret;

@@ -24,18 +24,18 @@ struct ms_gen_hist {
 };
 
 /*
- * Count one page into h: head_flags, the flags of its folio's first page; lru, whether the
- * folio is on an MGLRU list; other, whether it is surely on none (neither PG_lru nor
- * PG_unevictable nor a tail). A page that is neither lru nor other is left out.
+ * Count one page into h: head_flags, the flags of its folio's first page (a tail counts as its
+ * folio); lru, whether the folio is on an MGLRU list; other, whether it is surely on none
+ * (neither PG_lru nor PG_unevictable). A page that is neither lru nor other is left out.
  */
 void ms_gen_hist_add(struct ms_gen_hist *h, __u64 head_flags, bool lru, bool other);
 
 /*
  * The window's lowest bit: the one window from bit `lo` (the first bit above the page flags,
- * __NR_PAGEFLAGS) to 61 that reads 1..4 in the lru pages and 0 in the other pages, at most one
- * page in 1,000 off either way (pages move between lists during a walk), and whose pages of
- * each value v are within 2% of the lru pages of by_gen[v - 1] (the kernel's counts,
- * ms_mglru_by_gen()). -1 with why when no window, or more than one, fits.
+ * __NR_PAGEFLAGS) to 61 that reads 1..4 in the lru pages and 0 in the other pages, at most 16
+ * pages and one in 1,000 off either way (pages move between lists during a walk), and whose
+ * pages of each value v are within 2% of the lru pages (and 256) of by_gen[v - 1] (the kernel's
+ * counts, ms_mglru_by_gen()). -1 with why when no window, or more than one, fits.
  */
 int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
 		  const __u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen);
@@ -43,9 +43,14 @@ int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
 struct ms_backend;
 struct ms_ranges;
 /*
+ * Can the window be found here: MGLRU on and lru_gen_full readable? 0, or -1 with why (without
+ * a walk: callers ask before they open a backend for records).
+ */
+int ms_mglru_ready(char *why, size_t whylen);
+/*
  * The window's lowest bit on the running kernel, from a record walk of be over ranges (opened
- * with MS_BPF_ALLPAGES) and lru_gen_full read after it; -1 with why (MGLRU absent or off, no
- * debugfs, no window that fits).
+ * with MS_BPF_ALLPAGES) and lru_gen_full read before and after it (a window that agrees with
+ * either); -1 with why (MGLRU absent or off, no debugfs, no window that fits).
  */
 int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char *why,
 		    size_t whylen);

@@ -70,9 +70,15 @@ int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 
 	memset(m, 0, sizeof(*m));
 	while (fgets(line, sizeof(line), f)) {
-		size_t lead = strspn(line, " ");
-		int k = tokens(line, tok, 7);
+		size_t lead = strspn(line, " "), len = strlen(line);
+		int k, c;
 		__u64 v[4];
+
+		/* a line longer than the buffer (a memcg's path near PATH_MAX): its start only */
+		if (len && line[len - 1] != '\n')
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+		k = tokens(line, tok, 7);
 
 		if (k >= 2 && !strcmp(tok[0], "memcg")) {
 			if (!count_of(tok[1], "", &memcg))

@@ -2,6 +2,7 @@
 // The multi-gen LRU's debugfs counts (src/sys/mglru.c) and where a folio's generation sits in
 // its flags (src/core/mglru_bits.c): lru_gen_full's text as the kernel prints it, and the one
 // 3-bit window that the pages and the kernel's counts agree on, or none.
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,13 +25,13 @@ const char kFull[] =
 	"          3      21316          0           0 \n"
 	"                     0          0R          0T          0x          0R          0T          0x\n"
 	"                     1          0R          0T          0x          0R          0T          0x\n"
-	"                      0x          0x          0x          0x\n"
+	"                                0x          0x          0x          0x\n"
 	"          4      14018        120x       5000 \n"
 	"                     0          0r          0e          0p          0r          0e          0p\n"
-	"                      0t          0y          0f          0a\n"
+	"                                0t          0y          0f          0a\n"
 	"          5       9140       3000        200 \n"
 	"          6        112         40       1000 \n"
-	"                      7T          5Y          1F          0A\n"
+	"                                7T          5Y          1F          0A\n"
 	"memcg     8 /system.slice/a b.service\n"
 	" node     0\n"
 	"          2       9000          1          2 \n"
@@ -42,19 +43,24 @@ const char kFull61[] =
 	" node     0\n"
 	"          0       8836          0           0 \n"
 	"                     0          0           0           0           0           0           0 \n"
-	"                      0           0           0           0           0           0 \n"
+	"                                0           0           0           0           0           0 \n"
 	"          1       8836       2240         310 \n"
 	"                     0          0r          0e          0p          0r          0e          0p\n"
-	"                      0           0           0           0           0           0 \n"
+	"                                0           0           0           0           0           0 \n"
 	"          2       8836          0x       7731 \n"
 	"          3        120         12         40 \n"
 	"                     0          0R          0T          0           0R          0T          0 \n"
-	"                      1L          0O          2Y          0N          0F          0A\n";
+	"                                1L          0O          2Y          0N          0F          0A\n";
 
 ms_mglru parse(const char *text, int *err)
 {
-	ms_mglru m;
+	ms_mglru m = {};
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	if (!f) {
+		ADD_FAILURE() << "fmemopen: " << strerror(errno);
+		*err = -errno;
+		return m;
+	}
 	*err = ms_mglru_parse(f, &m);
 	fclose(f);
 	return m;
@@ -101,6 +107,18 @@ TEST(Mglru, Parses61sLruGenFull)
 	ms_mglru_free(&m);
 }
 
+TEST(Mglru, ALongPathIsReadAsItsStart)
+{
+	std::string text = "memcg 7 /" + std::string(6000, 'p') + "\n node 0\n 4 10 1 2 \n";
+	int err;
+	ms_mglru m = parse(text.c_str(), &err);
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(m.n, 1u);
+	EXPECT_EQ(m.v[0].memcg_id, 7u);
+	EXPECT_EQ(m.v[0].ngens, 1);
+	ms_mglru_free(&m);
+}
+
 TEST(Mglru, RefusesWhatIsNotLruGenFull)
 {
 	int err;
@@ -114,7 +132,7 @@ TEST(Mglru, RefusesWhatIsNotLruGenFull)
 }
 
 // pages with flags laid out as a kernel's: the page flags below bit 24, gen + 1 at gen_bit, the
-// refs above it (LRU folios only), last_cpupid above that (all ones when freed), zone and node
+// refs below it (LRU folios only), last_cpupid above it (all ones when freed), then the zone
 struct Layout {
 	unsigned gen_bit = 37;
 	__u64 flags(unsigned gen1, unsigned refs, bool freed, unsigned low) const
