@@ -351,7 +351,7 @@ int main(int argc, char **argv)
 				      !o.features && !o.approx && !o.by_process &&
 				      o.backend != MS_BE_KPF);
 	/* --features: a record walk only where it can find the MGLRU generation's bits */
-	mglru_features = o.features && !ms_mglru_ready(mglru_why, sizeof(mglru_why));
+	mglru_features = o.features && !ms_mglru_ready(NULL, mglru_why, sizeof(mglru_why));
 	/* the workers' states are made at open: as many as this run's walks may use (one for a
 	 * record walk, --by and -a, and for --approx) */
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |

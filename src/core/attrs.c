@@ -132,6 +132,8 @@ static void flag_bits(const struct btf *btf, struct ms_attr_facts *f)
 		for (k = 0; k < sizeof(want) / sizeof(want[0]); k++)
 			if (name && !strcmp(name, want[k].name) && e[i].val >= 0 && e[i].val < 64)
 				*((__u8 *)f + want[k].off) = (__u8)e[i].val;
+		if (name && !strcmp(name, "__NR_PAGEFLAGS") && e[i].val > 0 && e[i].val < 62)
+			f->nr_pageflags = (unsigned int)e[i].val;
 	}
 	f->btf_ok = f->pg_dirty != MS_NO_BIT && f->pg_lru != MS_NO_BIT;
 }

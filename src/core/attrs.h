@@ -53,6 +53,7 @@ struct ms_attr_facts {
 	int entire_page;	/* large folios: the page that holds the PMD mapcount (-1 based), */
 	int entire_word, entire_shift;	/* and where in it; entire_page 0: unknown */
 	unsigned int pmd_order;	/* HPAGE_PMD_ORDER: what meminfo counts as *HugePages */
+	unsigned int nr_pageflags;	/* __NR_PAGEFLAGS: the first bit above them; 0: unknown */
 	bool mglru;		/* /sys/kernel/mm/lru_gen/enabled: active/inactive are generations */
 	bool btf_ok;		/* the flag bits came from BTF */
 };

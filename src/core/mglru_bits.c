@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/btf.h>
 
 #include "memstat_int.h"
 #include "attrs.h"
@@ -76,27 +75,6 @@ int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
 	return -1;
 }
 
-/* The first bit above the page flags: __NR_PAGEFLAGS (enum pageflags, BTF); 0 when unknown. */
-static unsigned int nr_pageflags(void)
-{
-	struct btf *btf = ms_kernel_btf();
-	const struct btf_type *t;
-	__s32 id;
-	unsigned int n = 0;
-	int i;
-
-	if (!btf)
-		return 0;
-	id = btf__find_by_name_kind(btf, "pageflags", BTF_KIND_ENUM);
-	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
-	for (i = 0; t && i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), "__NR_PAGEFLAGS") &&
-		    btf_enum(t)[i].val > 0 && btf_enum(t)[i].val < 62)
-			n = (unsigned int)btf_enum(t)[i].val;
-	btf__free(btf);
-	return n;
-}
-
 struct locate {
 	struct ms_gen_hist h;
 	unsigned int pg_lru, pg_unevictable;
@@ -129,9 +107,9 @@ static int kernel_gens(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
 	return 0;
 }
 
-int ms_mglru_ready(char *why, size_t whylen)
+int ms_mglru_ready(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
 {
-	__u64 by_gen[MS_MGLRU_GENS];
+	__u64 unused[MS_MGLRU_GENS];
 	int on = ms_mglru_enabled(MS_MGLRU_ENABLED);
 
 	if (on <= 0) {
@@ -139,7 +117,7 @@ int ms_mglru_ready(char *why, size_t whylen)
 			 " is absent)" : "MGLRU is off (" MS_MGLRU_ENABLED " reads 0)");
 		return -1;
 	}
-	return kernel_gens(by_gen, why, whylen);
+	return kernel_gens(by_gen ? by_gen : unused, why, whylen);
 }
 
 int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char *why,
@@ -150,14 +128,13 @@ int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char 
 	struct locate *l;
 	__u64 before[MS_MGLRU_GENS], after[MS_MGLRU_GENS];
 	char why2[256];
-	unsigned int lo;
 	int err, ret = -1;
 
 	/* the kernel's counts before the walk and after: pages move between generations */
-	if (ms_mglru_ready(why, whylen) || kernel_gens(before, why, whylen))
+	if (ms_mglru_ready(before, why, whylen))
 		return -1;
 	if (ms_attr_facts_load(&f) || f.pg_lru == MS_NO_BIT || f.pg_unevictable == MS_NO_BIT ||
-	    !(lo = nr_pageflags())) {
+	    !f.nr_pageflags) {
 		snprintf(why, whylen, "the kernel's BTF names no PG_lru, PG_unevictable or "
 			 "__NR_PAGEFLAGS");
 		return -1;
@@ -177,9 +154,9 @@ int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char 
 	}
 	if (kernel_gens(after, why, whylen))
 		goto out;
-	ret = ms_gen_locate(&l->h, lo, after, why, whylen);
+	ret = ms_gen_locate(&l->h, f.nr_pageflags, after, why, whylen);
 	if (ret < 0)
-		ret = ms_gen_locate(&l->h, lo, before, why2, sizeof(why2));
+		ret = ms_gen_locate(&l->h, f.nr_pageflags, before, why2, sizeof(why2));
 out:
 	free(l);
 	return ret;

@@ -43,10 +43,11 @@ int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
 struct ms_backend;
 struct ms_ranges;
 /*
- * Can the window be found here: MGLRU on and lru_gen_full readable? 0, or -1 with why (without
- * a walk: callers ask before they open a backend for records).
+ * Can the window be found here: MGLRU on and lru_gen_full readable? 0 with its pages by
+ * generation in by_gen (NULL: not kept), or -1 with why (without a walk: callers ask before
+ * they open a backend for records).
  */
-int ms_mglru_ready(char *why, size_t whylen);
+int ms_mglru_ready(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen);
 /*
  * The window's lowest bit on the running kernel, from a record walk of be over ranges (opened
  * with MS_BPF_ALLPAGES) and lru_gen_full read before and after it (a window that agrees with
