@@ -25,6 +25,7 @@
 #include "meminfo.h"
 #include "testhooks.h"
 #include "attrs.h"
+#include "wss.h"
 #include "picture.h"
 #include "files.h"
 #include "options.h"
@@ -152,6 +153,7 @@ struct walker {
 	size_t ngroups;
 	struct ms_attrs *attrs;		/* -a, -v: the record walk counts them */
 	struct ms_procs *procs;		/* --by process or command: read after each walk */
+	struct ms_wss *wss;		/* --wss: the record walk after the window's end */
 	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
 	double fraction;
 	__u64 seed;
@@ -184,6 +186,8 @@ static int record_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	struct walker *w = arg;
 	int ret = w->attrs ? ms_attrs_page(w->attrs, pfn, r) : 0;
 
+	if (!ret && w->wss)
+		ret = ms_wss_page(w->wss, pfn, r);
 	for (size_t k = 0; !ret && k < w->ngroups; k++)
 		ret = ms_groups_page(w->groups[k], pfn, r);
 	return ret;
@@ -203,9 +207,9 @@ static int walk_backend(struct walker *w, struct ms_result *res)
 	const struct ms_features *f;
 	int ret;
 
-	if (w->ngroups || w->attrs) {
+	if (w->ngroups || w->attrs || w->wss) {
 		/*
-		 * --by, -a: the per-page record walk (serial: one worker, --jobs does not apply).
+		 * --by, -a, --wss: the per-page record walk (serial: one worker, --jobs does not apply).
 		 * No unaccepted-memory correction from meminfo (< 6.12): the groups are made of
 		 * records, and must add up to the walk's total.
 		 */
@@ -276,6 +280,39 @@ static int walk_once(void *arg, struct ms_result *res)
 	return ret;
 }
 
+/*
+ * --wss: find where the generation sits (a record walk), age every lruvec, wait out the window,
+ * age again; the walk that follows counts each page (ms_wss_page()). Nothing is left to undo:
+ * each aging is done when its write returns, and a signal that ends memstat between them
+ * leaves the kernel's generations as its own aging would.
+ */
+static int wss_window(const struct ms_opts *o, const char *release, struct walker *walker,
+		      struct ms_wss *w)
+{
+	char why[512];
+	int gen = ms_mglru_locate(&walker->be, walker->ranges, why, sizeof(why));
+	char msg[sizeof(why) + 64];
+
+	if (gen < 0) {
+		snprintf(msg, sizeof(msg), "--wss: where each folio's MGLRU generation sits is "
+			 "unknown: %s", why);
+		ms_err("%s", msg);
+		ms_fail_json(msg);
+		return MS_EXIT_UNSUPPORTED;
+	}
+	walker->wss = w;
+	if (!ms_wss_start(w, o->wss, gen, release, &walker->be, walker->ranges, why,
+			  sizeof(why))) {
+		ms_wss_wait(w);
+		if (!ms_wss_end(w, why, sizeof(why)))
+			return MS_EXIT_OK;
+	}
+	snprintf(msg, sizeof(msg), "--wss: %s", why);
+	ms_err("%s", msg);
+	ms_fail_json(msg);
+	return MS_EXIT_FAIL;
+}
+
 /* The verbs: `memstat VERB ARGS...` runs VERB's main with VERB as its argv[0]. */
 static const struct verb {
 	const char *name;
@@ -300,6 +337,7 @@ int main(int argc, char **argv)
 	struct ms_procs procs = {};
 	struct ms_compare_in cmp = {};
 	struct ms_slab_totals slabs;
+	struct ms_wss wss = {};
 	/* -v of a one-shot table: each class's DMA-pinned pages, where a backend has records */
 	bool want_attrs;
 	struct ms_bpf *bpf = NULL;
@@ -344,6 +382,16 @@ int main(int argc, char **argv)
 		return err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
 	}
 
+	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened */
+	if (o.wss && ms_wss_mechanism(why, sizeof(why))) {
+		char msg[sizeof(why) + 64];
+
+		snprintf(msg, sizeof(msg), "--wss: no way to see page accesses here: %s", why);
+		ms_err("%s", msg);
+		ms_fail_json(msg);
+		ms_ranges_free(&ranges);
+		return MS_EXIT_UNSUPPORTED;
+	}
 	if (o.sampling)
 		ms_sample_signals();	/* before the slow part: a SIGHUP then does not kill us */
 	memset(&walker, 0, sizeof(walker));
@@ -355,12 +403,13 @@ int main(int argc, char **argv)
 	/* the workers' states are made at open: as many as this run's walks may use (one for a
 	 * record walk, --by and -a, and for --approx) */
 	ret = open_backend(o.backend, (o.sampling ? 0 : MS_BPF_ONE_WALK) |
-			   MS_BPF_WORKERS(o.by >= 0 || want_attrs || o.approx ? 1 : o.jobs ? o.jobs :
-					  ms_jobs_auto(&ranges)) |
-			   (o.by >= 0 || want_attrs || mglru_features ? MS_BPF_ALLPAGES : 0) |
+			   MS_BPF_WORKERS(o.by >= 0 || want_attrs || o.approx || o.wss ? 1 :
+					  o.jobs ? o.jobs : ms_jobs_auto(&ranges)) |
+			   (o.by >= 0 || want_attrs || mglru_features || o.wss ?
+			    MS_BPF_ALLPAGES : 0) |
 			   (ms_opts_by(&o, MS_BY_FILE) || ms_opts_by(&o, MS_BY_EXEC) ? MS_BPF_PATHS : 0) |
 			   (ms_opts_by(&o, MS_BY_SLAB) ? MS_BPF_SLABS : 0),
-			   o.by < 0 && !o.attributes, &walker, fallback,
+			   o.by < 0 && !o.attributes && !o.wss, &walker, fallback,
 			   sizeof(fallback));
 	if (ret)
 		goto out;
@@ -482,6 +531,12 @@ int main(int argc, char **argv)
 		walker.fraction = o.approx_fraction;
 		walker.seed = o.seed_given ? o.seed : random_seed();
 	}
+	if (o.wss) {
+		ret = wss_window(&o, uts.release, &walker, &wss);
+		if (ret)
+			goto out;
+		ro.wss = &wss;
+	}
 	if (o.sampling) {
 		struct ms_sink sink = { .fmt = (enum ms_format)o.format, .path = o.output,
 					.fsync = o.fsync,
@@ -561,6 +616,10 @@ int main(int argc, char **argv)
 		ms_print_json(stdout, &res, &ro, o.reconcile ? &rc : NULL);
 	} else {
 		ms_print_summary(stdout, &res, &ro);
+		if (o.wss) {
+			fputc('\n', stdout);
+			ms_wss_print(stdout, &wss, o.verbose);
+		}
 		if (o.attributes && attrs) {
 			fputc('\n', stdout);
 			ms_attrs_print(stdout, attrs);
@@ -582,6 +641,7 @@ int main(int argc, char **argv)
 	}
 	ret = o.reconcile && !rc.all_ok ? MS_EXIT_MISMATCH : MS_EXIT_OK;
 out:
+	ms_wss_free(&wss);
 	ms_attrs_free(attrs);
 	for (size_t k = 0; k < walker.ngroups; k++)
 		ms_groups_free(walker.groups[k]);

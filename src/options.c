@@ -82,6 +82,8 @@ static const char usage_text[] =
 	"      --oci-bundles DIR  with --by pod: where the containers' OCI bundles are\n"
 	"                         (DIR/ID/config.json ...), for their names; repeatable\n"
 	"                         (default: containerd's, k3s's, CRI-O's and Docker's)\n"
+	"  -w, --wss SECONDS      which pages are accessed during a window of SECONDS, per\n"
+	"                         class (MGLRU aging; bpf or kmod backend)\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -195,7 +197,7 @@ static int serve_opts(struct ms_opts *o, int argc, char **argv)
 				      "S)", argv[optind]);
 	if (o->verbose || o->json || o->reconcile || o->runs || o->features || o->output ||
 	    o->format >= 0 || o->fsync || o->rotate_incompatible || o->compare || o->tree ||
-	    o->by_process)
+	    o->by_process || o->wss)
 		return ms_usage_error("serve", "%s", "serve takes --listen, --interval, --by, --top, "
 				      "--min, --oci-bundles, -a, --approx, --seed, -b and --jobs");
 	if (o->approx && (o->by >= 0 || o->attributes || o->backend == MS_BE_KMOD ||
@@ -233,6 +235,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
 	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN, OPT_COMPARE, OPT_LISTEN, OPT_INTERVAL,
 	       OPT_OCI_BUNDLES };
+	char *end;
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attributes", no_argument, NULL, 'a' },
@@ -256,6 +259,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "oci-bundles", required_argument, NULL, OPT_OCI_BUNDLES },
+		{ "wss", required_argument, NULL, 'w' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -279,7 +283,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		    !strcmp(a, "--output") || !strcmp(a, "--format") || !strcmp(a, "--backend") ||
 		    !strcmp(a, "--seed") || !strcmp(a, "--jobs") || !strcmp(a, "--by") ||
 		    !strcmp(a, "--top") || !strcmp(a, "--min") || !strcmp(a, "--compare") ||
-		    !strcmp(a, "--oci-bundles") ||
+		    !strcmp(a, "--oci-bundles") || !strcmp(a, "-w") || !strcmp(a, "--wss") ||
 		    !strcmp(a, "--listen") || !strcmp(a, "--interval")) {
 			c++;	/* the next word is this option's argument */
 			continue;
@@ -288,13 +292,20 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "invalid interval or count '%s': expected a number "
 					   "above 0", a);
 	}
-	while ((c = getopt_long(argc, argv, ":vajrb:o:f:Vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vajrb:o:f:w:Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			o->verbose = true;
 			break;
 		case 'a':
 			o->attributes = true;
+			break;
+		case 'w':
+			errno = 0;
+			o->wss = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->wss >= 1) || o->wss > 86400)
+				return ms_usage_error(NULL, "invalid --wss '%s': expected seconds from 1 "
+						      "to 86400", optarg);
 			break;
 		case 'j':
 			o->json = true;
@@ -526,6 +537,14 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "%s", "-a cannot be combined with --runs, --features or "
 					   "--approx");
 	}
+	if (o->wss && (o->sampling || o->runs || o->features || o->reconcile || o->approx ||
+		       o->compare || o->by >= 0 || o->by_process || o->attributes))
+		return ms_usage_error(NULL, "%s", "--wss gives one window's summary (the table or "
+				      "--json): not yet with an interval, -o, --by, -a, --runs, "
+				      "--features, --reconcile, --compare or --approx");
+	if (o->wss && o->backend == MS_BE_KPF)
+		return ms_usage_error(NULL, "%s", "--wss needs the bpf or kmod backend: "
+				      "/proc/kpageflags has no per-page records");
 	if (o->by_process && (o->runs || o->features || o->reconcile || o->approx || o->attributes))
 		return ms_usage_error(NULL, "--by %s is a walk and a read of the processes: not "
 				      "with --runs, --features, --reconcile, --approx or -a",

@@ -29,6 +29,7 @@ struct ms_opts {
 	bool min_set;		/* --min SIZE given */
 	__u64 min_bytes;
 	bool tree;		/* --tree: with --by cgroup, hierarchical totals */
+	double wss;		/* -w, --wss SECONDS: the working set's window; 0: none */
 #define MS_MAX_BUNDLE_DIRS 8
 	const char *bundle_dirs[MS_MAX_BUNDLE_DIRS];	/* --oci-bundles DIR (--by pod) */
 	size_t nbundle_dirs;

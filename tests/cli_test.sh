@@ -164,6 +164,28 @@ for g in j["groups"]:
 assert s == j["total"], (s, j["total"])
 assert "0xffff" not in text and "ffff8" not in text, "a kernel address"
 PY
+# ---- --wss: its window, what it is not combined with, and where nothing sees accesses ----
+for w in 0 0.5 -1 86401 abc 5x "" nan; do
+	run "--wss '$w'" 2 "$memstat" --wss "$w"
+	one_line_err "--wss '$w'" "invalid --wss '$w'"
+done
+for extra in "-a" "--by node" "--reconcile" "--features" "--runs" "-o $tmp/w.csv" "--approx" "1 1"; do
+	# shellcheck disable=SC2086	# the words of $extra are options
+	run "--wss with $extra" 2 "$memstat" --wss 5 $extra
+	one_line_err "--wss with $extra" "--wss gives one window's summary"
+done
+run "--wss with kpageflags" 2 "$memstat" --wss 5 -b kpageflags
+one_line_err "--wss with kpageflags" "--wss needs the bpf or kmod backend"
+[ ! -e "$tmp/w.csv" ] && ok "--wss refused: no log made" || bad "--wss -o made a file"
+# this machine has no MGLRU, no idle page bitmap, and its DAMON is its init's: exit 5 at once
+if [ ! -e /sys/kernel/mm/lru_gen/enabled ] && [ ! -e /sys/kernel/mm/page_idle/bitmap ]; then
+	run "--wss without a mechanism" 5 "$memstat" --wss 60
+	one_line_err "--wss without a mechanism" "no way to see page accesses here: no MGLRU"
+	run "--wss --json without a mechanism" 5 "$memstat" --wss 60 --json
+	/usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["error"]; assert "idle page bitmap" in e and "DAMON" in e, e' <"$tmp/out" &&
+		ok "--wss --json: the error names each mechanism" || bad "--wss --json error" "$(cat "$tmp/out")"
+fi
+
 # ---- --by cgroup --tree and allpages --cgroup (cgroup.c): bad input, the tree's totals ----
 run "--tree without --by cgroup" 2 "$memstat" --by node --tree
 one_line_err "--tree without --by cgroup" "--tree needs --by cgroup"

@@ -13,7 +13,7 @@ hugetlb_free free_buddy free_pcp free_uninit free_unaccepted kernel_slab_reclaim
 
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
 -o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --min --tree --compare
---oci-bundles
+--oci-bundles -w --wss
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class --file --inode --cgroup --pid -f --format -b --backend --summary --jobs
 --raw-pointers -h --help"
@@ -137,7 +137,7 @@ _memstat()
 	--compare)
 		COMPREPLY=($(compgen -W "free smem slabtop" -- "$cur"))
 		return;;
-	--jobs|--seed|--pfn|--top|--min|--inode|--cgroup|--pid)
+	--jobs|--seed|--pfn|--top|--min|--inode|--cgroup|--pid|-w|--wss)
 		return;;
 	esac
 

@@ -11,6 +11,7 @@
 #include "approx.h"
 #include "json.h"
 #include "report.h"
+#include "wss.h"
 #include "procs_out.h"
 #include "attrs.h"
 #include "escape.h"
@@ -351,6 +352,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 		ms_groups_json_fields(w, o->groups[0]);
 	if (o->procs)	/* --by process or command (procs_out.c) */
 		ms_procs_json_fields(w, o->procs);
+	if (o->wss)	/* --wss (wss_out.c) */
+		ms_wss_json(w, o->wss);
 	ms_jw_end_object(w);
 	fputc('\n', out);
 }

@@ -21,6 +21,7 @@ struct ms_compare_in {
 /* Output. */
 struct ms_attrs;
 struct ms_procs;
+struct ms_wss;
 struct ms_report_opts {
 	bool verbose;
 	bool reconcile;
@@ -34,6 +35,7 @@ struct ms_report_opts {
 	const struct ms_procs *procs;	/* --by process or command: the same of its rows */
 	const struct ms_attrs *attrs;	/* -a (attrs.h): the attributes of the walk, or NULL */
 	const struct ms_compare_in *compare;	/* --compare: what it compares with, or NULL */
+	const struct ms_wss *wss;	/* --wss (wss.h): the window's pages, or NULL */
 };
 /* "(the kernel moved N pages while the walk ran ...)" when it did (res->moved_pages > 0) */
 void ms_print_moved(FILE *out, const struct ms_result *r);

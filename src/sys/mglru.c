@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The multi-gen LRU's state and generations (mglru.h), read from sysfs and debugfs. Nothing
- * here writes: the aging a working-set window needs is not done here.
+ * here writes but ms_mglru_age(), the aging of a working-set window (--wss, wss.c).
  *
  * lru_gen_full's format (mm/vmscan.c lru_gen_seq_show(), 6.1 to 7.x; see
  * Documentation/admin-guide/mm/multigen_lru.rst): per memory cgroup "memcg ID PATH", per node
@@ -12,10 +12,12 @@
  * start further right (12 and 22 blanks before their first field's 10 columns).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mglru.h"
 
@@ -65,6 +67,7 @@ int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 	char line[4096], *tok[8];
 	struct ms_mglru_lruvec *cur = NULL;
 	__u64 memcg = 0;
+	char *path = NULL;
 	bool have_memcg = false;
 	size_t cap = 0;
 
@@ -78,14 +81,33 @@ int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 		if (len && line[len - 1] != '\n')
 			while ((c = fgetc(f)) != EOF && c != '\n')
 				;
-		k = tokens(line, tok, 7);
+		if (!strncmp(line + lead, "memcg ", 6)) {
+			/* "memcg ID PATH": the path is the rest of the line, blanks and all */
+			char *p = line + lead + 6, *id;
 
-		if (k >= 2 && !strcmp(tok[0], "memcg")) {
-			if (!count_of(tok[1], "", &memcg))
+			p += strspn(p, " ");
+			id = p;
+			p += strcspn(p, " \n");
+			if (*p == ' ')
+				*p++ = '\0';
+			else
+				*p = '\0';
+			p[strcspn(p, "\n")] = '\0';
+			if (!count_of(id, "", &memcg))
 				goto bad;
+			free(path);
+			path = strdup(p);
+			if (!path) {
+				ms_mglru_free(m);
+				return -ENOMEM;
+			}
 			have_memcg = true;
 			cur = NULL;
-		} else if (k == 2 && !strcmp(tok[0], "node")) {
+			continue;
+		}
+		k = tokens(line, tok, 7);
+
+		if (k == 2 && !strcmp(tok[0], "node")) {
 			__u64 node;
 
 			if (!have_memcg || !count_of(tok[1], "", &node) || node > INT32_MAX)
@@ -95,14 +117,22 @@ int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 				void *p = realloc(m->v, ncap * sizeof(*m->v));
 
 				if (!p) {
+					free(path);
 					ms_mglru_free(m);
 					return -ENOMEM;
 				}
 				m->v = p;
 				cap = ncap;
 			}
-			cur = &m->v[m->n++];
+			cur = &m->v[m->n];
 			memset(cur, 0, sizeof(*cur));
+			cur->path = strdup(path);
+			if (!cur->path) {
+				free(path);
+				ms_mglru_free(m);
+				return -ENOMEM;
+			}
+			m->n++;
 			cur->memcg_id = memcg;
 			cur->node = (int)node;
 		} else if (lead <= 10 && k == 4 && count_of(tok[0], "", &v[0]) &&
@@ -117,16 +147,21 @@ int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 			g->age_ms = v[1];
 			g->anon = v[2];
 			g->file = v[3];
+			g->anon_gone = strchr(tok[2], 'x') != NULL;
+			g->file_gone = strchr(tok[3], 'x') != NULL;
 		} else if (k == 0 || (cur && lead > 10)) {
 			continue;	/* a tier's line or the statistics', further right */
 		} else {
 			goto bad;
 		}
 	}
+	free(path);
 	if (ferror(f) || !m->n)
-		goto bad;
+		goto bad_freed;
 	return 0;
 bad:
+	free(path);
+bad_freed:
 	ms_mglru_free(m);
 	return -EINVAL;
 }
@@ -156,8 +191,26 @@ void ms_mglru_by_gen(const struct ms_mglru *m, __u64 pages[MS_MGLRU_GENS])
 								       m->v[i].gen[g].file;
 }
 
+int ms_mglru_age(const char *ctl, __u64 memcg_id, int node, __u64 seq)
+{
+	char cmd[96];
+	int fd = open(ctl, O_WRONLY | O_CLOEXEC), n, err = 0;
+
+	if (fd < 0)
+		return -errno;
+	/* swappiness 100: anon too (6.1 reads it as can_swap); force_scan 1 */
+	n = snprintf(cmd, sizeof(cmd), "+ %llu %d %llu 100 1\n", (unsigned long long)memcg_id,
+		     node, (unsigned long long)seq);
+	if (write(fd, cmd, (size_t)n) != n)
+		err = errno ? -errno : -EIO;
+	close(fd);
+	return err;
+}
+
 void ms_mglru_free(struct ms_mglru *m)
 {
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].path);
 	free(m->v);
 	m->v = NULL;
 	m->n = 0;

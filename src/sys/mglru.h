@@ -22,11 +22,13 @@
 /* one generation of one lruvec: seq (its number), its age, its pages of each type */
 struct ms_mglru_gen {
 	__u64 seq, age_ms, anon, file;
+	bool anon_gone, file_gone;	/* marked x: older than that type's min_seq (evicted) */
 };
 
 /* one lruvec: a memory cgroup's (its id, as lru_gen names it) on one node */
 struct ms_mglru_lruvec {
 	__u64 memcg_id;
+	char *path;		/* the memcg's cgroup path as printed ("/", "/a/b"; "" for none) */
 	int node;
 	int ngens;
 	struct ms_mglru_gen gen[MS_MGLRU_GENS];
@@ -50,6 +52,13 @@ int ms_mglru_enabled(const char *path);
 int ms_mglru_parse(FILE *f, struct ms_mglru *m);
 /* ms_mglru_parse() of the file at path (MS_MGLRU_FULL); -errno when it cannot be read */
 int ms_mglru_read(const char *path, struct ms_mglru *m);
+/*
+ * Age one lruvec (lru_gen's "+ MEMCG NODE SEQ SWAPPINESS FORCE_SCAN" in ctl, the debugfs file
+ * MS_MGLRU_CTL): a new youngest generation after SEQ, anon and file, every page table scanned
+ * (force_scan: not only those the kernel's Bloom filters name). 0 or -errno (-EEXIST on 6.10+:
+ * the kernel aged it meanwhile; -ENOENT: the memcg is gone).
+ */
+int ms_mglru_age(const char *ctl, __u64 memcg_id, int node, __u64 seq);
 /* pages of every lruvec's generations, by gen = seq % MS_MGLRU_GENS */
 void ms_mglru_by_gen(const struct ms_mglru *m, __u64 pages[MS_MGLRU_GENS]);
 void ms_mglru_free(struct ms_mglru *m);

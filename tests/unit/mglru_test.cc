@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -13,6 +14,8 @@
 extern "C" {
 #include "mglru.h"
 #include "mglru_bits.h"
+#include "memstat_int.h"
+#include "wss.h"
 }
 
 namespace {
@@ -188,6 +191,188 @@ TEST(Mglru, TwoWindowsThatFitAreNoAnswer)
 	char why[256] = "";
 	EXPECT_EQ(ms_gen_locate(&h, 24, by, why, sizeof(why)), -1);
 	EXPECT_NE(std::string(why).find("more than one"), std::string::npos) << why;
+}
+
+} // namespace
+
+namespace {
+
+TEST(Mglru, KeepsEachMemcgsPathAndTheEvictedMarks)
+{
+	int err;
+	ms_mglru m = parse(kFull, &err);
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(m.n, 2u);
+	EXPECT_STREQ(m.v[0].path, "/");
+	EXPECT_STREQ(m.v[1].path, "/system.slice/a b.service");	// blanks and all
+	EXPECT_TRUE(m.v[0].gen[1].anon_gone);
+	EXPECT_FALSE(m.v[0].gen[1].file_gone);
+	EXPECT_FALSE(m.v[0].gen[2].anon_gone);
+	ms_mglru_free(&m);
+}
+
+TEST(Mglru, AgingIsOneCommandOfTheDebugfsFile)
+{
+	char path[] = "/tmp/memstat-lru_gen-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	EXPECT_EQ(ms_mglru_age(path, 8, 1, 6), 0);
+	FILE *f = fopen(path, "r");
+	ASSERT_NE(f, nullptr);
+	char buf[128] = "";
+	ASSERT_NE(fgets(buf, sizeof(buf), f), nullptr);
+	fclose(f);
+	// memcg 8, node 1, its youngest seq, swappiness 100 (anon too), force_scan
+	EXPECT_STREQ(buf, "+ 8 1 6 100 1\n");
+	unlink(path);
+	EXPECT_EQ(ms_mglru_age("/nonexistent/lru_gen", 1, 0, 1), -ENOENT);
+}
+
+// A window's lruvec: seq 5 opened at its start (A), 6 at its end; 3 the oldest after the start
+// (of 4 generations: the end merged it into 4). The generation bits at 40, PG_lru 4,
+// PG_referenced 5, PG_unevictable 18, PG_swapbacked 19.
+struct WssFixture {
+	ms_wss w = {};
+	ms_wss_lruvec lv[1] = {};
+	ms_zone zone = {};
+	ms_range range = { 0, 1 << 20 };
+	ms_ranges ranges = {};
+	WssFixture(bool first_sight = false)
+	{
+		lv[0].memcg_id = 1;
+		lv[0].known = true;
+		lv[0].start_seq = 5;
+		lv[0].end_seq = 6;
+		lv[0].min_seq = 3;
+		for (int t = 0; t < 2; t++) {
+			lv[0].min_start[t] = 2;
+			lv[0].full_start[t] = true;
+			lv[0].min_end[t] = 3;
+		}
+		lv[0].age_ms[3 % 4] = 30000;	// seq 3: born 30 s ago
+		lv[0].age_ms[4 % 4] = 20000;
+		lv[0].age_ms[5 % 4] = 10000;	// the window's
+		lv[0].age_ms[6 % 4] = 5;
+		w.lv = lv;
+		w.nlv = 1;
+		zone.start = 0;
+		zone.end = 1 << 20;
+		w.zones = &zone;
+		w.nzones = 1;
+		w.gen_lo = 40;
+		w.pg_lru = 4;
+		w.pg_referenced = 5;
+		w.pg_unevictable = 18;
+		w.pg_swapbacked = 19;
+		w.first_sight = first_sight;
+		ranges.r = &range;
+		ranges.n = 1;
+		ranges.pages = range.end;
+		EXPECT_EQ(ms_wss_index(&w), 0);
+		EXPECT_EQ(ms_wss_alloc_before(&w, &ranges), 0);
+	}
+	~WssFixture()
+	{
+		free(w.by_key);
+		free(w.before);
+		free(w.range_base);
+	}
+	ms_page_rec rec(ms_sub sub, unsigned gen_bits, bool referenced, bool lru, __u64 cgroup)
+	{
+		ms_page_rec r = {};
+		r.valid = 1;
+		r.sub = sub;
+		r.cgroup = cgroup;
+		r.head_flags = ((__u64)gen_bits << 40) | ((__u64)lru << 4) |
+			       ((__u64)referenced << 5) |
+			       ((__u64)(sub == MS_ANON || sub == MS_SHMEM) << 19);
+		return r;
+	}
+	// the page as the walk after the first aging saw it (gen bits of then)
+	void before(__u64 pfn, ms_sub sub, unsigned gen_bits, bool referenced)
+	{
+		ms_page_rec r = rec(sub, gen_bits, referenced, true, 0);
+		ms_wss_before_page(&w, pfn, &r);
+	}
+	void page(__u64 pfn, ms_sub sub, unsigned gen_bits, bool lru = true, __u64 cgroup = 0,
+		  bool referenced = false)
+	{
+		ms_page_rec r = rec(sub, gen_bits, referenced, lru, cgroup);
+		ms_wss_page(&w, pfn, &r);
+	}
+};
+
+TEST(Wss, CountsEachPageByItsGenerationAgainstTheWindowsStart)
+{
+	WssFixture fx;
+	// gen bits hold seq % 4 + 1: seq 5 -> 2, 6 -> 3, 4 -> 1, 3 -> 4
+	fx.page(1, MS_ANON, 2);		// the window's generation: accessed
+	fx.page(2, MS_ANON, 3);		// the one the end opened: accessed
+	fx.page(3, MS_FILE, 1);		// seq 4: idle since the window's start at least
+	fx.page(4, MS_FILE, 4);		// seq 3, the oldest: idle, age unbounded
+	fx.page(5, MS_SHMEM, 0);	// no generation: untracked
+	fx.page(6, MS_EXEC, 2, false);	// not on an LRU list: untracked
+	fx.page(7, MS_KERNEL_SLAB, 2);	// kernel: not counted at all
+	fx.page(8, MS_ANON, 2, true, 77);	// a memcg of no lruvec: unattributed
+	EXPECT_EQ(fx.w.accessed[MS_ANON], 2u);
+	EXPECT_EQ(fx.w.idle[MS_FILE], 2u);
+	EXPECT_EQ(fx.w.idle_age[0][MS_FILE], 1u);
+	EXPECT_EQ(fx.w.idle_age[1][MS_FILE], 1u);
+	EXPECT_EQ(fx.w.untracked[MS_SHMEM], 1u);
+	EXPECT_EQ(fx.w.untracked[MS_EXEC], 1u);
+	EXPECT_EQ(fx.w.untracked[MS_ANON], 1u);
+	EXPECT_EQ(fx.w.unattributed, 1u);
+	EXPECT_EQ(fx.w.accessed[MS_KERNEL_SLAB] + fx.w.idle[MS_KERNEL_SLAB] +
+		  fx.w.untracked[MS_KERNEL_SLAB], 0u);
+	double lo, hi;
+	ASSERT_TRUE(ms_wss_age_range(&fx.w, 0, &lo, &hi));
+	EXPECT_DOUBLE_EQ(lo, 10.0);	// seq 4: since seq 5's birth at least
+	EXPECT_DOUBLE_EQ(hi, 20.0);	// and at most since its own
+	ASSERT_TRUE(ms_wss_age_range(&fx.w, 1, &lo, &hi));
+	EXPECT_DOUBLE_EQ(lo, 20.0);
+	EXPECT_LT(hi, 0);		// the oldest: older generations merged into it
+}
+
+// PG_referenced set during the window is an access the second aging saw first (6.14+) or a
+// read(); set before it, it says nothing. On 6.14+ a folio of the generation the second aging
+// merged is unseen, not idle: the kernel cleared what would have told.
+TEST(Wss, ReferencedInTheWindowIsAnAccessAndTheMergedGenerationIsUnseen)
+{
+	for (bool first_sight : {false, true}) {
+		WssFixture fx(first_sight);
+		fx.before(1, MS_FILE, 1, false);	// seq 4, clear then
+		fx.page(1, MS_FILE, 1, true, 0, true);	// and set now: accessed
+		fx.before(2, MS_FILE, 1, true);		// set then and now: idle
+		fx.page(2, MS_FILE, 1, true, 0, true);
+		fx.before(3, MS_FILE, 3, false);	// seq 2, the oldest after the start
+		fx.page(3, MS_FILE, 4);			// merged into seq 3 by the end
+		fx.page(4, MS_FILE, 4);			// a folio new in the window, in the oldest
+		EXPECT_EQ(fx.w.accessed[MS_FILE], 1u);
+		EXPECT_EQ(fx.w.referenced[MS_FILE], 1u);
+		EXPECT_EQ(fx.w.idle[MS_FILE], first_sight ? 1u : 3u) << first_sight;
+		EXPECT_EQ(fx.w.unseen[MS_FILE], first_sight ? 2u : 0u) << first_sight;
+	}
+}
+
+TEST(Wss, ALruvecTheKernelAgedTwiceIsNotTold)
+{
+	WssFixture fx;
+	fx.lv[0].aged_by_kernel = true;
+	fx.page(1, MS_ANON, 2);
+	EXPECT_EQ(fx.w.accessed[MS_ANON], 0u);
+	EXPECT_EQ(fx.w.untracked[MS_ANON], 1u);
+	EXPECT_EQ(fx.w.kernel_aged, 1u);
+}
+
+TEST(Wss, TheFirstSightRuleIsSix14AndLater)
+{
+	EXPECT_FALSE(ms_wss_first_sight_kernel("6.1.0-56-cloud-amd64"));
+	EXPECT_FALSE(ms_wss_first_sight_kernel("6.13.2"));
+	EXPECT_TRUE(ms_wss_first_sight_kernel("6.14.0"));
+	EXPECT_TRUE(ms_wss_first_sight_kernel("6.18.15+deb13-cloud-amd64"));
+	EXPECT_TRUE(ms_wss_first_sight_kernel("7.3.4"));
+	EXPECT_TRUE(ms_wss_first_sight_kernel("weird"));	// unknown: the rule that tells less
 }
 
 } // namespace

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --wss SECONDS with the multi-gen LRU (wss.h): two agings of every lruvec around the window,
+ * then each folio's generation from the record walk.
+ *
+ * What aging does (mm/vmscan.c try_to_inc_max_seq(), 6.1 to 7.x): it scans the page tables of
+ * the memcg's processes, clears each accessed bit it finds set and moves that folio into the
+ * youngest generation, then opens a new youngest one; with 4 generations already, the two
+ * oldest merge first. It evicts nothing. It is what the kernel does on its own under memory
+ * pressure, so the order of reclaim is the kernel's, told 2 generations more often.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memstat_int.h"
+#include "attrs.h"
+#include "backend.h"
+#include "cgroup.h"
+#include "wss.h"
+
+#define DAMON_NR_KDAMONDS "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+#define PAGE_IDLE_BITMAP "/sys/kernel/mm/page_idle/bitmap"
+/* /sys/kernel/mm/lru_gen/enabled: LRU_GEN_MM_WALK, aging scans page tables (6.1+) */
+#define MGLRU_MM_WALK 0x2
+
+bool ms_wss_class_tracked(int cls)
+{
+	return cls == MS_C_ANON || cls == MS_C_SHMEM || cls == MS_C_EXEC ||
+	       cls == MS_C_PAGE_CACHE;
+}
+
+static long read_number(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%li", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static void __attribute__((format(printf, 3, 4)))
+add_reason(char *why, size_t whylen, const char *fmt, ...)
+{
+	size_t len = strlen(why);
+	va_list ap;
+
+	if (len + 3 >= whylen)
+		return;
+	if (len)
+		len += (size_t)snprintf(why + len, whylen - len, "; ");
+	va_start(ap, fmt);
+	vsnprintf(why + len, whylen - len, fmt, ap);
+	va_end(ap);
+}
+
+int ms_wss_mechanism(char *why, size_t whylen)
+{
+	long caps = read_number(MS_MGLRU_ENABLED), kdamonds;
+
+	why[0] = '\0';
+	if (caps < 0)
+		add_reason(why, whylen, "no MGLRU (%s is absent: CONFIG_LRU_GEN)",
+			   MS_MGLRU_ENABLED);
+	else if (!(caps & 1))
+		add_reason(why, whylen, "MGLRU is off (%s reads %#lx)", MS_MGLRU_ENABLED, caps);
+	else if (!(caps & MGLRU_MM_WALK))
+		add_reason(why, whylen, "MGLRU's aging does not scan page tables (%s reads %#lx, "
+			   "without 0x2)", MS_MGLRU_ENABLED, caps);
+	else if (access(MS_MGLRU_CTL, W_OK) || access(MS_MGLRU_FULL, R_OK))
+		add_reason(why, whylen, "MGLRU's debugfs files cannot be used (%s: is debugfs "
+			   "mounted?)", MS_MGLRU_CTL);
+	else
+		return 0;
+	if (access(PAGE_IDLE_BITMAP, F_OK))
+		add_reason(why, whylen, "no idle page bitmap (%s is absent: "
+			   "CONFIG_IDLE_PAGE_TRACKING)", PAGE_IDLE_BITMAP);
+	else
+		add_reason(why, whylen, "an idle page bitmap (%s), which memstat does not use "
+			   "yet", PAGE_IDLE_BITMAP);
+	kdamonds = read_number(DAMON_NR_KDAMONDS);
+	if (kdamonds < 0)
+		add_reason(why, whylen, "no DAMON sysfs interface (%s)", DAMON_NR_KDAMONDS);
+	else if (kdamonds > 0)
+		add_reason(why, whylen, "DAMON runs kdamonds of another user's (%s reads %ld): "
+			   "not memstat's to use", DAMON_NR_KDAMONDS, kdamonds);
+	else
+		add_reason(why, whylen, "DAMON (%s reads %ld), which memstat does not use yet",
+			   DAMON_NR_KDAMONDS, kdamonds);
+	return -1;
+}
+
+static __u64 max_seq(const struct ms_mglru_lruvec *v)
+{
+	return v->ngens ? v->gen[v->ngens - 1].seq : 0;
+}
+
+static const struct ms_mglru_lruvec *find_lruvec(const struct ms_mglru *m, __u64 memcg, int node)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].memcg_id == memcg && m->v[i].node == node)
+			return &m->v[i];
+	return NULL;
+}
+
+static int cmp_key(const struct ms_wss *w, size_t a, __u64 cgroup, int node)
+{
+	const struct ms_wss_lruvec *l = &w->lv[a];
+
+	if (l->cgroup != cgroup)
+		return l->cgroup < cgroup ? -1 : 1;
+	return l->node < node ? -1 : l->node > node;
+}
+
+static const struct ms_wss *sort_w;
+static int cmp_index(const void *a, const void *b)
+{
+	size_t j = *(const size_t *)b;
+
+	return cmp_key(sort_w, *(const size_t *)a, sort_w->lv[j].cgroup, sort_w->lv[j].node);
+}
+
+/* each lruvec's memcg to the records' cgroup id, by its path among the cgroups */
+static int map_cgroups(struct ms_wss *w, const struct ms_mglru *m)
+{
+	struct ms_cgroups cg = {};
+	bool have = !ms_cgroups_load(&cg);
+	__u64 first = m->n ? m->v[0].memcg_id : 0;
+
+	w->one_memcg = true;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].memcg_id != first)
+			w->one_memcg = false;
+	for (size_t i = 0; i < w->nlv; i++) {
+		const struct ms_mglru_lruvec *v = find_lruvec(m, w->lv[i].memcg_id, w->lv[i].node);
+
+		if (w->one_memcg) {
+			w->lv[i].known = true;
+			continue;
+		}
+		for (size_t c = 0; have && v && c < cg.n; c++) {
+			if (strcmp(cg.c[c].path, v->path))
+				continue;
+			/* the root's pages may carry no memcg (cgroup id 0): both are the root's */
+			w->lv[i].cgroup = cg.c[c].depth ? cg.c[c].id : 0;
+			if (!cg.c[c].depth)
+				w->root_cgroup = cg.c[c].id;
+			w->lv[i].known = true;
+			break;
+		}
+	}
+	if (have)
+		ms_cgroups_free(&cg);
+	return ms_wss_index(w);
+}
+
+int ms_wss_index(struct ms_wss *w)
+{
+	free(w->by_key);
+	w->nkey = 0;
+	w->last_lv = -1;
+	w->by_key = calloc(w->nlv ? w->nlv : 1, sizeof(*w->by_key));
+	if (!w->by_key)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nlv; i++)
+		if (w->lv[i].known)
+			w->by_key[w->nkey++] = i;
+	sort_w = w;
+	qsort(w->by_key, w->nkey, sizeof(*w->by_key), cmp_index);
+	return 0;
+}
+
+/* Age every lruvec of w once, at its youngest generation in m. 0, or -errno of the first refusal
+ * that is not the lruvec's going away or the kernel's aging it at the same time. */
+static int age_all(struct ms_wss *w, const struct ms_mglru *m, double *ms)
+{
+	double t0 = ms_now_ms();
+
+	for (size_t i = 0; i < w->nlv; i++) {
+		const struct ms_mglru_lruvec *v = find_lruvec(m, w->lv[i].memcg_id, w->lv[i].node);
+		int err;
+
+		if (!v)
+			continue;	/* its memcg is gone */
+		err = ms_mglru_age(MS_MGLRU_CTL, v->memcg_id, v->node, max_seq(v));
+		if (err && err != -EEXIST && err != -ENOENT && err != -EINVAL)
+			return err;
+	}
+	*ms = ms_now_ms() - t0;
+	return 0;
+}
+
+static int node_of(struct ms_wss *w, __u64 pfn);
+static struct ms_wss_lruvec *lruvec_of(struct ms_wss *w, __u64 cgroup, int node);
+
+static int read_gens(struct ms_mglru *m, char *why, size_t whylen)
+{
+	int err = ms_mglru_read(MS_MGLRU_FULL, m);
+
+	if (err)
+		snprintf(why, whylen, "%s: %s", MS_MGLRU_FULL, err == -EINVAL ?
+			 "not in the format of lru_gen_full" : strerror(-err));
+	return err;
+}
+
+bool ms_wss_first_sight_kernel(const char *release)
+{
+	unsigned int major = 0, minor = 0;
+
+	if (!release || sscanf(release, "%u.%u", &major, &minor) != 2)
+		return true;	/* unknown: the later kernels' rule, which tells less */
+	return major > 6 || (major == 6 && minor >= 14);
+}
+
+/* each type's oldest generation (the first not marked gone) and whether it has 4 */
+static void oldest(const struct ms_mglru_lruvec *v, __u64 min[2], bool full[2])
+{
+	for (int t = 0; t < 2; t++) {
+		min[t] = max_seq(v);
+		for (int g = v->ngens - 1; g >= 0; g--)
+			if (!(t ? v->gen[g].file_gone : v->gen[g].anon_gone))
+				min[t] = v->gen[g].seq;
+		full[t] = max_seq(v) - min[t] + 1 >= MS_MGLRU_GENS;
+	}
+}
+
+int ms_wss_alloc_before(struct ms_wss *w, const struct ms_ranges *ranges)
+{
+	__u64 n = 0;
+
+	w->ranges = ranges;
+	w->cur_range = 0;
+	w->range_base = calloc(ranges->n ? ranges->n : 1, sizeof(*w->range_base));
+	if (!w->range_base)
+		return -ENOMEM;
+	for (size_t i = 0; i < ranges->n; i++) {
+		w->range_base[i] = n;
+		n += ranges->r[i].end - ranges->r[i].start;
+	}
+	w->before = calloc(n / 4 + 1, 1);
+	return w->before ? 0 : -ENOMEM;
+}
+
+/* the index of pfn among the present pages, or -1 */
+static long long page_index(struct ms_wss *w, __u64 pfn)
+{
+	const struct ms_ranges *r = w->ranges;
+	size_t lo = 0, hi;
+
+	if (!r || !w->before)
+		return -1;
+	if (w->cur_range < r->n && pfn >= r->r[w->cur_range].start &&
+	    pfn < r->r[w->cur_range].end)
+		return (long long)(w->range_base[w->cur_range] + pfn - r->r[w->cur_range].start);
+	hi = r->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pfn < r->r[mid].start) {
+			hi = mid;
+		} else if (pfn >= r->r[mid].end) {
+			lo = mid + 1;
+		} else {
+			w->cur_range = mid;
+			return (long long)(w->range_base[mid] + pfn - r->r[mid].start);
+		}
+	}
+	return -1;
+}
+
+static unsigned int before_of(struct ms_wss *w, __u64 pfn)
+{
+	long long i = page_index(w, pfn);
+
+	return i < 0 ? MS_WSS_B_NONE : (w->before[i / 4] >> (2 * (i % 4))) & 3;
+}
+
+/* the folio's list type: anon (0) or file (1), as folio_is_file_lru() */
+static int lru_type(const struct ms_wss *w, const struct ms_page_rec *r)
+{
+	if (w->pg_swapbacked != MS_NO_BIT)
+		return !((r->head_flags >> w->pg_swapbacked) & 1);
+	return ms_subs[r->sub].cls != MS_C_ANON && ms_subs[r->sub].cls != MS_C_SHMEM;
+}
+
+/* a tracked folio's generation value (1..4), or 0 when it is on no MGLRU list */
+static unsigned int gen_of(const struct ms_wss *w, const struct ms_page_rec *r)
+{
+	unsigned int v = (unsigned int)(r->head_flags >> w->gen_lo) & 7;
+
+	if (v > MS_MGLRU_GENS || !((r->head_flags >> w->pg_lru) & 1) ||
+	    ((r->head_flags >> w->pg_unevictable) & 1))
+		return 0;
+	return v;
+}
+
+/* the sequence number of generation value v (1..4) among the last 4 up to end */
+static __u64 seq_of(__u64 end, unsigned int v)
+{
+	return end - ((end - (v - 1)) % MS_MGLRU_GENS);
+}
+
+int ms_wss_before_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+{
+	struct ms_wss *w = arg;
+	struct ms_wss_lruvec *l;
+	unsigned int v, state, sub = r->sub;
+	long long i;
+	int t;
+
+	if (!r->valid || sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[sub].cls))
+		return 0;
+	v = gen_of(w, r);
+	l = v ? lruvec_of(w, r->cgroup, node_of(w, pfn)) : NULL;
+	if (!l || !l->known)
+		return 0;	/* MS_WSS_B_NONE, as calloc() left it */
+	t = lru_type(w, r);
+	if (l->full_start[t] && seq_of(l->start_seq, v) == l->min_start[t])
+		state = MS_WSS_B_OLDEST;
+	else
+		state = (r->head_flags >> w->pg_referenced) & 1 ? MS_WSS_B_REF : MS_WSS_B_UNREF;
+	i = page_index(w, pfn);
+	if (i >= 0)
+		w->before[i / 4] |= (__u8)(state << (2 * (i % 4)));
+	return 0;
+}
+
+int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *release,
+		 struct ms_backend *be, const struct ms_ranges *ranges, char *why, size_t whylen)
+{
+	struct ms_mglru m0, m1;
+	struct ms_attr_facts f;
+	struct ms_result *res;
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->window_s = window_s;
+	w->gen_lo = gen_lo;
+	w->last_lv = -1;
+	w->first_sight = ms_wss_first_sight_kernel(release);
+	if (ms_attr_facts_load(&f) || f.pg_lru == MS_NO_BIT || f.pg_unevictable == MS_NO_BIT ||
+	    f.pg_referenced == MS_NO_BIT) {
+		snprintf(why, whylen, "the kernel's BTF names no PG_lru, PG_unevictable or "
+			 "PG_referenced");
+		return -1;
+	}
+	w->pg_lru = f.pg_lru;
+	w->pg_unevictable = f.pg_unevictable;
+	w->pg_referenced = f.pg_referenced;
+	w->pg_swapbacked = f.pg_swapbacked;
+	err = ms_zones_read("/proc/zoneinfo", &w->zones, &w->nzones);
+	if (!err)
+		err = ms_wss_alloc_before(w, ranges);
+	if (err) {
+		snprintf(why, whylen, "%s", err == -ENOMEM ? "out of memory" :
+			 "/proc/zoneinfo cannot be read");
+		return -1;
+	}
+	if (read_gens(&m0, why, whylen))
+		return -1;
+	w->lv = calloc(m0.n, sizeof(*w->lv));
+	if (!w->lv) {
+		ms_mglru_free(&m0);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	w->nlv = m0.n;
+	for (size_t i = 0; i < m0.n; i++) {
+		w->lv[i].memcg_id = m0.v[i].memcg_id;
+		w->lv[i].node = m0.v[i].node;
+	}
+	err = map_cgroups(w, &m0);
+	if (!err)
+		err = age_all(w, &m0, &w->aging_ms[0]);
+	ms_mglru_free(&m0);
+	if (err) {
+		snprintf(why, whylen, "%s: %s", MS_MGLRU_CTL, strerror(-err));
+		return -1;
+	}
+	w->started_ms = ms_now_ms();
+	if (read_gens(&m1, why, whylen))
+		return -1;
+	for (size_t i = 0; i < w->nlv; i++) {
+		struct ms_wss_lruvec *l = &w->lv[i];
+		const struct ms_mglru_lruvec *v = find_lruvec(&m1, l->memcg_id, l->node);
+
+		if (v && v->ngens) {
+			l->start_seq = max_seq(v);
+			oldest(v, l->min_start, l->full_start);
+		} else {
+			l->known = false;	/* gone in the meantime */
+		}
+	}
+	ms_mglru_free(&m1);
+	/* each page's PG_referenced, and whether it is in a generation the next aging merges */
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	err = ms_backend_pages(be, ranges, res, ms_wss_before_page, w);
+	free(res);
+	if (err) {
+		snprintf(why, whylen, "the record walk after the first aging failed (exit %d)", err);
+		return -1;
+	}
+	return 0;
+}
+
+void ms_wss_wait(const struct ms_wss *w)
+{
+	double left = w->started_ms + w->window_s * 1000.0 - ms_now_ms();
+	struct timespec ts;
+
+	while (left > 0) {
+		ts.tv_sec = (time_t)(left / 1000.0);
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec * 1000.0) * 1e6);
+		nanosleep(&ts, NULL);	/* a handled signal: sleep what is left */
+		left = w->started_ms + w->window_s * 1000.0 - ms_now_ms();
+	}
+}
+
+int ms_wss_end(struct ms_wss *w, char *why, size_t whylen)
+{
+	struct ms_mglru m2, m3;
+	int err;
+
+	w->measured_s = (ms_now_ms() - w->started_ms) / 1000.0;
+	if (read_gens(&m2, why, whylen))
+		return -1;
+	err = age_all(w, &m2, &w->aging_ms[1]);
+	ms_mglru_free(&m2);
+	if (err) {
+		snprintf(why, whylen, "%s: %s", MS_MGLRU_CTL, strerror(-err));
+		return -1;
+	}
+	if (read_gens(&m3, why, whylen))
+		return -1;
+	for (size_t i = 0; i < w->nlv; i++) {
+		struct ms_wss_lruvec *l = &w->lv[i];
+		const struct ms_mglru_lruvec *v = find_lruvec(&m3, l->memcg_id, l->node);
+
+		if (!v || !v->ngens) {
+			l->known = false;
+			continue;
+		}
+		bool full[2];
+
+		l->end_seq = max_seq(v);
+		for (int g = 0; g < v->ngens; g++)
+			l->age_ms[v->gen[g].seq % MS_MGLRU_GENS] = v->gen[g].age_ms;
+		oldest(v, l->min_end, full);
+		l->min_seq = l->min_end[0] < l->min_end[1] ? l->min_end[0] : l->min_end[1];
+		/* the window's generation is the oldest of a type: older pages merged into it */
+		l->aged_by_kernel = l->min_end[0] >= l->start_seq || l->min_end[1] >= l->start_seq ||
+				    l->end_seq < l->start_seq;
+	}
+	ms_mglru_free(&m3);
+	return 0;
+}
+
+static int node_of(struct ms_wss *w, __u64 pfn)
+{
+	const struct ms_zone *z;
+
+	if (w->last_zone < w->nzones) {
+		z = &w->zones[w->last_zone];
+		if (pfn >= z->start && pfn < z->end)
+			return z->node;
+	}
+	for (size_t i = 0; i < w->nzones; i++) {
+		z = &w->zones[i];
+		if (pfn >= z->start && pfn < z->end) {
+			w->last_zone = i;
+			return z->node;
+		}
+	}
+	return -1;
+}
+
+/* the lruvec of a folio of memcg cgroup on node, or NULL */
+static struct ms_wss_lruvec *lruvec_of(struct ms_wss *w, __u64 cgroup, int node)
+{
+	size_t lo = 0, hi = w->nkey;
+
+	if (w->one_memcg || cgroup == w->root_cgroup)
+		cgroup = 0;
+	if (w->last_lv >= 0 && w->last_cgroup == cgroup && w->last_node == node)
+		return &w->lv[w->last_lv];
+	while (lo < hi) {	/* a new memcg or node: the run of its pages starts */
+		size_t mid = (lo + hi) / 2;
+		int c = cmp_key(w, w->by_key[mid], cgroup, node);
+
+		if (!c) {
+			w->last_cgroup = cgroup;
+			w->last_node = node;
+			w->last_lv = (long)w->by_key[mid];
+			return &w->lv[w->last_lv];
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+{
+	struct ms_wss *w = arg;
+	struct ms_wss_lruvec *l;
+	unsigned int v, sub = r->sub, before;
+	bool referenced;
+	__u64 seq;
+	int t;
+
+	if (!r->valid || sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[sub].cls))
+		return 0;
+	v = gen_of(w, r);
+	if (!v) {
+		w->untracked[sub]++;	/* on no MGLRU list: unevictable, isolated */
+		return 0;
+	}
+	l = lruvec_of(w, r->cgroup, node_of(w, pfn));
+	if (!l || !l->known || l->aged_by_kernel) {
+		if (!l || !l->known)
+			w->unattributed++;
+		else
+			w->kernel_aged++;
+		w->untracked[sub]++;
+		return 0;
+	}
+	seq = seq_of(l->end_seq, v);
+	before = before_of(w, pfn);
+	referenced = (r->head_flags >> w->pg_referenced) & 1;
+	t = lru_type(w, r);
+	if (seq >= l->start_seq) {
+		w->accessed[sub]++;	/* promoted by the second aging, or faulted in */
+	} else if (referenced && before != MS_WSS_B_REF) {
+		w->accessed[sub]++;	/* first seen by the second aging, or read() */
+		w->referenced[sub]++;
+	} else if (w->first_sight && l->full_start[t] &&
+		   (before == MS_WSS_B_OLDEST ||
+		    (before == MS_WSS_B_NONE && seq == l->min_end[t]))) {
+		w->unseen[sub]++;	/* merged by the second aging: an access was erased */
+	} else {
+		__u64 k = l->start_seq - 1 - seq;
+
+		w->idle[sub]++;
+		if (k < MS_WSS_AGES) {
+			w->idle_age[k][sub]++;
+			l->used[k] = true;
+		}
+	}
+	return 0;
+}
+
+bool ms_wss_age_range(const struct ms_wss *w, int k, double *min_s, double *max_s)
+{
+	bool any = false;
+
+	*min_s = 0;
+	*max_s = 0;
+	for (size_t i = 0; i < w->nlv; i++) {
+		const struct ms_wss_lruvec *l = &w->lv[i];
+		__u64 seq = l->start_seq - 1 - (__u64)k;
+		double lo, hi;
+
+		if (!l->known || l->aged_by_kernel || !l->used[k])
+			continue;
+		/* idle since the birth of the generation after its own, at most since its own */
+		lo = (double)l->age_ms[(seq + 1) % MS_MGLRU_GENS] / 1000.0;
+		hi = seq <= l->min_seq ? -1 : (double)l->age_ms[seq % MS_MGLRU_GENS] / 1000.0;
+		if (!any || lo < *min_s)
+			*min_s = lo;
+		if (!any || (*max_s >= 0 && (hi < 0 || hi > *max_s)))
+			*max_s = hi;
+		any = true;
+	}
+	return any;
+}
+
+void ms_wss_free(struct ms_wss *w)
+{
+	free(w->before);
+	free(w->range_base);
+	w->before = NULL;
+	w->range_base = NULL;
+	free(w->lv);
+	free(w->by_key);
+	free(w->zones);
+	w->lv = NULL;
+	w->by_key = NULL;
+	w->zones = NULL;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * --wss SECONDS (wss.c): which pages are accessed during a window, by class and sub-class.
+ *
+ * The mechanism here is the multi-gen LRU's (MGLRU, 6.1+): at the window's start memstat asks the
+ * kernel to age every lruvec once (lru_gen's "+" command, with a scan of every page table), which
+ * clears the accessed bits and opens a new youngest generation A; at its end once more, which
+ * moves every folio whose accessed bit was set meanwhile into the generation that was youngest
+ * during the window. Folios faulted in during the window land there too. After the second aging
+ * a record walk reads each folio's generation from its flags (where it sits: mglru_bits.h):
+ * accessed when its generation's sequence number is A or later, idle when older, and idle since
+ * the birth of the generation after its own.
+ *
+ * Since 6.14 (4d5d14a01e2c "mm/mglru: rework workingset protection") an aging promotes a folio
+ * only when it already has PG_referenced or PG_workingset; on first sight it sets PG_referenced
+ * only. So a record walk after the first aging keeps each page's PG_referenced (2 bits a page),
+ * and a folio whose PG_referenced was set during the window is accessed too (a first sight, or
+ * a read() through folio_mark_accessed()). In the same aging, when a type has 4 generations,
+ * inc_min_seq() merges the oldest into the next and clears PG_referenced of its folios: on
+ * 6.14+ an access to a folio of the oldest generation, first seen by the second aging, is
+ * erased. Such pages are "unseen", never idle.
+ *
+ * What it cannot see: kernel, hugetlb and free pages (on no LRU list); folios on no MGLRU list
+ * (unevictable, mlocked, isolated: "untracked"); page cache read through read() and not
+ * mapped (folio_mark_accessed() moves its reference bits, not its generation: idle here).
+ */
+#ifndef MEMSTAT_WSS_H
+#define MEMSTAT_WSS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "memstat.h"
+#include "mglru.h"
+
+#define MS_MGLRU_CTL "/sys/kernel/debug/lru_gen"
+
+/*
+ * The idle pages' ages: of the 4 generations after the window, the window's own (A) and the
+ * empty one the second aging opened leave 2 older ones: A - 1 (idle since the window's start
+ * at least, since its own birth at most) and A - 2 (the oldest: idle at least since A - 1 was
+ * born, at most unbounded, the kernel merging older generations into it).
+ */
+#define MS_WSS_AGES (MS_MGLRU_GENS - 2)
+
+/* one lruvec of the window: its sequence numbers at the start (after the aging) and the end */
+struct ms_wss_lruvec {
+	__u64 memcg_id;
+	int node;
+	__u64 cgroup;		/* the records' cgroup id of its memcg; 0: the root or unknown */
+	bool known;		/* its memcg's path was found among the cgroups */
+	__u64 start_seq;	/* A: the youngest generation after the first aging */
+	__u64 end_seq;		/* the youngest after the second */
+	__u64 min_seq;		/* the oldest at the end */
+	__u64 age_ms[MS_MGLRU_GENS];	/* at the end: each generation's age, by seq % 4 */
+	__u64 min_start[2];	/* per type (anon, file): the oldest generation after the first aging */
+	bool full_start[2];	/* that type had 4 generations then: the second aging merges */
+	__u64 min_end[2];	/* the oldest after the second aging */
+	bool aged_by_kernel;	/* the kernel aged it twice in the window: the oldest generation
+				 * is the window's, its pages cannot be told apart */
+	bool used[MS_WSS_AGES];	/* it has idle pages of that age */
+};
+
+struct ms_wss {
+	double window_s;	/* asked for */
+	double measured_s;	/* from the end of the first aging to the start of the second */
+	double aging_ms[2];	/* what each aging took */
+	int gen_lo;		/* the generation's lowest bit in the flags */
+	unsigned int pg_lru, pg_unevictable, pg_referenced, pg_swapbacked;
+	bool first_sight;	/* 6.14+: an aging only marks a folio it sees for the first time */
+	/* each present page's state after the first aging (MS_WSS_B_*, 2 bits, 4 pages a byte) */
+	const struct ms_ranges *ranges;
+	__u8 *before;
+	__u64 *range_base;	/* the index of each range's first page */
+	size_t cur_range;
+	struct ms_wss_lruvec *lv;
+	size_t nlv;
+	size_t *by_key;		/* lv's indexes sorted by (cgroup, node): the records' lookup */
+	size_t nkey;
+	__u64 root_cgroup;	/* the root memcg's cgroup id: its pages count as id 0's */
+	bool one_memcg;		/* the kernel's lruvecs are of one memcg (memcg off): every page
+				 * is its node's */
+	/* pfn -> node: the zones of /proc/zoneinfo */
+	struct ms_zone *zones;
+	size_t nzones;
+	/* per sub-class, pages of folios on an MGLRU list: accessed, idle; and the others */
+	__u64 accessed[MS_NR_SUBS], idle[MS_NR_SUBS], untracked[MS_NR_SUBS];
+	__u64 idle_age[MS_WSS_AGES][MS_NR_SUBS];	/* idle, by generations before the window's */
+	__u64 referenced[MS_NR_SUBS];	/* of the accessed: told by PG_referenced set in it */
+	__u64 unseen[MS_NR_SUBS];	/* 6.14+: in the oldest generation, accesses erased */
+	__u64 unattributed;	/* pages of a folio whose lruvec was not found */
+	__u64 kernel_aged;	/* pages of lruvecs the kernel aged in the window too */
+	/* the last record's lookup, kept: pages of one folio or one memcg come in runs */
+	__u64 last_cgroup;
+	int last_node;
+	long last_lv;
+	size_t last_zone;
+	double started_ms;	/* the end of the first aging */
+};
+
+/*
+ * Which mechanism this machine has for a window: 0 (MGLRU on, its control file writable), or
+ * -1 with why naming each mechanism that is missing and what it needs.
+ */
+int ms_wss_mechanism(char *why, size_t whylen);
+
+/* a page's state after the first aging (the before-walk's) */
+enum { MS_WSS_B_NONE, MS_WSS_B_UNREF, MS_WSS_B_REF, MS_WSS_B_OLDEST };
+
+struct ms_backend;
+/*
+ * The window's start: the lruvecs of lru_gen_full, each mapped to its cgroup by path, each
+ * aged once, then a record walk of be over ranges keeps each page's state. gen_lo: where the
+ * generation sits (ms_mglru_locate()); release: the kernel's (uname -r). 0, or -1 with why.
+ */
+int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *release,
+		 struct ms_backend *be, const struct ms_ranges *ranges, char *why, size_t whylen);
+/* Room for each page's state (ms_wss_start() makes it; tests too). 0 or -ENOMEM. */
+int ms_wss_alloc_before(struct ms_wss *w, const struct ms_ranges *ranges);
+/* One record of the walk after the first aging (an ms_page_fn): its state kept. */
+int ms_wss_before_page(void *w, __u64 pfn, const struct ms_page_rec *r);
+/* Sleep until the window's length has passed since its start. */
+void ms_wss_wait(const struct ms_wss *w);
+/* The window's end: the second aging and the generations' ages. 0, or -1 with why. */
+int ms_wss_end(struct ms_wss *w, char *why, size_t whylen);
+/* The records' lookup of the lruvecs whose cgroup is known (ms_wss_start() makes it). */
+int ms_wss_index(struct ms_wss *w);
+/* 6.14 or later (release as uname -r prints it)? */
+bool ms_wss_first_sight_kernel(const char *release);
+/* One record of the walk after ms_wss_end() (an ms_page_fn). */
+int ms_wss_page(void *w, __u64 pfn, const struct ms_page_rec *r);
+void ms_wss_free(struct ms_wss *w);
+
+/* whether the mechanism sees class c's pages at all (kernel, hugetlb, free: no) */
+bool ms_wss_class_tracked(int cls);
+/*
+ * How long the idle pages of age k (0: the younger) have been idle, in seconds, over the
+ * lruvecs that have such pages: false when none has; *max_s < 0: unbounded.
+ */
+bool ms_wss_age_range(const struct ms_wss *w, int k, double *min_s, double *max_s);
+
+/* Output (wss_out.c): the table after the summary, and the "wss" object of --json. */
+struct ms_jw;
+void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose);
+void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w);
+
+#endif /* MEMSTAT_WSS_H */

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* --wss's output (wss.h): the working-set table under the summary and the JSON member "wss". */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "memstat_int.h"
+#include "json.h"
+#include "wss.h"
+
+static const char *const untracked_why =
+	"on no LRU list: the mechanism cannot see its accesses";
+static const char *const read_note =
+	"page cache read through read() sets PG_referenced (folio_mark_accessed()): accessed "
+	"when that flag was clear at the window's start, unseen or idle when it was set or the "
+	"folio was in the oldest generation";
+static const char *const unseen_why =
+	"in the oldest generation when the second aging merged it into the next (the kernel "
+	"clears PG_referenced of those folios, and since 6.14 an aging only sets that flag on a "
+	"folio it sees accessed for the first time): whether they were accessed cannot be told";
+
+static __u64 class_sum(const __u64 *sub, int cls)
+{
+	__u64 n = 0;
+
+	for (int s = 0; s < MS_NR_SUBS; s++)
+		if ((int)ms_subs[s].cls == cls)
+			n += sub[s];
+	return n;
+}
+
+static double mb(__u64 pages)
+{
+	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+static void row(FILE *out, const char *label, const __u64 n[4])
+{
+	fprintf(out, "%-20s", label);
+	for (int k = 0; k < 4; k++)
+		fprintf(out, " %10llu %7.0f", (unsigned long long)n[k], mb(n[k]));
+	fputc('\n', out);
+}
+
+static void age_label(char *buf, size_t len, double lo, double hi)
+{
+	if (hi < 0)
+		snprintf(buf, len, "  idle > %.0f s", lo);
+	else
+		snprintf(buf, len, "  idle %.0f-%.0f s", lo, hi);
+}
+
+void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose)
+{
+	const __u64 *cols[4] = { w->accessed, w->idle, w->unseen, w->untracked };
+	__u64 total[4] = {};
+	char label[64];
+
+	fprintf(out, "%-20s %10s %7s %10s %7s %10s %7s %10s %7s\n", "Working Set", "Accessed",
+		"MB", "Idle", "MB", "Unseen", "MB", "Untracked", "MB");
+	fprintf(out, "%-20s %10s %7s %10s %7s %10s %7s %10s %7s\n", "--------------------",
+		"----------", "-------", "----------", "-------", "----------", "-------",
+		"----------", "-------");
+	for (int c = 0; c < MS_NR_CLASSES; c++) {
+		__u64 n[4];
+
+		if (!ms_wss_class_tracked(c))
+			continue;
+		for (int k = 0; k < 4; k++) {
+			n[k] = class_sum(cols[k], c);
+			total[k] += n[k];
+		}
+		row(out, ms_classes[c].label, n);
+		for (int s = 0; verbose && s < MS_NR_SUBS; s++) {
+			for (int k = 0; k < 4; k++)
+				n[k] = cols[k][s];
+			if ((int)ms_subs[s].cls != c || !(n[0] + n[1] + n[2] + n[3]))
+				continue;
+			snprintf(label, sizeof(label), "  %s", ms_subs[s].label);
+			row(out, label, n);
+		}
+	}
+	row(out, "Total", total);
+	for (int k = 0; k < MS_WSS_AGES; k++) {
+		__u64 n = 0;
+		double lo, hi;
+
+		for (int s = 0; s < MS_NR_SUBS; s++)
+			n += w->idle_age[k][s];
+		if (!ms_wss_age_range(w, k, &lo, &hi))
+			continue;
+		age_label(label, sizeof(label), lo, hi);
+		fprintf(out, "%-20s %10s %7s %10llu %7.0f\n", label, "", "",
+			(unsigned long long)n, mb(n));
+	}
+	fprintf(out, "\nWindow %.1f s (MGLRU: %zu lruvecs aged at its start and end, %.1f and "
+		"%.1f ms).\n", w->measured_s, w->nlv, w->aging_ms[0], w->aging_ms[1]);
+	fputs("Kernel, hugetlb and free pages are on no LRU list: not tracked.\n"
+	      "Untracked: unevictable, mlocked or isolated folios", out);
+	if (w->unattributed)
+		fprintf(out, ", %llu pages of memcgs made during the window",
+			(unsigned long long)w->unattributed);
+	if (w->kernel_aged)
+		fprintf(out, ", %llu pages of memcgs the kernel itself aged twice during it",
+			(unsigned long long)w->kernel_aged);
+	fputs(".\n", out);
+	if (total[2])
+		fputs("Unseen: in the oldest generation, which the second aging merged; the kernel "
+		      "then\nclears what would tell an access (since 6.14 an aging only marks a "
+		      "folio seen once).\n", out);
+}
+
+static void class_counts(struct ms_jw *jw, const char *name, const __u64 *sub)
+{
+	ms_jw_object_field(jw, name);
+	for (int c = 0; c < MS_NR_CLASSES; c++) {
+		if (ms_wss_class_tracked(c))
+			ms_jw_u64_field(jw, ms_classes[c].key, class_sum(sub, c));
+		else
+			ms_jw_null_field(jw, ms_classes[c].key);
+	}
+	ms_jw_end_object(jw);
+}
+
+static void detail_counts(struct ms_jw *jw, const char *name, const __u64 *sub)
+{
+	ms_jw_object_field(jw, name);
+	for (int s = 0; s < MS_NR_SUBS; s++)
+		if (ms_wss_class_tracked(ms_subs[s].cls))
+			ms_jw_u64_field(jw, ms_subs[s].key, sub[s]);
+	ms_jw_end_object(jw);
+}
+
+void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
+{
+	ms_jw_object_field(jw, "wss");
+	ms_jw_string_field(jw, "mechanism", "mglru");
+	ms_jw_double_field(jw, "window_s", "%.3f", w->window_s);
+	ms_jw_double_field(jw, "measured_s", "%.3f", w->measured_s);
+	ms_jw_array_field(jw, "aging_ms");
+	ms_jw_double(jw, "%.3f", w->aging_ms[0]);
+	ms_jw_double(jw, "%.3f", w->aging_ms[1]);
+	ms_jw_end_array(jw);
+	ms_jw_u64_field(jw, "lruvecs", w->nlv);
+	class_counts(jw, "accessed", w->accessed);
+	class_counts(jw, "idle", w->idle);
+	class_counts(jw, "unseen", w->unseen);
+	class_counts(jw, "untracked", w->untracked);
+	class_counts(jw, "accessed_referenced", w->referenced);
+	ms_jw_string_field(jw, "why_unseen", unseen_why);
+	ms_jw_bool_field(jw, "first_sight_rule", w->first_sight);
+	ms_jw_object_field(jw, "why_null");
+	for (int c = 0; c < MS_NR_CLASSES; c++)
+		if (!ms_wss_class_tracked(c))
+			ms_jw_string_field(jw, ms_classes[c].key, untracked_why);
+	ms_jw_end_object(jw);
+	detail_counts(jw, "accessed_detail", w->accessed);
+	detail_counts(jw, "idle_detail", w->idle);
+	ms_jw_array_field(jw, "idle_by_age");
+	for (int k = 0; k < MS_WSS_AGES; k++) {
+		double lo, hi;
+
+		if (!ms_wss_age_range(w, k, &lo, &hi))
+			continue;
+		ms_jw_start_object(jw);
+		ms_jw_double_field(jw, "min_s", "%.3f", lo);
+		if (hi < 0)
+			ms_jw_null_field(jw, "max_s");
+		else
+			ms_jw_double_field(jw, "max_s", "%.3f", hi);
+		class_counts(jw, "pages", w->idle_age[k]);
+		ms_jw_end_object(jw);
+	}
+	ms_jw_end_array(jw);
+	ms_jw_u64_field(jw, "unattributed", w->unattributed);
+	ms_jw_u64_field(jw, "kernel_aged", w->kernel_aged);
+	ms_jw_string_field(jw, "read_accesses", read_note);
+	ms_jw_end_object(jw);
+}
