@@ -120,18 +120,40 @@ int ms_mglru_ready(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
 	return kernel_gens(by_gen ? by_gen : unused, why, whylen);
 }
 
+/* one record walk and the kernel's counts before and after it: the window, or -1 with why */
+static int locate_once(struct ms_backend *be, const struct ms_ranges *ranges,
+		       const struct ms_attr_facts *f, struct locate *l, char *why, size_t whylen)
+{
+	struct ms_result res;
+	__u64 before[MS_MGLRU_GENS], after[MS_MGLRU_GENS];
+	char why2[256];
+	int err, ret;
+
+	if (ms_mglru_ready(before, why, whylen))
+		return -1;
+	memset(&l->h, 0, sizeof(l->h));
+	memset(&res, 0, sizeof(res));
+	err = ms_backend_pages(be, ranges, &res, locate_page, l);
+	if (err) {
+		snprintf(why, whylen, "the record walk failed (exit %d)", err);
+		return -1;
+	}
+	if (kernel_gens(after, why, whylen))
+		return -1;
+	ret = ms_gen_locate(&l->h, f->nr_pageflags, after, why, whylen);
+	if (ret < 0)
+		ret = ms_gen_locate(&l->h, f->nr_pageflags, before, why2, sizeof(why2));
+	return ret;
+}
+
 int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char *why,
 		    size_t whylen)
 {
 	struct ms_attr_facts f;
-	struct ms_result res;
 	struct locate *l;
-	__u64 before[MS_MGLRU_GENS], after[MS_MGLRU_GENS];
-	char why2[256];
-	int err, ret = -1;
+	int ret = -1;
 
-	/* the kernel's counts before the walk and after: pages move between generations */
-	if (ms_mglru_ready(before, why, whylen))
+	if (ms_mglru_ready(NULL, why, whylen))
 		return -1;
 	if (ms_attr_facts_load(&f) || f.pg_lru == MS_NO_BIT || f.pg_unevictable == MS_NO_BIT ||
 	    !f.nr_pageflags) {
@@ -146,18 +168,13 @@ int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char 
 	}
 	l->pg_lru = f.pg_lru;
 	l->pg_unevictable = f.pg_unevictable;
-	memset(&res, 0, sizeof(res));
-	err = ms_backend_pages(be, ranges, &res, locate_page, l);
-	if (err) {
-		snprintf(why, whylen, "the record walk failed (exit %d)", err);
-		goto out;
-	}
-	if (kernel_gens(after, why, whylen))
-		goto out;
-	ret = ms_gen_locate(&l->h, f.nr_pageflags, after, why, whylen);
-	if (ret < 0)
-		ret = ms_gen_locate(&l->h, f.nr_pageflags, before, why2, sizeof(why2));
-out:
+	/*
+	 * Up to 3 walks: while one runs, the kernel may add or free many folios (a process
+	 * starting or exiting, a file's page cache dropped) or age an lruvec, and then neither
+	 * its counts before nor after agree with the pages the walk saw.
+	 */
+	for (int attempt = 0; attempt < 3 && ret < 0; attempt++)
+		ret = locate_once(be, ranges, &f, l, why, whylen);
 	free(l);
 	return ret;
 }
