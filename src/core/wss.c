@@ -89,8 +89,8 @@ int ms_wss_mechanism(char *why, size_t whylen)
 	if (kdamonds < 0)
 		add_reason(why, whylen, "no DAMON sysfs interface (%s)", DAMON_NR_KDAMONDS);
 	else if (kdamonds > 0)
-		add_reason(why, whylen, "DAMON runs kdamonds of another user's (%s reads %ld): "
-			   "not memstat's to use", DAMON_NR_KDAMONDS, kdamonds);
+		add_reason(why, whylen, "DAMON is in use (%s reads %ld): its kdamonds are not "
+			   "memstat's to change", DAMON_NR_KDAMONDS, kdamonds);
 	else
 		add_reason(why, whylen, "DAMON (%s reads %ld), which memstat does not use yet",
 			   DAMON_NR_KDAMONDS, kdamonds);

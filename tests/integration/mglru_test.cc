@@ -211,8 +211,19 @@ pid_t toucher(int fd, size_t len, size_t hot)
 	long ps = sysconf(_SC_PAGESIZE);
 	volatile char *p = (volatile char *)mmap(nullptr, len, PROT_READ | PROT_WRITE,
 			fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
+	const size_t flush_len = 64 * (size_t)ps;
+	volatile char *flush = (volatile char *)mmap(nullptr, flush_len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || flush == MAP_FAILED)
 		_exit(1);
+	/*
+	 * Base pages: with transparent huge pages, on 6.18 and 7.3 under QEMU's emulation the
+	 * second aging now and then neither promoted nor marked a few of the hot 2 MiB folios
+	 * (up to 11 of 96, in 2 of 16 runs; the cause is not known), which then read as idle.
+	 */
+	madvise((void *)p, len, MADV_NOHUGEPAGE);
+	for (size_t o = 0; o < flush_len; o += ps)
+		flush[o] = 1;
 	unsigned sum = 0;
 	for (size_t o = 0; o < len; o += ps)
 		if (fd < 0)
@@ -231,10 +242,14 @@ pid_t toucher(int fd, size_t len, size_t hot)
 		 * The kernel clears accessed bits without flushing the TLB, and a CPU sets them
 		 * only when it fills a TLB entry: a real TLB holds a few thousand entries, QEMU's
 		 * emulated one can hold every page of the hot set and never walk the page table
-		 * again. Flush ours, as a real machine's turnover would.
+		 * again. Flush this CPU's, as a real machine's turnover would: a change of
+		 * protection of more than 33 mapped pages flushes the whole TLB (x86
+		 * tlb_single_page_flush_ceiling), on a region of its own (not the measured
+		 * one, whose page tables the aging walks) and in microseconds (the aging skips
+		 * an mm whose mmap lock it cannot take at once).
 		 */
-		mprotect((void *)p, hot, PROT_NONE);
-		mprotect((void *)p, hot, PROT_READ | PROT_WRITE);
+		mprotect((void *)flush, flush_len, PROT_READ);
+		mprotect((void *)flush, flush_len, PROT_READ | PROT_WRITE);
 		usleep(100 * 1000);
 	}
 }
