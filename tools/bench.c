@@ -1438,6 +1438,29 @@ int main(int argc, char **argv)
 		       "up to the cores)\n", busy ? " under the busy load" : " on this idle machine",
 		       wn, jobs_used, jobs_used == 1 ? "" : "s", one);
 	}
+	/* --wss: what a window costs besides its wait: the agings, the record walks, start-up */
+	if (has_option(memstat, "--wss")) {
+		char *const args[] = { (char *)memstat, "--wss", "1", "--json", NULL };
+		double wall = 0, cpu = 0, aging[2] = { 0, 0 };
+		char *js = run_capture_ex(args, &wall, &cpu, 1, 1);
+		const char *ws = NULL, *we = NULL, *a;
+
+		if (js && !jobj(js, js + strlen(js), "wss", &ws, &we) &&
+		    (a = jfind(ws, we, "aging_ms")) && *a == '[') {
+			char *e;
+
+			aging[0] = strtod(a + 1, &e);
+			aging[1] = *e == ',' ? strtod(e + 1, NULL) : 0;
+			printf("%-44s %10.0f ms wall beyond its 1 s wait, %.0f ms CPU; of which the two "
+			       "agings %.1f and %.1f ms\n", "working-set window (--wss 1)",
+			       wall - 1000.0, cpu, aging[0], aging[1]);
+		} else {
+			printf("%-44s %10s not measured: memstat --wss 1 failed here (exit 5 where "
+			       "nothing can see page accesses: memstat --wss 1 names what is missing)\n",
+			       "working-set window (--wss 1)", "-");
+		}
+		free(js);
+	}
 	printf("targets of the %s set: %d met, %d MISSED\n", t->name, met_n, missed_n);
 	ms_ranges_free(&r);
 	return 0;

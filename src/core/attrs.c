@@ -138,19 +138,6 @@ static void flag_bits(const struct btf *btf, struct ms_attr_facts *f)
 	f->btf_ok = f->pg_dirty != MS_NO_BIT && f->pg_lru != MS_NO_BIT;
 }
 
-static long read_long(const char *path)
-{
-	FILE *fp = fopen(path, "re");
-	long v = -1;
-
-	if (!fp)
-		return -1;
-	if (fscanf(fp, "%li", &v) != 1)
-		v = -1;
-	fclose(fp);
-	return v;
-}
-
 /*
  * A 32-bit member of a large folio's tail pages: struct folio's member folio1 (else folio2, a
  * name it had before), else struct page's member page1 of the first tail page. Sets the page of
@@ -187,14 +174,14 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 	/* _refcount: bytes 52-55 of struct page (the second half of word 6) where BTF is silent */
 	f->refcount_word = 6;
 	f->refcount_shift = 32;
-	pmd = read_long("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+	pmd = ms_read_long("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
 	f->pmd_order = 9;	/* x86_64: 2 MiB of 4 KiB pages */
 	if (pmd > page && page > 0)
 		for (f->pmd_order = 0; (page << f->pmd_order) < pmd && f->pmd_order < 30;)
 			f->pmd_order++;
 	/* lru_gen_enabled(): bit 0 of the caps mask (LRU_GEN_CORE) */
-	f->mglru = read_long("/sys/kernel/mm/lru_gen/enabled") > 0 &&
-		   (read_long("/sys/kernel/mm/lru_gen/enabled") & 1);
+	f->mglru = ms_read_long("/sys/kernel/mm/lru_gen/enabled") > 0 &&
+		   (ms_read_long("/sys/kernel/mm/lru_gen/enabled") & 1);
 
 	btf = ms_kernel_btf();
 	if (!btf)

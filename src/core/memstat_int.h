@@ -41,6 +41,11 @@ struct ms_class_info {
 };
 extern const struct ms_class_info ms_classes[MS_NR_CLASSES];
 
+/* --wss (wss.h): what a page was in the window; untracked pages and untracked classes have
+ * none (MS_WSS_NONE) */
+enum ms_wss_verdict { MS_WSS_ACCESSED, MS_WSS_IDLE, MS_WSS_UNSEEN, MS_WSS_VERDICTS,
+		      MS_WSS_NONE = MS_WSS_VERDICTS };
+
 /* Present physical memory as pfn ranges [start, end). */
 struct ms_range {
 	__u64 start, end;
@@ -207,6 +212,8 @@ struct btf *ms_kernel_btf(void);
 int ms_drop_root(void);
 /* pages of this machine's page size in MiB (the tables' MB) */
 double ms_mb(double pages);
+/* the number a sysfs-like file starts with (decimal, 0x hex), or -1 when unreadable */
+long ms_read_long(const char *path);
 /* MEMSTAT_DEBUG's level (0: unset) */
 int ms_debug_level(void);
 /* sprintf into a malloc'd string; NULL when out of memory */

@@ -206,6 +206,19 @@ int ms_drop_root(void)
 	return 0;
 }
 
+long ms_read_long(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%li", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 double ms_mb(double pages)
 {
 	return pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);

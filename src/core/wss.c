@@ -33,19 +33,6 @@ bool ms_wss_class_tracked(int cls)
 	       cls == MS_C_PAGE_CACHE;
 }
 
-static long read_number(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%li", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static void __attribute__((format(printf, 3, 4)))
 add_reason(char *why, size_t whylen, const char *fmt, ...)
 {
@@ -63,7 +50,7 @@ add_reason(char *why, size_t whylen, const char *fmt, ...)
 
 int ms_wss_mechanism(char *why, size_t whylen)
 {
-	long caps = read_number(MS_MGLRU_ENABLED), kdamonds;
+	long caps = ms_read_long(MS_MGLRU_ENABLED), kdamonds;
 
 	why[0] = '\0';
 	if (caps < 0)
@@ -85,7 +72,7 @@ int ms_wss_mechanism(char *why, size_t whylen)
 	else
 		add_reason(why, whylen, "an idle page bitmap (%s), which memstat does not use "
 			   "yet", PAGE_IDLE_BITMAP);
-	kdamonds = read_number(DAMON_NR_KDAMONDS);
+	kdamonds = ms_read_long(DAMON_NR_KDAMONDS);
 	if (kdamonds < 0)
 		add_reason(why, whylen, "no DAMON sysfs interface (%s)", DAMON_NR_KDAMONDS);
 	else if (kdamonds > 0)
@@ -521,8 +508,10 @@ int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	__u64 seq;
 	int t;
 
+	w->verdict = MS_WSS_NONE;
 	if (!r->valid || sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[sub].cls))
 		return 0;
+	w->verdict_cls = (int)ms_subs[sub].cls;
 	v = gen_of(w, r);
 	if (!v) {
 		w->untracked[sub]++;	/* on no MGLRU list: unevictable, isolated */
@@ -543,17 +532,21 @@ int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	t = lru_type(w, r);
 	if (seq >= l->start_seq) {
 		w->accessed[sub]++;	/* promoted by the second aging, or faulted in */
+		w->verdict = MS_WSS_ACCESSED;
 	} else if (referenced && before != MS_WSS_B_REF) {
 		w->accessed[sub]++;	/* first seen by the second aging, or read() */
 		w->referenced[sub]++;
+		w->verdict = MS_WSS_ACCESSED;
 	} else if (w->first_sight && l->full_start[t] &&
 		   (before == MS_WSS_B_OLDEST ||
 		    (before == MS_WSS_B_NONE && seq == l->min_end[t]))) {
 		w->unseen[sub]++;	/* merged by the second aging: an access was erased */
+		w->verdict = MS_WSS_UNSEEN;
 	} else {
 		__u64 k = l->start_seq - 1 - seq;
 
 		w->idle[sub]++;
+		w->verdict = MS_WSS_IDLE;
 		if (k < MS_WSS_AGES) {
 			w->idle_age[k][sub]++;
 			l->used[k] = true;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* --wss's output (wss.h): the working-set table under the summary and the JSON member "wss". */
 #include <stdio.h>
-#include <unistd.h>
 
 #include "memstat_int.h"
 #include "json.h"
@@ -28,16 +27,11 @@ static __u64 class_sum(const __u64 *sub, int cls)
 	return n;
 }
 
-static double mb(__u64 pages)
-{
-	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
-}
-
 static void row(FILE *out, const char *label, const __u64 n[4])
 {
 	fprintf(out, "%-20s", label);
 	for (int k = 0; k < 4; k++)
-		fprintf(out, " %10llu %7.0f", (unsigned long long)n[k], mb(n[k]));
+		fprintf(out, " %10llu %7.0f", (unsigned long long)n[k], ms_mb((double)n[k]));
 	fputc('\n', out);
 }
 
@@ -90,7 +84,7 @@ void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose)
 			continue;
 		age_label(label, sizeof(label), lo, hi);
 		fprintf(out, "%-20s %10s %7s %10llu %7.0f\n", label, "", "",
-			(unsigned long long)n, mb(n));
+			(unsigned long long)n, ms_mb((double)n));
 	}
 	fprintf(out, "\nWindow %.1f s (MGLRU: %zu lruvecs aged at its start and end, %.1f and "
 		"%.1f ms).\n", w->measured_s, w->nlv, w->aging_ms[0], w->aging_ms[1]);

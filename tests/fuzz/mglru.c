@@ -4,8 +4,9 @@
  * that memstat checks a folio's generation bits against.
  *
  * Invariants: the read either fails with -EINVAL and holds nothing, or succeeds with at least one
- * lruvec, no more lruvecs than " node" lines, at most MS_MGLRU_GENS generations each; the pages
- * by generation add up to every generation's anon and file pages; reading again gives the same.
+ * lruvec, no more lruvecs than " node" lines, at most MS_MGLRU_GENS generations each, each with
+ * its memcg's path (a string of one line); the pages by generation add up to every
+ * generation's anon and file pages; reading again gives the same.
  */
 #include "fuzz.h"
 #include <errno.h>
@@ -28,8 +29,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	FUZZ_CHECK(a.n && a.n <= nodes, "%zu lruvecs from %zu \"node\"s", a.n, nodes);
-	FUZZ_CHECK(a.n == b.n && !memcmp(a.v, b.v, a.n * sizeof(*a.v)), "a second read differs");
+	FUZZ_CHECK(a.n == b.n, "a second read has %zu lruvecs, not %zu", b.n, a.n);
 	for (i = 0; i < a.n; i++) {
+		FUZZ_CHECK(a.v[i].path && b.v[i].path && !strchr(a.v[i].path, '\n'),
+			   "lruvec %zu's path", i);
+		FUZZ_CHECK(a.v[i].memcg_id == b.v[i].memcg_id && a.v[i].node == b.v[i].node &&
+			   a.v[i].ngens == b.v[i].ngens && !strcmp(a.v[i].path, b.v[i].path) &&
+			   !memcmp(a.v[i].gen, b.v[i].gen, sizeof(a.v[i].gen)),
+			   "a second read differs at lruvec %zu", i);
 		FUZZ_CHECK(a.v[i].ngens >= 0 && a.v[i].ngens <= MS_MGLRU_GENS, "%d generations",
 			   a.v[i].ngens);
 		for (int g = 0; g < a.v[i].ngens; g++)
