@@ -114,37 +114,47 @@ static int cmp_index(const void *a, const void *b)
 	return cmp_key(sort_w, *(const size_t *)a, sort_w->lv[j].cgroup, sort_w->lv[j].node);
 }
 
-/* each lruvec's memcg to the records' cgroup id, by its path among the cgroups */
+/*
+ * Each lruvec's memcg to the records' cgroup id, by its path among the cgroups. The root's
+ * needs none: its pages carry its cgroup id (kernfs gives the root 1) or no memcg (0), and both
+ * are counted as 0.
+ */
 static int map_cgroups(struct ms_wss *w, const struct ms_mglru *m)
 {
 	struct ms_cgroups cg = {};
-	bool have = !ms_cgroups_load(&cg);
+	bool have = !ms_cgroups_load(&cg), below_root = false;
 	__u64 first = m->n ? m->v[0].memcg_id : 0;
 
 	w->one_memcg = true;
+	w->root_cgroup = 1;
 	for (size_t i = 0; i < m->n; i++)
 		if (m->v[i].memcg_id != first)
 			w->one_memcg = false;
 	for (size_t i = 0; i < w->nlv; i++) {
 		const struct ms_mglru_lruvec *v = find_lruvec(m, w->lv[i].memcg_id, w->lv[i].node);
 
-		if (w->one_memcg) {
-			w->lv[i].known = true;
+		if (w->one_memcg || (v && (!strcmp(v->path, "/") || !v->path[0]))) {
+			w->lv[i].known = true;	/* the root (or memcg off: the only one) */
 			continue;
 		}
+		below_root = true;
 		for (size_t c = 0; have && v && c < cg.n; c++) {
 			if (strcmp(cg.c[c].path, v->path))
 				continue;
-			/* the root's pages may carry no memcg (cgroup id 0): both are the root's */
-			w->lv[i].cgroup = cg.c[c].depth ? cg.c[c].id : 0;
-			if (!cg.c[c].depth)
-				w->root_cgroup = cg.c[c].id;
+			w->lv[i].cgroup = cg.c[c].id;
 			w->lv[i].known = true;
 			break;
 		}
 	}
+	for (size_t c = 0; have && c < cg.n; c++)
+		if (!cg.c[c].depth)
+			w->root_cgroup = cg.c[c].id;
 	if (have)
 		ms_cgroups_free(&cg);
+	else if (below_root)
+		ms_err("--wss: no memory cgroup hierarchy is mounted, so the lruvecs of cgroups below "
+		       "the root cannot be matched to pages: their pages are untracked "
+		       "(\"unattributed\")");
 	return ms_wss_index(w);
 }
 

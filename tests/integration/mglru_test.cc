@@ -278,6 +278,44 @@ bool first_sight_kernel()
 	       (major > 6 || (major == 6 && minor >= 14));
 }
 
+// Where nothing sees accesses (this machine), the workload tests have nothing to measure: the
+// exit 5 there is SaysWhatItCannotSeeAndLeavesDamonAlone's.
+#define SKIP_WITHOUT_A_MECHANISM()                                                              \
+	do {                                                                                    \
+		char why_[1024];                                                                \
+		if (ms_wss_mechanism(why_, sizeof(why_)))                                       \
+			GTEST_SKIP() << "no mechanism for --wss here (" << why_ << ")";         \
+	} while (0)
+
+// The workload (in cgroup, when given: its file written there too) while memstat ARGS
+// runs; memstat's JSON, or an empty object after a failure that the test is told of.
+json with_workload(const std::vector<std::string> &args, const std::string &cgroup = "")
+{
+	const size_t mib = 1 << 20;
+	TempFile f("/var/tmp");
+	if (f.fd() < 0 || (cgroup.empty() && !f.fill(256 * mib))) {
+		ADD_FAILURE() << "the workload's file in /var/tmp";
+		return json::object();
+	}
+	pid_t anon = toucher(-1, 768 * mib, 192 * mib, cgroup);
+	pid_t file = toucher(f.fd(), 256 * mib, 64 * mib, cgroup);
+	RunResult r;
+	if (anon > 0 && file > 0) {
+		sleep(1);
+		r = run_memstat(args);
+	}
+	for (pid_t p : {anon, file})
+		if (p > 0) {
+			kill(p, SIGKILL);
+			waitpid(p, nullptr, 0);
+		}
+	EXPECT_TRUE(anon > 0 && file > 0) << "the workload did not start";
+	EXPECT_EQ(r.status, 0) << r.out;
+	json j = json::parse(r.out, nullptr, false);
+	EXPECT_FALSE(j.is_discarded()) << r.out;
+	return r.status || j.is_discarded() ? json::object() : j;
+}
+
 // The workload: 768 MiB of anonymous memory with 192 MiB of it written every 100 ms,
 // and 64 MiB of a 256 MiB file read through mmap in a loop: --wss 10 counts accessed anon within
 // 10% of 192 MiB (plus what the rest of the machine, memstat included, accessed) and idle the
@@ -287,27 +325,10 @@ bool first_sight_kernel()
 TEST(Wss, CountsAWorkloadsAccessedAndIdlePages)
 {
 	MglruOn on;
-	char why[1024];
-	if (ms_wss_mechanism(why, sizeof(why)))
-		GTEST_SKIP() << "no mechanism for --wss here (" << why << "): the exit 5 is "
-				"SaysWhatItCannotSeeAndLeavesDamonAlone's";
+	SKIP_WITHOUT_A_MECHANISM();
 	const size_t mib = 1 << 20;
-	TempFile f("/var/tmp");
-	ASSERT_GE(f.fd(), 0);
-	ASSERT_TRUE(f.fill(256 * mib));
-	pid_t anon = toucher(-1, 768 * mib, 192 * mib);
-	pid_t file = toucher(f.fd(), 256 * mib, 64 * mib);
-	ASSERT_GT(anon, 0);
-	ASSERT_GT(file, 0);
-	sleep(1);
-	RunResult r = run_memstat({"--wss", "10", "--json"});
-	kill(anon, SIGKILL);
-	kill(file, SIGKILL);
-	waitpid(anon, nullptr, 0);
-	waitpid(file, nullptr, 0);
-	ASSERT_EQ(r.status, 0) << r.out;
-	json j = json::parse(r.out, nullptr, false);
-	ASSERT_FALSE(j.is_discarded()) << r.out;
+	json j = with_workload({"--wss", "10", "--json"});
+	ASSERT_TRUE(j.contains("wss"));
 	const json &w = j["wss"];
 	double ps = (double)page_size() / (double)mib;
 	auto mb = [&](const char *key, const char *cls) { return w[key][cls].get<double>() * ps; };
@@ -345,10 +366,7 @@ TEST(Wss, CountsAWorkloadsAccessedAndIdlePages)
 TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 {
 	MglruOn on;
-	char why[1024];
-	if (ms_wss_mechanism(why, sizeof(why)))
-		GTEST_SKIP() << "no mechanism for --wss here (" << why << "): the exit 5 is "
-				"SaysWhatItCannotSeeAndLeavesDamonAlone's";
+	SKIP_WITHOUT_A_MECHANISM();
 	Hierarchy h;
 	ASSERT_TRUE(h.ok()) << h.why;
 	std::string top = test_name("wss");
@@ -358,26 +376,13 @@ TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 	Cgroup cg(h, top + "/workload");
 	ASSERT_TRUE(cg.ok()) << cg.err();
 	const size_t mib = 1 << 20;
-	TempFile f("/var/tmp");
-	ASSERT_GE(f.fd(), 0);
-	pid_t anon = toucher(-1, 768 * mib, 192 * mib, cg.dir());
-	pid_t file = toucher(f.fd(), 256 * mib, 64 * mib, cg.dir());
-	ASSERT_GT(anon, 0);
-	ASSERT_GT(file, 0);
-	sleep(1);
-	RunResult r = run_memstat({"--wss", "10", "--by", "cgroup", "--json"});
-	kill(anon, SIGKILL);
-	kill(file, SIGKILL);
-	waitpid(anon, nullptr, 0);
-	waitpid(file, nullptr, 0);
-	ASSERT_EQ(r.status, 0) << r.out;
-	json j = json::parse(r.out, nullptr, false);
-	ASSERT_FALSE(j.is_discarded()) << r.out;
+	json j = with_workload({"--wss", "10", "--by", "cgroup", "--json"}, cg.dir());
+	ASSERT_TRUE(j.contains("groups"));
 	json g;
 	for (auto &x : j["groups"])
 		if (x.contains("id") && x["id"].get<unsigned long long>() == cg.id())
 			g = x;
-	ASSERT_TRUE(g.is_object()) << "no group for " << cg.path() << "\n" << r.out.substr(0, 2000);
+	ASSERT_TRUE(g.is_object()) << "no group for " << cg.path() << "\n" << j.dump().substr(0, 2000);
 	const json &w = g["wss"];
 	std::string all = g.dump(1);
 	double ps = (double)page_size() / (double)mib;
