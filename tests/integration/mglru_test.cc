@@ -330,6 +330,8 @@ TEST(Wss, CountsAWorkloadsAccessedAndIdlePages)
 	json j = with_workload({"--wss", "10", "--json"});
 	ASSERT_TRUE(j.contains("wss"));
 	const json &w = j["wss"];
+	// the window's figures, in the VM's log (tools/vm/matrix.sh keeps it), pass or fail
+	std::cerr << "wss-window: " << w.dump() << "\n";
 	double ps = (double)page_size() / (double)mib;
 	auto mb = [&](const char *key, const char *cls) { return w[key][cls].get<double>() * ps; };
 	double anon_other = (double)pages(j, "anon") * ps - 768;
@@ -384,6 +386,7 @@ TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 			g = x;
 	ASSERT_TRUE(g.is_object()) << "no group for " << cg.path() << "\n" << j.dump().substr(0, 2000);
 	const json &w = g["wss"];
+	std::cerr << "wss-cgroup: " << w.dump() << "\n";
 	std::string all = g.dump(1);
 	double ps = (double)page_size() / (double)mib;
 	auto mb = [&](const char *key, const char *cls) { return w[key][cls].get<double>() * ps; };
