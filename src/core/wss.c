@@ -186,7 +186,9 @@ static int age_all(struct ms_wss *w, const struct ms_mglru *m, double *ms)
 
 		if (!v)
 			continue;	/* its memcg is gone */
+		w->lv[i].pre_seq = max_seq(v);
 		err = ms_mglru_age(MS_MGLRU_CTL, v->memcg_id, v->node, max_seq(v));
+		w->lv[i].age_err = err;
 		if (err && err != -EEXIST && err != -ENOENT && err != -EINVAL)
 			return err;
 	}
@@ -391,6 +393,7 @@ int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *rele
 		if (v && v->ngens) {
 			l->start_seq = max_seq(v);
 			oldest(v, l->min_start, l->full_start);
+			l->not_aged = l->start_seq <= l->pre_seq;
 		} else {
 			l->known = false;	/* gone in the meantime */
 		}
@@ -451,6 +454,7 @@ int ms_wss_end(struct ms_wss *w, char *why, size_t whylen)
 		bool full[2];
 
 		l->end_seq = max_seq(v);
+		l->not_aged |= l->end_seq <= l->pre_seq;
 		for (int g = 0; g < v->ngens; g++)
 			l->age_ms[v->gen[g].seq % MS_MGLRU_GENS] = v->gen[g].age_ms;
 		oldest(v, l->min_end, full);
@@ -460,6 +464,12 @@ int ms_wss_end(struct ms_wss *w, char *why, size_t whylen)
 				    l->end_seq < l->start_seq;
 	}
 	ms_mglru_free(&m3);
+	for (size_t i = 0; i < w->nlv; i++)
+		if (w->lv[i].known && w->lv[i].not_aged)
+			ms_err("--wss: memcg %llu on node %d was not aged (%s): its pages are untracked",
+			       (unsigned long long)w->lv[i].memcg_id, w->lv[i].node,
+			       w->lv[i].age_err ? strerror(-w->lv[i].age_err) :
+			       "its youngest generation stayed the same");
 	return 0;
 }
 
@@ -518,19 +528,19 @@ int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	__u64 seq;
 	int t;
 
-	w->verdict = MS_WSS_NONE;
 	if (!r->valid || sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[sub].cls))
 		return 0;
-	w->verdict_cls = (int)ms_subs[sub].cls;
 	v = gen_of(w, r);
 	if (!v) {
 		w->untracked[sub]++;	/* on no MGLRU list: unevictable, isolated */
 		return 0;
 	}
 	l = lruvec_of(w, r->cgroup, node_of(w, pfn));
-	if (!l || !l->known || l->aged_by_kernel) {
+	if (!l || !l->known || l->aged_by_kernel || l->not_aged) {
 		if (!l || !l->known)
 			w->unattributed++;
+		else if (l->not_aged)
+			w->not_aged++;
 		else
 			w->kernel_aged++;
 		w->untracked[sub]++;
@@ -542,21 +552,18 @@ int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	t = lru_type(w, r);
 	if (seq >= l->start_seq) {
 		w->accessed[sub]++;	/* promoted by the second aging, or faulted in */
-		w->verdict = MS_WSS_ACCESSED;
 	} else if (referenced && before != MS_WSS_B_REF) {
 		w->accessed[sub]++;	/* first seen by the second aging, or read() */
 		w->referenced[sub]++;
-		w->verdict = MS_WSS_ACCESSED;
 	} else if (w->first_sight && l->full_start[t] &&
 		   (before == MS_WSS_B_OLDEST ||
 		    (before == MS_WSS_B_NONE && seq == l->min_end[t]))) {
 		w->unseen[sub]++;	/* merged by the second aging: an access was erased */
-		w->verdict = MS_WSS_UNSEEN;
 	} else {
 		__u64 k = l->start_seq - 1 - seq;
 
 		w->idle[sub]++;
-		w->verdict = MS_WSS_IDLE;
+
 		if (k < MS_WSS_AGES) {
 			w->idle_age[k][sub]++;
 			l->used[k] = true;

@@ -61,6 +61,9 @@ struct ms_wss_lruvec {
 	bool aged_by_kernel;	/* the kernel aged it twice in the window: the oldest generation
 				 * is the window's, its pages cannot be told apart */
 	bool used[MS_WSS_AGES];	/* it has idle pages of that age */
+	__u64 pre_seq;		/* its youngest generation before the last aging asked for */
+	int age_err;		/* what the last aging's write returned (0 or -errno) */
+	bool not_aged;		/* an aging left it as it was: its pages cannot be told */
 };
 
 struct ms_wss {
@@ -92,13 +95,13 @@ struct ms_wss {
 	__u64 unseen[MS_NR_SUBS];	/* 6.14+: in the oldest generation, accesses erased */
 	__u64 unattributed;	/* pages of a folio whose lruvec was not found */
 	__u64 kernel_aged;	/* pages of lruvecs the kernel aged in the window too */
+	__u64 not_aged;		/* pages of lruvecs an aging of memstat's did not age */
 	/* the last record's lookup, kept: pages of one folio or one memcg come in runs */
 	__u64 last_cgroup;
 	int last_node;
 	long last_lv;
 	size_t last_zone;
 	double started_ms;	/* the end of the first aging */
-	int verdict, verdict_cls;	/* the last page's (enum ms_wss_verdict), for --by's groups */
 };
 
 /*

@@ -96,6 +96,9 @@ void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose)
 	if (w->kernel_aged)
 		fprintf(out, ", %llu pages of memcgs the kernel itself aged twice during it",
 			(unsigned long long)w->kernel_aged);
+	if (w->not_aged)
+		fprintf(out, ", %llu pages of memcgs an aging left as they were",
+			(unsigned long long)w->not_aged);
 	fputs(".\n", out);
 	if (total[2])
 		fputs("Unseen: in the oldest generation, which the second aging merged; the kernel "
@@ -167,6 +170,7 @@ void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
 	ms_jw_end_array(jw);
 	ms_jw_u64_field(jw, "unattributed", w->unattributed);
 	ms_jw_u64_field(jw, "kernel_aged", w->kernel_aged);
+	ms_jw_u64_field(jw, "not_aged", w->not_aged);
 	ms_jw_string_field(jw, "read_accesses", read_note);
 	ms_jw_end_object(jw);
 }
