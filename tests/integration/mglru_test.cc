@@ -211,8 +211,12 @@ pid_t toucher(int fd, size_t len, size_t hot)
 	long ps = sysconf(_SC_PAGESIZE);
 	volatile char *p = (volatile char *)mmap(nullptr, len, PROT_READ | PROT_WRITE,
 			fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED, fd, 0);
+	/*
+	 * The TLB flush's pages: 64 at the low end of 4 MiB of their own, so that no page table
+	 * of the measured region holds them (the aging skips a table whose lock it cannot take).
+	 */
 	const size_t flush_len = 64 * (size_t)ps;
-	volatile char *flush = (volatile char *)mmap(nullptr, flush_len, PROT_READ | PROT_WRITE,
+	volatile char *flush = (volatile char *)mmap(nullptr, 4 << 20, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED || flush == MAP_FAILED)
 		_exit(1);
@@ -242,14 +246,19 @@ pid_t toucher(int fd, size_t len, size_t hot)
 		 * The kernel clears accessed bits without flushing the TLB, and a CPU sets them
 		 * only when it fills a TLB entry: a real TLB holds a few thousand entries, QEMU's
 		 * emulated one can hold every page of the hot set and never walk the page table
-		 * again. Flush this CPU's, as a real machine's turnover would: a change of
-		 * protection of more than 33 mapped pages flushes the whole TLB (x86
+		 * again. Flush this CPU's, as a real machine's turnover would: an
+		 * unmapping of more than 33 pages flushes the whole TLB (x86
 		 * tlb_single_page_flush_ceiling), on a region of its own (not the measured
-		 * one, whose page tables the aging walks) and in microseconds (the aging skips
-		 * an mm whose mmap lock it cannot take at once).
+		 * one, whose page tables the aging walks). Through MADV_DONTNEED, which
+		 * takes the mmap lock only for reading: the aging's walk of an mm gives up on
+		 * the rest of it when the lock is held for writing as it resumes after a
+		 * batch (walk_mm(), mmap_read_trylock()), which mprotect() here once did,
+		 * leaving 128 MiB of the cold pages' accessed bits from before the window
+		 * to the closing aging.
 		 */
-		mprotect((void *)flush, flush_len, PROT_READ);
-		mprotect((void *)flush, flush_len, PROT_READ | PROT_WRITE);
+		madvise((void *)flush, flush_len, MADV_DONTNEED);
+		for (size_t o = 0; o < flush_len; o += ps)
+			flush[o] = 1;
 		usleep(100 * 1000);
 	}
 }
