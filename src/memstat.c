@@ -188,8 +188,11 @@ static int record_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 
 	if (!ret && w->wss)
 		ret = ms_wss_page(w->wss, pfn, r);
-	for (size_t k = 0; !ret && k < w->ngroups; k++)
+	for (size_t k = 0; !ret && k < w->ngroups; k++) {
 		ret = ms_groups_page(w->groups[k], pfn, r);
+		if (w->wss)	/* --by --wss: the page's verdict to its group */
+			ms_groups_wss(w->groups[k], w->wss->verdict, w->wss->verdict_cls);
+	}
 	return ret;
 }
 
@@ -536,6 +539,8 @@ int main(int argc, char **argv)
 		if (ret)
 			goto out;
 		ro.wss = &wss;
+		for (size_t k = 0; k < walker.ngroups; k++)
+			ms_groups_set_wss(walker.groups[k], &wss);
 	}
 	if (o.sampling) {
 		struct ms_sink sink = { .fmt = (enum ms_format)o.format, .path = o.output,
@@ -610,6 +615,10 @@ int main(int argc, char **argv)
 		else {
 			ms_groups_print(stdout, walker.groups[0]);
 			ms_print_moved(stdout, &res);
+			if (o.wss) {
+				fputc('\n', stdout);
+				ms_wss_print(stdout, &wss, o.verbose);
+			}
 		}
 	} else if (o.json) {
 		ro.compare = o.compare ? &cmp : NULL;

@@ -538,10 +538,11 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 					   "--approx");
 	}
 	if (o->wss && (o->sampling || o->runs || o->features || o->reconcile || o->approx ||
-		       o->compare || o->by >= 0 || o->by_process || o->attributes))
-		return ms_usage_error(NULL, "%s", "--wss gives one window's summary (the table or "
-				      "--json): not yet with an interval, -o, --by, -a, --runs, "
-				      "--features, --reconcile, --compare or --approx");
+		       o->compare || o->by_process || o->attributes || o->tree))
+		return ms_usage_error(NULL, "%s", "--wss gives one window's summary or groups (the "
+				      "table or --json): not yet with an interval, -o, -a, --tree, "
+				      "--by process or command, --runs, --features, --reconcile, "
+				      "--compare or --approx");
 	if (o->wss && o->backend == MS_BE_KPF)
 		return ms_usage_error(NULL, "%s", "--wss needs the bpf or kmod backend: "
 				      "/proc/kpageflags has no per-page records");

@@ -169,11 +169,11 @@ for w in 0 0.5 -1 86401 abc 5x "" nan; do
 	run "--wss '$w'" 2 "$memstat" --wss "$w"
 	one_line_err "--wss '$w'" "invalid --wss '$w'"
 done
-for extra in "-a" "--by node" "--by process" "--reconcile" "--features" "--runs" \
+for extra in "-a" "--by cgroup --tree" "--by process" "--reconcile" "--features" "--runs" \
 	"-o $tmp/w.csv" "--approx" "1 1"; do
 	# shellcheck disable=SC2086	# the words of $extra are options
 	run "--wss with $extra" 2 "$memstat" --wss 5 $extra
-	one_line_err "--wss with $extra" "--wss gives one window's summary"
+	one_line_err "--wss with $extra" "--wss gives one window's summary or groups"
 done
 run "--wss with kpageflags" 2 "$memstat" --wss 5 -b kpageflags
 one_line_err "--wss with kpageflags" "--wss needs the bpf or kmod backend"
@@ -182,6 +182,8 @@ one_line_err "--wss with kpageflags" "--wss needs the bpf or kmod backend"
 if [ ! -e /sys/kernel/mm/lru_gen/enabled ] && [ ! -e /sys/kernel/mm/page_idle/bitmap ]; then
 	run "--wss without a mechanism" 5 "$memstat" --wss 60
 	one_line_err "--wss without a mechanism" "no way to see page accesses here: no MGLRU"
+	run "--wss --by without a mechanism" 5 "$memstat" --wss 60 --by node
+	one_line_err "--wss --by without a mechanism" "no way to see page accesses here"
 	run "--wss --json without a mechanism" 5 "$memstat" --wss 60 --json
 	/usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["error"]; assert "idle page bitmap" in e and "DAMON" in e, e' <"$tmp/out" &&
 		ok "--wss --json: the error names each mechanism" || bad "--wss --json error" "$(cat "$tmp/out")"

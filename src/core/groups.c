@@ -418,6 +418,18 @@ void ms_groups_set_tree(struct ms_groups *g, bool on)
 	g->tree = on;
 }
 
+void ms_groups_set_wss(struct ms_groups *g, const struct ms_wss *w)
+{
+	g->wss = w;
+}
+
+void ms_groups_wss(struct ms_groups *g, int verdict, int cls)
+{
+	if (g->last && verdict >= 0 && verdict < MS_WSS_VERDICTS && cls >= 0 &&
+	    cls < MS_NR_CLASSES)
+		g->g[g->last - 1].wss[verdict][cls]++;
+}
+
 void ms_groups_set_attrs(struct ms_groups *g, const struct ms_attrs *attrs)
 {
 	g->attrs = attrs;

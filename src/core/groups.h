@@ -24,6 +24,7 @@ struct ms_group {
 	__u64 sub[MS_NR_SUBS];	/* pages per sub-class */
 	__u64 total;
 	__u64 attr[MS_NR_ATTRS];	/* -a: pages with each attribute (ms_groups_folio_attrs()) */
+	__u64 wss[MS_WSS_VERDICTS][MS_NR_CLASSES];	/* --wss: pages per verdict and class */
 	__u64 mapping;		/* file, exec: a head page's mapping pointer: NEVER printed */
 	char *name;		/* the rows shown, after ms_groups_finish() (malloc'd) */
 	void *extra;		/* a key's own facts (malloc'd, freed by the engine) */
@@ -58,6 +59,11 @@ void ms_groups_set_min(struct ms_groups *g, bool set, __u64 min_pages);
 #define MS_GROUPS_REMOVED_MIN (1ULL << 20)	/* bytes */
 /* -a: each group's attributes (filled by ms_groups_folio_attrs()), as attrs tells them */
 void ms_groups_set_attrs(struct ms_groups *g, const struct ms_attrs *attrs);
+/* --wss: each group's pages accessed, idle and unseen (ms_groups_wss() counts them) */
+struct ms_wss;
+void ms_groups_set_wss(struct ms_groups *g, const struct ms_wss *w);
+/* --wss: the verdict of the page ms_groups_page() was last given (enum ms_wss_verdict) */
+void ms_groups_wss(struct ms_groups *g, int verdict, int cls);
 /* the groups made so far (before ms_groups_finish() folds any), in order of first page */
 size_t ms_groups_count(const struct ms_groups *g);
 const struct ms_group *ms_groups_at(const struct ms_groups *g, size_t i);

@@ -30,6 +30,7 @@ struct ms_groups {
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
 	const struct ms_attrs *attrs;	/* -a: attribute columns (ms_groups_folio_attrs() fills them) */
+	const struct ms_wss *wss;	/* --wss: each group's verdicts (ms_groups_wss() counts them) */
 	bool min_set;			/* --min: groups under min_pages go to (other) */
 	__u64 min_pages;
 	size_t nremoved;		/* of nother: removed cgroups hidden by default */
@@ -71,6 +72,9 @@ static inline void ms_group_add(struct ms_group *to, const struct ms_group *from
 	to->total += from->total;
 	for (int k = 0; k < MS_NR_ATTRS; k++)
 		to->attr[k] += from->attr[k];
+	for (int v = 0; v < MS_WSS_VERDICTS; v++)
+		for (int c = 0; c < MS_NR_CLASSES; c++)
+			to->wss[v][c] += from->wss[v][c];
 }
 
 /* node: the node's pfn span, from its zones; fs: the mount that shows device dev, or NULL */

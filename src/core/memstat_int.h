@@ -41,6 +41,11 @@ struct ms_class_info {
 };
 extern const struct ms_class_info ms_classes[MS_NR_CLASSES];
 
+/* --wss (wss.h): what a page was in the window; untracked pages and untracked classes have
+ * none (MS_WSS_NONE) */
+enum ms_wss_verdict { MS_WSS_ACCESSED, MS_WSS_IDLE, MS_WSS_UNSEEN, MS_WSS_VERDICTS,
+		      MS_WSS_NONE = MS_WSS_VERDICTS };
+
 /* Present physical memory as pfn ranges [start, end). */
 struct ms_range {
 	__u64 start, end;

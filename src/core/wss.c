@@ -528,8 +528,10 @@ int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	__u64 seq;
 	int t;
 
+	w->verdict = MS_WSS_NONE;
 	if (!r->valid || sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[sub].cls))
 		return 0;
+	w->verdict_cls = (int)ms_subs[sub].cls;
 	v = gen_of(w, r);
 	if (!v) {
 		w->untracked[sub]++;	/* on no MGLRU list: unevictable, isolated */
@@ -552,18 +554,21 @@ int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	t = lru_type(w, r);
 	if (seq >= l->start_seq) {
 		w->accessed[sub]++;	/* promoted by the second aging, or faulted in */
+		w->verdict = MS_WSS_ACCESSED;
 	} else if (referenced && before != MS_WSS_B_REF) {
 		w->accessed[sub]++;	/* first seen by the second aging, or read() */
 		w->referenced[sub]++;
+		w->verdict = MS_WSS_ACCESSED;
 	} else if (w->first_sight && l->full_start[t] &&
 		   (before == MS_WSS_B_OLDEST ||
 		    (before == MS_WSS_B_NONE && seq == l->min_end[t]))) {
 		w->unseen[sub]++;	/* merged by the second aging: an access was erased */
+		w->verdict = MS_WSS_UNSEEN;
 	} else {
 		__u64 k = l->start_seq - 1 - seq;
 
 		w->idle[sub]++;
-
+		w->verdict = MS_WSS_IDLE;
 		if (k < MS_WSS_AGES) {
 			w->idle_age[k][sub]++;
 			l->used[k] = true;

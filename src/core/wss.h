@@ -102,6 +102,7 @@ struct ms_wss {
 	long last_lv;
 	size_t last_zone;
 	double started_ms;	/* the end of the first aging */
+	int verdict, verdict_cls;	/* the last page's (enum ms_wss_verdict), for --by's groups */
 };
 
 /*

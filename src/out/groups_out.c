@@ -12,6 +12,7 @@
 
 #include "memstat_int.h"
 #include "json.h"
+#include "wss.h"
 #include "report.h"
 #include "escape.h"
 #include "files.h"
@@ -91,6 +92,16 @@ static void attr_cells(FILE *out, const struct ms_groups *g, const struct ms_gro
 	}
 }
 
+/* --wss: a group's pages accessed, idle and unseen, over the classes the window tracks */
+static __u64 wss_pages(const struct ms_group *x, int verdict)
+{
+	__u64 n = 0;
+
+	for (int c = 0; c < MS_NR_CLASSES; c++)
+		n += x->wss[verdict][c];
+	return n;
+}
+
 static void table_row(FILE *out, const struct ms_groups *g, const struct ms_group *x)
 {
 	const struct cgroup_extra *e = g->by == MS_BY_CGROUP ? x->extra : NULL;
@@ -116,6 +127,8 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 	}
 	if (g->attrs)
 		attr_cells(out, g, x);
+	for (int v = 0; g->wss && v < MS_WSS_VERDICTS; v++)
+		fprintf(out, " %8.0f", ms_mb(wss_pages(x, v)));
 	if (by_outs[g->by].cols)
 		by_outs[g->by].cols(out, g, x);
 	fprintf(out, "  %*s", indent, "");
@@ -138,6 +151,8 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 		fprintf(out, " %8s %4s", col_label[c], "%");
 	for (size_t k = 0; g->attrs && k < sizeof(attr_cols) / sizeof(attr_cols[0]); k++)
 		fprintf(out, " %8s", attr_cols[k].head);
+	if (g->wss)
+		fprintf(out, " %8s %8s %8s", "Accessed", "Idle", "Unseen");
 	if (by_outs[g->by].cols_head)
 		by_outs[g->by].cols_head(out);
 	fprintf(out, "  %s%s\n", what[g->by],
@@ -158,9 +173,11 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 	if (g->nremoved)
 		fprintf(out, "(%zu removed cgroups of under 1 MB each are in (other): --min 0 shows "
 			"them)\n", g->nremoved);
-	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache%s)\n",
+	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache%s%s)\n",
 		g->attrs ? "; Dirty, Mlocked, THP (anon, shmem and file) and Pinned (DMA): MB of "
-		"the group's pages with these attributes of -a" : "");
+		"the group's pages with these attributes of -a" : "",
+		g->wss ? "; Accessed, Idle, Unseen: MB of its anon, shmem, exec and page cache in "
+		"the window of --wss (the working set below)" : "");
 }
 
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */
@@ -192,6 +209,27 @@ static void json_attrs(struct ms_jw *w, const struct ms_groups *g, const struct 
 	ms_jw_end_object(w);
 }
 
+/* --wss: "wss": pages accessed, idle and unseen per class (null: a class it cannot see) */
+static void json_wss(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *x)
+{
+	static const char *const names[MS_WSS_VERDICTS] = { "accessed", "idle", "unseen" };
+
+	if (!g->wss)
+		return;
+	ms_jw_object_field(w, "wss");
+	for (int v = 0; v < MS_WSS_VERDICTS; v++) {
+		ms_jw_object_field(w, names[v]);
+		for (size_t c = 0; c < NSHOWN; c++)
+			if (ms_wss_class_tracked(shown_classes[c]))
+				ms_jw_u64_field(w, ms_classes[shown_classes[c]].key,
+						x->wss[v][shown_classes[c]]);
+			else
+				ms_jw_null_field(w, ms_classes[shown_classes[c]].key);
+		ms_jw_end_object(w);
+	}
+	ms_jw_end_object(w);
+}
+
 void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 {
 	size_t i;
@@ -205,6 +243,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 		ms_jw_string_field(w, "name", x->name);
 		json_pages(w, g, x);
 		json_attrs(w, g, x);
+		json_wss(w, g, x);
 		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
 			by_outs[g->by].json(w, g, x);
 		ms_jw_end_object(w);
@@ -215,6 +254,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 	ms_jw_u64_field(w, "removed_cgroups", g->nremoved);
 	json_pages(w, g, &g->other);
 	json_attrs(w, g, &g->other);
+	json_wss(w, g, &g->other);
 	ms_jw_end_object(w);
 }
 
@@ -227,6 +267,8 @@ void ms_groups_json(FILE *out, const struct ms_groups *g, const struct ms_result
 	ms_json_walk_head(&w, r);
 	ms_json_moved_pages(&w, r);
 	ms_groups_json_fields(&w, g);
+	if (g->wss)	/* --wss: the window's summary, as without --by */
+		ms_wss_json(&w, g->wss);
 	ms_jw_end_object(&w);
 	fputc('\n', out);
 }

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "helpers.h"
+#include "cgroups.h"
 
 extern "C" {
 #include "attrs.h"
@@ -194,7 +195,7 @@ TEST(Wss, SaysWhatItCannotSeeAndLeavesDamonAlone)
 // A child that holds len bytes of anonymous memory and writes to the first hot bytes of it
 // every 100 ms (or of the file fd's mapping, reading), until killed; it says when it has
 // touched all of it once.
-pid_t toucher(int fd, size_t len, size_t hot)
+pid_t toucher(int fd, size_t len, size_t hot, const std::string &cgroup = "")
 {
 	int ready[2];
 	if (pipe(ready))
@@ -209,6 +210,18 @@ pid_t toucher(int fd, size_t len, size_t hot)
 		return pid;
 	}
 	long ps = sysconf(_SC_PAGESIZE);
+	/* in a cgroup: joins it first, and writes the file itself so that its pages are charged
+	 * there too */
+	if (!cgroup.empty()) {
+		if (!write_str(cgroup + "/cgroup.procs", std::to_string(getpid())))
+			_exit(1);
+		std::vector<char> chunk(1 << 20, 'm');
+		for (size_t done = 0; fd >= 0 && done < len; done += chunk.size())
+			if (pwrite(fd, chunk.data(), chunk.size(), (off_t)done) != (ssize_t)chunk.size())
+				_exit(1);
+		if (fd >= 0 && fsync(fd))
+			_exit(1);
+	}
 	volatile char *p = (volatile char *)mmap(nullptr, len, PROT_READ | PROT_WRITE,
 			fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED, fd, 0);
 	/*
@@ -283,18 +296,18 @@ bool first_sight_kernel()
 			GTEST_SKIP() << "no mechanism for --wss here (" << why_ << ")";         \
 	} while (0)
 
-// The workload while memstat ARGS runs; memstat's JSON, or an empty object after a
-// failure that the test is told of.
-json with_workload(const std::vector<std::string> &args)
+// The workload (in cgroup, when given: its file written there too) while memstat ARGS
+// runs; memstat's JSON, or an empty object after a failure that the test is told of.
+json with_workload(const std::vector<std::string> &args, const std::string &cgroup = "")
 {
 	const size_t mib = 1 << 20;
 	TempFile f("/var/tmp");
-	if (f.fd() < 0 || !f.fill(256 * mib)) {
+	if (f.fd() < 0 || (cgroup.empty() && !f.fill(256 * mib))) {
 		ADD_FAILURE() << "the workload's file in /var/tmp";
 		return json::object();
 	}
-	pid_t anon = toucher(-1, 768 * mib, 192 * mib);
-	pid_t file = toucher(f.fd(), 256 * mib, 64 * mib);
+	pid_t anon = toucher(-1, 768 * mib, 192 * mib, cgroup);
+	pid_t file = toucher(f.fd(), 256 * mib, 64 * mib, cgroup);
 	RunResult r;
 	if (anon > 0 && file > 0) {
 		sleep(1);
@@ -357,6 +370,53 @@ TEST(Wss, CountsAWorkloadsAccessedAndIdlePages)
 	EXPECT_EQ(by_age, idle) << all;
 	ASSERT_GE(w["idle_by_age"].size(), 1u) << all;
 	EXPECT_GE(w["idle_by_age"][0]["min_s"].get<double>(), 9.5) << all;
+}
+
+// The same workload in a cgroup of its own (the file written there too): --wss --by cgroup gives
+// that cgroup's group the window's verdicts, within 10% of what its processes did.
+TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
+{
+	MglruOn on;
+	SKIP_WITHOUT_A_MECHANISM();
+	Hierarchy h;
+	ASSERT_TRUE(h.ok()) << h.why;
+	std::string top = test_name("wss");
+	Cgroup parent(h, top);
+	ASSERT_TRUE(parent.ok()) << parent.err();
+	ASSERT_TRUE(parent.give_memory_to_children()) << "+memory in cgroup.subtree_control";
+	Cgroup cg(h, top + "/workload");
+	ASSERT_TRUE(cg.ok()) << cg.err();
+	const size_t mib = 1 << 20;
+	json j = with_workload({"--wss", "10", "--by", "cgroup", "--json"}, cg.dir());
+	ASSERT_TRUE(j.contains("groups"));
+	json g;
+	for (auto &x : j["groups"])
+		if (x.contains("id") && x["id"].get<unsigned long long>() == cg.id())
+			g = x;
+	ASSERT_TRUE(g.is_object()) << "no group for " << cg.path() << "\n" << j.dump().substr(0, 2000);
+	const json &w = g["wss"];
+	std::cerr << "wss-cgroup: " << w.dump() << "\n";
+	std::string all = g.dump(1);
+	double ps = (double)page_size() / (double)mib;
+	auto mb = [&](const char *key, const char *cls) { return w[key][cls].get<double>() * ps; };
+	EXPECT_GE(mb("accessed", "anon"), 192 * 0.9) << all;
+	EXPECT_LE(mb("accessed", "anon"), 192 * 1.1) << all;
+	EXPECT_GE(mb("idle", "anon") + mb("unseen", "anon"), 576 * 0.9) << all;
+	double hot = mb("accessed", "page_cache") +
+		     (first_sight_kernel() ? mb("unseen", "page_cache") : 0.0);
+	EXPECT_GE(hot, 64 * 0.9) << all;
+	EXPECT_LE(mb("accessed", "page_cache"), 64 * 1.1) << all;
+	EXPECT_LE(mb("idle", "page_cache"), 192 * 1.1) << all;
+	EXPECT_TRUE(w["accessed"]["kernel"].is_null()) << all;
+	// the groups' verdicts add up to the window's (every group shown: --by cgroup has no --top)
+	const char *cls[] = {"anon", "shmem", "exec", "page_cache"};
+	for (const char *v : {"accessed", "idle", "unseen"})
+		for (const char *c : cls) {
+			long long sum = j["other"]["wss"][v][c].get<long long>();
+			for (auto &x : j["groups"])
+				sum += x["wss"][v][c].get<long long>();
+			EXPECT_EQ(sum, j["wss"][v][c].get<long long>()) << v << " " << c;
+		}
 }
 
 } // namespace

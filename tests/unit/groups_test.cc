@@ -18,6 +18,7 @@ extern "C" {
 #include "report.h"
 #include "groups.h"
 #include "groups_int.h"
+#include "wss.h"
 }
 
 namespace {
@@ -239,6 +240,39 @@ TEST(Groups, KeysParse)
 	}
 	EXPECT_NE(ms_by_parse("Node", &by), 0);
 	EXPECT_NE(ms_by_parse("", &by), 0);
+}
+
+// --wss --by: each page's verdict goes to its group, (other) sums the rest, and the JSON has
+// each group's accessed, idle and unseen per class (null where the window cannot see).
+TEST(Groups, WssVerdictsGoToThePagesGroups)
+{
+	Groups x(MS_BY_FS, 1);
+	ms_wss w = {};
+	ms_groups_set_wss(x.g, &w);
+	uint64_t pfn = 0;
+	auto page = [&](uint32_t dev, uint8_t sub, int verdict) {
+		ms_page_rec r = file_rec(dev, 5, sub);
+		ASSERT_EQ(ms_groups_page(x.g, pfn++, &r), 0);
+		ms_groups_wss(x.g, verdict, ms_subs[sub].cls);
+	};
+	for (int i = 0; i < 6; i++)
+		page(0x800001, MS_FILE, i < 4 ? MS_WSS_ACCESSED : MS_WSS_IDLE);
+	for (int i = 0; i < 3; i++)
+		page(0x800002, MS_SHMEM, i ? MS_WSS_UNSEEN : MS_WSS_NONE);
+	page(0x800003, MS_FILE, MS_WSS_IDLE);
+	x.g->mountinfo_path = "/nonexistent/mountinfo";
+	ms_result res = result_of(pfn);
+	ASSERT_EQ(ms_groups_finish(x.g, &res), MS_EXIT_OK);
+	json j = json::parse(json_of(x.g, &res));
+	const json &top = j["groups"][0];
+	EXPECT_EQ(top["wss"]["accessed"]["page_cache"], 4) << top.dump();
+	EXPECT_EQ(top["wss"]["idle"]["page_cache"], 2);
+	EXPECT_TRUE(top["wss"]["accessed"]["kernel"].is_null());
+	EXPECT_EQ(j["other"]["wss"]["unseen"]["shmem"], 2) << j["other"].dump();
+	EXPECT_EQ(j["other"]["wss"]["idle"]["page_cache"], 1);
+	EXPECT_EQ(j["wss"]["mechanism"], "mglru");	// the window's own summary beside them
+	std::string table = mstest::capture([&](FILE *f) { ms_groups_print(f, x.g); });
+	EXPECT_NE(table.find("Accessed     Idle   Unseen"), std::string::npos) << table;
 }
 
 } // namespace
