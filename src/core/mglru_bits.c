@@ -107,9 +107,9 @@ static int kernel_gens(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
 	return 0;
 }
 
-int ms_mglru_ready(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
+/* 0 when MGLRU runs, or -1 with why */
+static int mglru_on(char *why, size_t whylen)
 {
-	__u64 unused[MS_MGLRU_GENS];
 	int on = ms_mglru_enabled(MS_MGLRU_ENABLED);
 
 	if (on <= 0) {
@@ -117,6 +117,15 @@ int ms_mglru_ready(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
 			 " is absent)" : "MGLRU is off (" MS_MGLRU_ENABLED " reads 0)");
 		return -1;
 	}
+	return 0;
+}
+
+int ms_mglru_ready(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
+{
+	__u64 unused[MS_MGLRU_GENS];
+
+	if (mglru_on(why, whylen))
+		return -1;
 	return kernel_gens(by_gen ? by_gen : unused, why, whylen);
 }
 
@@ -153,7 +162,7 @@ int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char 
 	struct locate *l;
 	int ret = -1;
 
-	if (ms_mglru_ready(NULL, why, whylen))
+	if (mglru_on(why, whylen))	/* each walk reads lru_gen_full itself */
 		return -1;
 	if (ms_attr_facts_load(&f) || f.pg_lru == MS_NO_BIT || f.pg_unevictable == MS_NO_BIT ||
 	    !f.nr_pageflags) {

@@ -89,14 +89,6 @@ static __u64 max_seq(const struct ms_mglru_lruvec *v)
 	return v->ngens ? v->gen[v->ngens - 1].seq : 0;
 }
 
-static const struct ms_mglru_lruvec *find_lruvec(const struct ms_mglru *m, __u64 memcg, int node)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (m->v[i].memcg_id == memcg && m->v[i].node == node)
-			return &m->v[i];
-	return NULL;
-}
-
 static int cmp_key(const struct ms_wss *w, size_t a, __u64 cgroup, int node)
 {
 	const struct ms_wss_lruvec *l = &w->lv[a];
@@ -131,7 +123,7 @@ static int map_cgroups(struct ms_wss *w, const struct ms_mglru *m)
 		if (m->v[i].memcg_id != first)
 			w->one_memcg = false;
 	for (size_t i = 0; i < w->nlv; i++) {
-		const struct ms_mglru_lruvec *v = find_lruvec(m, w->lv[i].memcg_id, w->lv[i].node);
+		const struct ms_mglru_lruvec *v = ms_mglru_find(m, w->lv[i].memcg_id, w->lv[i].node);
 
 		if (w->one_memcg || (v && (!strcmp(v->path, "/") || !v->path[0]))) {
 			w->lv[i].known = true;	/* the root (or memcg off: the only one) */
@@ -181,7 +173,7 @@ static int age_all(struct ms_wss *w, const struct ms_mglru *m, double *ms)
 	double t0 = ms_now_ms();
 
 	for (size_t i = 0; i < w->nlv; i++) {
-		const struct ms_mglru_lruvec *v = find_lruvec(m, w->lv[i].memcg_id, w->lv[i].node);
+		const struct ms_mglru_lruvec *v = ms_mglru_find(m, w->lv[i].memcg_id, w->lv[i].node);
 		int err;
 
 		if (!v)
@@ -388,7 +380,7 @@ int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *rele
 		return -1;
 	for (size_t i = 0; i < w->nlv; i++) {
 		struct ms_wss_lruvec *l = &w->lv[i];
-		const struct ms_mglru_lruvec *v = find_lruvec(&m1, l->memcg_id, l->node);
+		const struct ms_mglru_lruvec *v = ms_mglru_find(&m1, l->memcg_id, l->node);
 
 		if (v && v->ngens) {
 			l->start_seq = max_seq(v);
@@ -445,7 +437,7 @@ int ms_wss_end(struct ms_wss *w, char *why, size_t whylen)
 		return -1;
 	for (size_t i = 0; i < w->nlv; i++) {
 		struct ms_wss_lruvec *l = &w->lv[i];
-		const struct ms_mglru_lruvec *v = find_lruvec(&m3, l->memcg_id, l->node);
+		const struct ms_mglru_lruvec *v = ms_mglru_find(&m3, l->memcg_id, l->node);
 
 		if (!v || !v->ngens) {
 			l->known = false;

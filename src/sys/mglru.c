@@ -62,6 +62,54 @@ static int tokens(char *line, char **tok, int n)
 	return k;
 }
 
+static const struct ms_mglru *sort_m;
+static int cmp_key(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct ms_mglru_lruvec *x = &sort_m->v[i], *y = &sort_m->v[j];
+
+	if (x->memcg_id != y->memcg_id)
+		return x->memcg_id < y->memcg_id ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* m->by_key: 0, or -ENOMEM (m freed) */
+static int index_keys(struct ms_mglru *m)
+{
+	m->by_key = malloc(m->n * sizeof(*m->by_key));
+	if (!m->by_key) {
+		ms_mglru_free(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		m->by_key[i] = i;
+	sort_m = m;
+	qsort(m->by_key, m->n, sizeof(*m->by_key), cmp_key);
+	sort_m = NULL;
+	return 0;
+}
+
+const struct ms_mglru_lruvec *ms_mglru_find(const struct ms_mglru *m, __u64 memcg_id, int node)
+{
+	size_t lo = 0, hi = m->by_key ? m->n : 0;
+
+	while (lo < hi) {	/* the first key not below (memcg_id, node) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ms_mglru_lruvec *v = &m->v[m->by_key[mid]];
+
+		if (v->memcg_id < memcg_id || (v->memcg_id == memcg_id && v->node < node))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->n && m->by_key && m->v[m->by_key[lo]].memcg_id == memcg_id &&
+	    m->v[m->by_key[lo]].node == node)
+		return &m->v[m->by_key[lo]];
+	return NULL;
+}
+
 int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 {
 	char line[4096], *tok[8];
@@ -158,7 +206,7 @@ int ms_mglru_parse(FILE *f, struct ms_mglru *m)
 	free(path);
 	if (ferror(f) || !m->n)
 		goto bad_freed;
-	return 0;
+	return index_keys(m);
 bad:
 	free(path);
 bad_freed:
@@ -212,6 +260,8 @@ void ms_mglru_free(struct ms_mglru *m)
 	for (size_t i = 0; i < m->n; i++)
 		free(m->v[i].path);
 	free(m->v);
+	free(m->by_key);
 	m->v = NULL;
+	m->by_key = NULL;
 	m->n = 0;
 }

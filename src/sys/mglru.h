@@ -35,8 +35,9 @@ struct ms_mglru_lruvec {
 };
 
 struct ms_mglru {
-	struct ms_mglru_lruvec *v;
+	struct ms_mglru_lruvec *v;	/* in the file's order */
 	size_t n;
+	size_t *by_key;		/* v's indexes by memcg id, node, then the file's order */
 };
 
 /*
@@ -59,6 +60,12 @@ int ms_mglru_read(const char *path, struct ms_mglru *m);
  * the kernel aged it meanwhile; -ENOENT: the memcg is gone).
  */
 int ms_mglru_age(const char *ctl, __u64 memcg_id, int node, __u64 seq);
+/*
+ * The first lruvec in the file's order of memcg_id on node, or NULL: a binary search (a machine
+ * may have thousands of memcgs, each looked up several times a window). Removed memcgs may share
+ * an id (6.x prints 0 for them): the first is the one found.
+ */
+const struct ms_mglru_lruvec *ms_mglru_find(const struct ms_mglru *m, __u64 memcg_id, int node);
 /* pages of every lruvec's generations, by gen = seq % MS_MGLRU_GENS */
 void ms_mglru_by_gen(const struct ms_mglru *m, __u64 pages[MS_MGLRU_GENS]);
 void ms_mglru_free(struct ms_mglru *m);

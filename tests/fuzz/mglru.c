@@ -6,7 +6,8 @@
  * Invariants: the read either fails with -EINVAL and holds nothing, or succeeds with at least one
  * lruvec, no more lruvecs than " node" lines, at most MS_MGLRU_GENS generations each, each with
  * its memcg's path (a string of one line); the pages by generation add up to every
- * generation's anon and file pages; reading again gives the same.
+ * generation's anon and file pages; reading again gives the same; each lruvec's memcg id and
+ * node find (ms_mglru_find) the first lruvec of that id and node in the file's order.
  */
 #include "fuzz.h"
 #include <errno.h>
@@ -41,6 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   a.v[i].ngens);
 		for (int g = 0; g < a.v[i].ngens; g++)
 			all += a.v[i].gen[g].anon + a.v[i].gen[g].file;
+		size_t first = 0;
+		while (a.v[first].memcg_id != a.v[i].memcg_id || a.v[first].node != a.v[i].node)
+			first++;
+		FUZZ_CHECK(ms_mglru_find(&a, a.v[i].memcg_id, a.v[i].node) == &a.v[first],
+			   "lruvec %zu: the find gives not the first of its memcg and node", i);
 	}
 	ms_mglru_by_gen(&a, by);
 	for (i = 0; i < MS_MGLRU_GENS; i++)

@@ -69,6 +69,33 @@ ms_mglru parse(const char *text, int *err)
 	return m;
 }
 
+// An lruvec by memcg id and node whatever the file's order; removed memcgs that 6.x prints as
+// id 0 give the first of them, as a scan in the file's order would; absent ones none.
+TEST(Mglru, FindsAnLruvecByMemcgAndNode)
+{
+	const char text[] =
+		"memcg    12 /b\n node     1\n          2          5          1          1 \n"
+		"memcg     0 \n node     0\n          2          5          1          1 \n"
+		"memcg     3 /a\n node     0\n          2          5          1          1 \n"
+		" node     1\n          2          5          1          1 \n"
+		"memcg     0 \n node     0\n          7          5          1          1 \n"
+		"memcg    12 /b\n node     0\n          2          5          1          1 \n";
+	int err;
+	ms_mglru m = parse(text, &err);
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(m.n, 6u);
+	const struct { unsigned long long memcg; int node; size_t at; } want[] = {
+		{12, 1, 0}, {0, 0, 1}, {3, 0, 2}, {3, 1, 3}, {12, 0, 5},
+	};
+	for (const auto &x : want)
+		EXPECT_EQ(ms_mglru_find(&m, x.memcg, x.node), &m.v[x.at]) << x.memcg << " " << x.node;
+	EXPECT_EQ(ms_mglru_find(&m, 0, 1), nullptr);
+	EXPECT_EQ(ms_mglru_find(&m, 4, 0), nullptr);
+	EXPECT_EQ(ms_mglru_find(&m, 13, 0), nullptr);
+	ms_mglru_free(&m);
+	EXPECT_EQ(ms_mglru_find(&m, 3, 0), nullptr);
+}
+
 TEST(Mglru, ParsesLruGenFull)
 {
 	int err;
