@@ -284,36 +284,22 @@ static int walk_once(void *arg, struct ms_result *res)
 }
 
 /*
- * --wss: find where the generation sits (a record walk), age every lruvec, wait out the window,
- * age again; the walk that follows counts each page (ms_wss_page()). Nothing is left to undo:
- * each aging is done when its write returns, and a signal that ends memstat between them
- * leaves the kernel's generations as its own aging would.
+ * --wss: the window (ms_wss_window()); the walk that follows counts each page (ms_wss_page()).
+ * Nothing is left to undo: each aging is done when its write returns, and a signal that ends
+ * memstat between them leaves the kernel's generations as its own aging would.
  */
 static int wss_window(const struct ms_opts *o, const char *release, struct walker *walker,
 		      struct ms_wss *w)
 {
-	char why[512];
-	int gen = ms_mglru_locate(&walker->be, walker->ranges, why, sizeof(why));
-	char msg[sizeof(why) + 64];
+	char why[640];
+	int ret = ms_wss_window(w, o->wss, release, &walker->be, walker->ranges, why, sizeof(why));
 
-	if (gen < 0) {
-		snprintf(msg, sizeof(msg), "--wss: where each folio's MGLRU generation sits is "
-			 "unknown: %s", why);
-		ms_err("%s", msg);
-		ms_fail_json(msg);
-		return MS_EXIT_UNSUPPORTED;
-	}
 	walker->wss = w;
-	if (!ms_wss_start(w, o->wss, gen, release, &walker->be, walker->ranges, why,
-			  sizeof(why))) {
-		ms_wss_wait(w);
-		if (!ms_wss_end(w, why, sizeof(why)))
-			return MS_EXIT_OK;
+	if (ret) {
+		ms_err("%s", why);
+		ms_fail_json(why);
 	}
-	snprintf(msg, sizeof(msg), "--wss: %s", why);
-	ms_err("%s", msg);
-	ms_fail_json(msg);
-	return MS_EXIT_FAIL;
+	return ret;
 }
 
 /* The verbs: `memstat VERB ARGS...` runs VERB's main with VERB as its argv[0]. */

@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "json.h"
 #include "report.h"
+#include "wss.h"
 #include "options.h"
 #include "outfile.h"
 #include "serve.h"
@@ -235,7 +236,6 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
 	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN, OPT_COMPARE, OPT_LISTEN, OPT_INTERVAL,
 	       OPT_OCI_BUNDLES };
-	char *end;
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attributes", no_argument, NULL, 'a' },
@@ -301,9 +301,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			o->attributes = true;
 			break;
 		case 'w':
-			errno = 0;
-			o->wss = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->wss >= 1) || o->wss > 86400)
+			if (ms_wss_parse_seconds(optarg, &o->wss))
 				return ms_usage_error(NULL, "invalid --wss '%s': expected seconds from 1 "
 						      "to 86400", optarg);
 			break;

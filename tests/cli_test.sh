@@ -88,6 +88,10 @@ one_line_err "--by --reconcile" "cannot be combined"
 run "--by with a csv log" 2 "$memstat" --by node -o "$tmp/by.csv"
 one_line_err "--by with a csv log" "needs --format jsonl or prom"
 [ ! -e "$tmp/by.csv" ] && ok "--by with csv creates no file" || bad "--by with csv created a file"
+for w in 0 -1 86401 abc ""; do
+	run "allpages --wss '$w'" 2 "$memstat" allpages --wss "$w"
+	one_line_err "allpages --wss '$w'" "invalid --wss '$w'"
+done
 run "allpages --pid 0" 2 "$memstat" allpages --pid 0
 one_line_err "allpages --pid 0" "invalid --pid '0'"
 run "allpages --pid of no process" 2 "$memstat" allpages --pid 4194304
@@ -184,6 +188,10 @@ if [ ! -e /sys/kernel/mm/lru_gen/enabled ] && [ ! -e /sys/kernel/mm/page_idle/bi
 	one_line_err "--wss without a mechanism" "no way to see page accesses here: no MGLRU"
 	run "--wss --by without a mechanism" 5 "$memstat" --wss 60 --by node
 	one_line_err "--wss --by without a mechanism" "no way to see page accesses here"
+	run "allpages --wss without a mechanism" 5 "$memstat" allpages --wss 60
+	one_line_err "allpages --wss without a mechanism" "no way to see page accesses here: no MGLRU"
+	[ ! -s "$tmp/out" ] && ok "allpages --wss without a mechanism prints no record" ||
+		bad "allpages --wss without a mechanism printed" "$(head -3 "$tmp/out")"
 	run "--wss --json without a mechanism" 5 "$memstat" --wss 60 --json
 	/usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["error"]; assert "idle page bitmap" in e and "DAMON" in e, e' <"$tmp/out" &&
 		ok "--wss --json: the error names each mechanism" || bad "--wss --json error" "$(cat "$tmp/out")"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <bpf/btf.h>
 
 #include "memstat_int.h"
@@ -25,6 +26,7 @@
 #include "procs.h"
 #include "files.h"
 #include "pagefmt.h"
+#include "wss.h"
 
 #define MS_ALLPAGES_MAX_JOBS 256
 #define MS_STR_(x) #x
@@ -58,6 +60,8 @@ struct dumper {
 	bool held;			/* a head record waits for its first tail page */
 	__u64 held_pfn;
 	struct ms_page_rec held_rec;
+	int held_wss;
+	struct ms_wss *wss;		/* --wss: the window, whose verdicts fill the wss column */
 };
 
 static const char usage_text[] =
@@ -77,6 +81,8 @@ static const char usage_text[] =
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded), bpf or kmod\n"
 	"      --summary          print the class totals of the same walk at the end\n"
 	"                         (on stdout for text, on stderr for csv and jsonl)\n"
+	"  -w, --wss SECONDS      add a wss column: accessed, idle, unseen or untracked in a\n"
+	"                         window of SECONDS (1 to 86400) before the walk (MGLRU)\n"
 	"      --jobs N           format the records in N threads (default: one for each\n"
 	"                         online CPU but the one that walks, at least 1)\n"
 	"      --raw-pointers     add the raw struct page words, mapping and memcg pointers:\n"
@@ -149,13 +155,13 @@ static bool wanted(struct dumper *d, __u64 pfn, const struct ms_page_rec *r)
 	       (!d->by_cgroup || r->cgroup == d->cgroup) && (!d->by_pid || pid_maps(d, pfn));
 }
 
-static int emit(struct dumper *d, __u64 pfn, const struct ms_page_rec *r, int pinned)
+static int emit(struct dumper *d, __u64 pfn, const struct ms_page_rec *r, int pinned, int wss)
 {
 	if (!wanted(d, pfn, r))
 		return 0;
 	d->printed++;
 	d->sub[r->sub]++;
-	return ms_pagefmt_pipe_page(d->pipe, pfn, r, pinned);
+	return ms_pagefmt_pipe_page(d->pipe, pfn, r, pinned, wss);
 }
 
 /* The held head record, with what its first tail page told (or -1: it did not come). */
@@ -164,7 +170,27 @@ static int flush_held(struct dumper *d)
 	if (!d->held)
 		return 0;
 	d->held = false;
-	return emit(d, d->held_pfn, &d->held_rec, d->fol_pin);
+	return emit(d, d->held_pfn, &d->held_rec, d->fol_pin, d->held_wss);
+}
+
+/* --wss: the window's verdict of the page (its counts kept too, as memstat --wss does) */
+static int wss_of(struct dumper *d, __u64 pfn, const struct ms_page_rec *r)
+{
+	if (!d->wss)
+		return MS_PF_WSS_NA;
+	ms_wss_page(d->wss, pfn, r);
+	if (!r->valid || r->sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[r->sub].cls))
+		return MS_PF_WSS_NA;
+	switch (d->wss->verdict) {
+	case MS_WSS_ACCESSED:
+		return MS_PF_WSS_ACCESSED;
+	case MS_WSS_IDLE:
+		return MS_PF_WSS_IDLE;
+	case MS_WSS_UNSEEN:
+		return MS_PF_WSS_UNSEEN;
+	default:
+		return MS_PF_WSS_UNTRACKED;
+	}
 }
 
 static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
@@ -174,10 +200,10 @@ static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	bool free_page = !r->valid || r->role == MS_ROLE_FREE_HEAD ||
 			 r->role == MS_ROLE_FREE_TAIL || (r->sub < MS_NR_SUBS &&
 							  ms_subs[r->sub].cls == MS_C_FREE);
-	int ret;
+	int ret, wss = wss_of(d, pfn, r);
 
 	if (!d->pin_known)
-		return emit(d, pfn, r, -1);
+		return emit(d, pfn, r, -1, wss);
 	/* the first tail page of a large folio: its pin count (a walk may begin past it) */
 	if (r->valid && r->role == MS_ROLE_TAIL && pfn == r->head_pfn + (__u64)d->facts.pincount_page) {
 		d->fol_head = r->head_pfn;
@@ -189,25 +215,26 @@ static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 		return ret;
 	if (free_page) {	/* a hole: not known; a free page: no pin */
 		d->fol_head = ~0ULL;
-		return emit(d, pfn, r, r->valid ? 0 : -1);
+		return emit(d, pfn, r, r->valid ? 0 : -1, wss);
 	}
 	if (mine)
-		return emit(d, pfn, r, d->fol_pin);
+		return emit(d, pfn, r, d->fol_pin, wss);
 	if (r->role == MS_ROLE_HEAD) {
 		d->fol_head = pfn;
 		d->fol_pin = -1;
 		d->held = true;
 		d->held_pfn = pfn;
 		d->held_rec = *r;
+		d->held_wss = wss;
 		return 0;
 	}
 	if (r->role == MS_ROLE_TAIL) {	/* of a folio whose first tail page was not walked */
 		d->fol_head = r->head_pfn;
 		d->fol_pin = -1;
-		return emit(d, pfn, r, -1);
+		return emit(d, pfn, r, -1, wss);
 	}
 	d->fol_head = ~0ULL;
-	return emit(d, pfn, r, ms_attrs_small_pinned(&d->facts, r));
+	return emit(d, pfn, r, ms_attrs_small_pinned(&d->facts, r), wss);
 }
 
 /* ---- options ---- */
@@ -319,6 +346,8 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 {
 	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW, OPT_JOBS, OPT_FILE, OPT_INODE, OPT_CGROUP,
 	       OPT_PID };
+	struct ms_wss wss = {};
+	double wss_s = 0;
 	static const struct option longopts[] = {
 		{ "pfn", required_argument, NULL, OPT_PFN },
 		{ "class", required_argument, NULL, OPT_CLASS },
@@ -331,6 +360,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "raw-pointers", no_argument, NULL, OPT_RAW },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "wss", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -359,7 +389,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	d->last = ~0ULL;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:b:hw:", longopts, NULL)) != -1) {
 		unsigned long long njobs;
 		char *end;
 
@@ -436,6 +466,13 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		case OPT_SUMMARY:
 			summary = true;
 			break;
+		case 'w':
+			if (ms_wss_parse_seconds(optarg, &wss_s)) {
+				ret = ms_usage_error("allpages", "invalid --wss '%s': expected seconds "
+						     "from 1 to 86400", optarg);
+				goto out;
+			}
+			break;
 		case OPT_RAW:
 			d->pf.raw = true;
 			break;
@@ -475,6 +512,12 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 
+	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened */
+	if (wss_s && ms_wss_mechanism(why, sizeof(why))) {
+		ms_err("--wss: no way to see page accesses here: %s", why);
+		ret = MS_EXIT_UNSUPPORTED;
+		goto out;
+	}
 	if (d->by_pid) {	/* its page tables now: the pages it maps as the walk starts */
 		int err = ms_proc_pfns(d->pid, &d->pid_pfns, &d->npid_pfns);
 
@@ -513,6 +556,19 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	if (load_flag_names(d))
 		ms_err("kernel BTF has no enum pageflags: flags are printed as '?'");
 	load_zones(d);
+	if (wss_s) {	/* the window, on every present page; then the walk that prints */
+		struct utsname u;
+		char wwhy[640];
+
+		uname(&u);
+		ret = ms_wss_window(&wss, wss_s, u.release, &be, present, wwhy, sizeof(wwhy));
+		if (ret) {
+			ms_err("%s", wwhy);
+			goto out;
+		}
+		d->wss = &wss;
+		d->pf.wss = true;
+	}
 
 	ms_pagefmt_init(&d->pf);
 
@@ -553,12 +609,17 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		if (d->pf.fmt == MS_PF_TEXT)
 			fputc('\n', stdout);
 		ms_print_summary(out, &res, &ro);
+		if (d->wss) {
+			fputc('\n', out);
+			ms_wss_print(out, d->wss, false);
+		}
 		if (fflush(out) && errno != EPIPE) {
 			ms_err("failed to write output: %s", strerror(errno));
 			ret = MS_EXIT_FAIL;
 		}
 	}
 out:
+	ms_wss_free(&wss);
 	ms_backend_close(&be);
 	ms_ranges_free(&ranges);
 	for (c = 0; c < 64; c++)

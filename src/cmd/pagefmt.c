@@ -22,7 +22,7 @@
  */
 enum col {
 	C_PFN, C_CLASS, C_SUB, C_ROLE, C_ORDER, C_HEAD, C_REF, C_MAP, C_OWNER, C_DEV, C_INODE,
-	C_OFFSET, C_CGROUP, C_NODE, C_ZONE, C_PIN, C_FLAGS, C_MAPPING, C_MEMCG, C_RAW, NCOLS,
+	C_OFFSET, C_CGROUP, C_NODE, C_ZONE, C_PIN, C_WSS, C_FLAGS, C_MAPPING, C_MEMCG, C_RAW, NCOLS,
 };
 #define NCOLS_PLAIN C_MAPPING	/* the columns printed without --raw-pointers */
 
@@ -48,6 +48,7 @@ static const struct column {
 	[C_NODE] = { "node", 4, false, false },
 	[C_ZONE] = { "zone", 7, true, false },
 	[C_PIN] = { "pinned", 6, false, false },
+	[C_WSS] = { "wss", 10, true, false },	/* only with --wss */
 	[C_FLAGS] = { "flags", 0, true, false },
 	[C_MAPPING] = { "mapping", 0, true, false },
 	[C_MEMCG] = { "memcg_data", 0, true, false },
@@ -236,6 +237,8 @@ size_t ms_pagefmt_header(const struct ms_pagefmt *f, char *out)
 	for (c = 0; c < n; c++) {
 		const char *start = p;
 
+		if (c == C_WSS && !f->wss)
+			continue;
 		if (f->fmt == MS_PF_CSV) {
 			if (c)
 				*p++ = ',';
@@ -259,7 +262,10 @@ struct rec_ctx {
 	long long mapcount;
 	bool file;
 	int pinned;	/* 1, 0, or -1: not known (jsonl leaves it out) */
+	int wss;	/* enum ms_pagefmt_wss */
 };
+
+static const char *const wss_names[] = { "accessed", "idle", "unseen", "untracked" };
 
 /* Columns c0 to c1 - 1 of a record, each with the separator or key before it. */
 static char *emit_cols(const struct ms_pagefmt *f, const struct ms_pagefmt_state *st, char *p,
@@ -272,8 +278,11 @@ static char *emit_cols(const struct ms_pagefmt *f, const struct ms_pagefmt_state
 	for (c = c0; c < c1; c++) {
 		const char *start;
 
+		if (c == C_WSS && !f->wss)
+			continue;
 		if (json) {
-			if ((cols[c].file_only && !file) || (c == C_PIN && x->pinned < 0))
+			if ((cols[c].file_only && !file) || (c == C_PIN && x->pinned < 0) ||
+			    (c == C_WSS && x->wss < 0))
 				continue;
 			if (c)
 				*p++ = ',';
@@ -350,6 +359,12 @@ static char *emit_cols(const struct ms_pagefmt *f, const struct ms_pagefmt_state
 			else if (text)
 				*p++ = '-';
 			break;
+		case C_WSS:
+			if (x->wss >= 0 && x->wss <= MS_PF_WSS_UNTRACKED)
+				p = put_str(p, wss_names[x->wss]);
+			else if (text)
+				*p++ = '-';
+			break;
 		case C_FLAGS:
 			memcpy(p, st->flags, st->flags_len);
 			p += st->flags_len;
@@ -379,10 +394,10 @@ static char *emit_cols(const struct ms_pagefmt *f, const struct ms_pagefmt_state
 }
 
 size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st, char *out,
-			 __u64 pfn, const struct ms_page_rec *r, int pinned)
+			 __u64 pfn, const struct ms_page_rec *r, int pinned, int wss)
 {
 	struct rec_ctx x = { pfn, r, ms_pagefmt_zone(f, &st->zi, pfn), 0, r->ino != 0,
-			     pinned < 0 ? -1 : !!pinned };
+			     pinned < 0 ? -1 : !!pinned, wss < 0 ? -1 : wss };
 	/* a tail shows its folio's flags, as /proc/kpageflags does since 6.12 */
 	__u64 flags = (r->role == MS_ROLE_TAIL ? r->head_flags : r->w[MS_W_FLAGS]) & f->flag_mask;
 	int n = f->raw ? NCOLS : NCOLS_PLAIN;
@@ -427,7 +442,8 @@ size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st
 	    st->tail_key.sub != r->sub || st->tail_key.flags != flags ||
 	    st->tail_key.cgroup != r->cgroup || st->tail_key.zone != x.z ||
 	    st->tail_key.ino != r->ino || st->tail_key.offset != r->offset ||
-	    st->tail_key.dev != r->dev || st->tail_key.pinned != x.pinned) {
+	    st->tail_key.dev != r->dev || st->tail_key.pinned != x.pinned ||
+	    st->tail_key.wss != x.wss) {
 		if (ms_ptype(f->feat, ms_page_type_word(r->w)) == MS_T_NONE)
 			x.mapcount = (long long)(__s32)ms_page_type_word(r->w) + 1;
 		flags_string(f, st, flags);
@@ -442,6 +458,7 @@ size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st
 		st->tail_key.offset = r->offset;
 		st->tail_key.dev = r->dev;
 		st->tail_key.pinned = x.pinned;
+		st->tail_key.wss = x.wss;
 		st->tail_valid = true;
 	}
 	memcpy(p, st->tail, st->tail_len);
@@ -486,6 +503,7 @@ struct chunk {
 	__u64 *pfn;
 	struct ms_page_rec *rec;
 	signed char *pin;		/* the pinned column of each record */
+	signed char *wss;		/* the wss column of each record */
 	char *out;			/* the formatted records */
 	size_t len, cap;
 };
@@ -534,7 +552,7 @@ static void format_chunk(const struct ms_pagefmt *f, struct chunk *c, int *err)
 			c->cap = cap;
 		}
 		c->len += ms_pagefmt_record(f, &st, c->out + c->len, c->pfn[i], &c->rec[i],
-					    c->pin[i]);
+					    c->pin[i], c->wss[i]);
 	}
 }
 
@@ -608,6 +626,7 @@ static void pipe_free(struct ms_pagefmt_pipe *p)
 		free(p->ch[i].pfn);
 		free(p->ch[i].rec);
 		free(p->ch[i].pin);
+		free(p->ch[i].wss);
 		free(p->ch[i].out);
 	}
 	free(p->ch);
@@ -647,9 +666,10 @@ struct ms_pagefmt_pipe *ms_pagefmt_pipe_start(const struct ms_pagefmt *f, int fd
 		c->pfn = malloc(CHUNK_PAGES * sizeof(*c->pfn));
 		c->rec = malloc(CHUNK_PAGES * sizeof(*c->rec));
 		c->pin = malloc(CHUNK_PAGES * sizeof(*c->pin));
+		c->wss = malloc(CHUNK_PAGES * sizeof(*c->wss));
 		c->cap = CHUNK_PAGES * 192;	/* a text record is about 170 bytes */
 		c->out = malloc(c->cap);
-		if (!c->pfn || !c->rec || !c->pin || !c->out)
+		if (!c->pfn || !c->rec || !c->pin || !c->wss || !c->out)
 			goto fail;
 	}
 	err = pthread_create(&p->writer, NULL, writer, p);
@@ -702,7 +722,7 @@ static struct chunk *cur_chunk(struct ms_pagefmt_pipe *p)
 }
 
 int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_page_rec *r,
-			 int pinned)
+			 int pinned, int wss)
 {
 	struct chunk *c;
 
@@ -716,6 +736,7 @@ int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_p
 	c->pfn[c->n] = pfn;
 	memcpy(&c->rec[c->n], r, sizeof(*r));
 	c->pin[c->n] = (signed char)(pinned < 0 ? -1 : !!pinned);
+	c->wss[c->n] = (signed char)(wss < 0 || wss > MS_PF_WSS_UNTRACKED ? -1 : wss);
 	if (++c->n == CHUNK_PAGES)
 		submit(p);
 	return 0;

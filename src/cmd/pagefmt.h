@@ -21,9 +21,16 @@ struct ms_pagefmt {
 	int nr_flags;				/* bits from nr_flags up are not flags */
 	const struct ms_zone *zones;		/* /proc/zoneinfo */
 	size_t nzones;
+	bool wss;				/* --wss: the wss column (enum ms_pagefmt_wss) */
 	/* set by ms_pagefmt_init() */
 	__u64 flag_mask;
 	size_t flag_len[64];
+};
+
+/* --wss: what the window saw of a page (the wss column) */
+enum ms_pagefmt_wss {
+	MS_PF_WSS_NA = -1,	/* a class the window cannot see (kernel, hugetlb, free): '-' */
+	MS_PF_WSS_ACCESSED, MS_PF_WSS_IDLE, MS_PF_WSS_UNSEEN, MS_PF_WSS_UNTRACKED,
 };
 
 /* The longest record (and header) ms_pagefmt_record() writes, in bytes. */
@@ -49,7 +56,7 @@ struct ms_pagefmt_state {
 		const struct ms_zone *zone;
 		__u32 dev;
 		__u8 sub;
-		int pinned;
+		int pinned, wss;
 	} tail_key;
 	char mid[128];
 	char tail[MS_PAGEFMT_REC_MAX];
@@ -63,9 +70,10 @@ size_t ms_pagefmt_header(const struct ms_pagefmt *f, char *out);
 /*
  * One record, '\n' included: returns its length (at most MS_PAGEFMT_REC_MAX). pinned: the
  * pinned column, 1 or 0, or -1 where it is not known ('-' in text, empty in csv, no key in jsonl).
+ * wss: the wss column's (enum ms_pagefmt_wss), when f->wss.
  */
 size_t ms_pagefmt_record(const struct ms_pagefmt *f, struct ms_pagefmt_state *st, char *out,
-			 __u64 pfn, const struct ms_page_rec *r, int pinned);
+			 __u64 pfn, const struct ms_page_rec *r, int pinned, int wss);
 /* The zone of pfn as a formatting thread sees it after state zi (the zone index moves). */
 const struct ms_zone *ms_pagefmt_zone(const struct ms_pagefmt *f, size_t *zi, __u64 pfn);
 
@@ -83,7 +91,7 @@ int ms_write_all(int fd, const char *buf, size_t len);
 struct ms_pagefmt_pipe;
 struct ms_pagefmt_pipe *ms_pagefmt_pipe_start(const struct ms_pagefmt *f, int fd, int jobs);
 int ms_pagefmt_pipe_page(struct ms_pagefmt_pipe *p, __u64 pfn, const struct ms_page_rec *r,
-			 int pinned);
+			 int pinned, int wss);
 int ms_pagefmt_pipe_finish(struct ms_pagefmt_pipe *p);
 
 #endif /* MEMSTAT_PAGEFMT_H */

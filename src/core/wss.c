@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "cgroup.h"
 #include "wss.h"
+#include "mglru_bits.h"
 
 #define DAMON_NR_KDAMONDS "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 #define PAGE_IDLE_BITMAP "/sys/kernel/mm/page_idle/bitmap"
@@ -606,4 +607,33 @@ void ms_wss_free(struct ms_wss *w)
 	w->lv = NULL;
 	w->by_key = NULL;
 	w->zones = NULL;
+}
+
+int ms_wss_window(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
+		  const struct ms_ranges *ranges, char *why, size_t whylen)
+{
+	char err[512];
+	int gen = ms_mglru_locate(be, ranges, err, sizeof(err));
+
+	if (gen < 0) {
+		snprintf(why, whylen, "--wss: where each folio's MGLRU generation sits is unknown: %s",
+			 err);
+		return MS_EXIT_UNSUPPORTED;
+	}
+	if (!ms_wss_start(w, window_s, gen, release, be, ranges, err, sizeof(err))) {
+		ms_wss_wait(w);
+		if (!ms_wss_end(w, err, sizeof(err)))
+			return MS_EXIT_OK;
+	}
+	snprintf(why, whylen, "--wss: %s", err);
+	return MS_EXIT_FAIL;
+}
+
+int ms_wss_parse_seconds(const char *arg, double *secs)
+{
+	char *end;
+
+	errno = 0;
+	*secs = strtod(arg, &end);
+	return errno || end == arg || *end || !(*secs >= 1) || *secs > 86400 ? -1 : 0;
 }

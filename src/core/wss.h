@@ -137,6 +137,16 @@ bool ms_wss_first_sight_kernel(const char *release);
 /* One record of the walk after ms_wss_end() (an ms_page_fn). */
 int ms_wss_page(void *w, __u64 pfn, const struct ms_page_rec *r);
 void ms_wss_free(struct ms_wss *w);
+/*
+ * The whole window on be over ranges: where the generation sits, the first aging, the wait,
+ * the second aging. MS_EXIT_OK, or MS_EXIT_UNSUPPORTED (the generation's place unknown) or
+ * MS_EXIT_FAIL with why (a whole message, "--wss: ..."). The walk that follows calls
+ * ms_wss_page() for each record.
+ */
+int ms_wss_window(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
+		  const struct ms_ranges *ranges, char *why, size_t whylen);
+/* --wss's argument: seconds from 1 to 86400. 0, or -1 for anything else. */
+int ms_wss_parse_seconds(const char *arg, double *secs);
 
 /* whether the mechanism sees class c's pages at all (kernel, hugetlb, free: no) */
 bool ms_wss_class_tracked(int cls);

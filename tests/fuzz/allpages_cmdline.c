@@ -3,11 +3,12 @@
  * Fuzz target: the command line of `memstat allpages` (src/cmd/allpages.c, included here as
  * it is; the backend is a stub that refuses, so no walk runs, and so is the read of --pid's
  * page tables: the machine's processes, PID 1 refusing its maps on one, no process on another,
- * are not the input). The input is the arguments, one a line, after "allpages".
+ * are not the input), and so is --wss's mechanism (none: this machine's answer). The input is
+ * the arguments, one a line, after "allpages".
  *
  * Invariants: ms_allpages_main returns 0 (--help), the usage exit code, the missing privilege
- * code exactly when the --pid stub refused, or the stub's code exactly when it reached the
- * backend; and for every argument, as a --pfn range and as a
+ * code exactly when the --pid stub refused, exit 5 exactly when --wss asked for a mechanism,
+ * or the stub's code exactly when it reached the backend; and for every argument, as a --pfn range and as a
  * --class list: an accepted range has START <= END, no minus sign, and clips the present
  * ranges to exactly their pfns inside it; an accepted class list selects sub-classes only.
  */
@@ -16,12 +17,21 @@
 /* the backend: a stub, defined below (the prototype of memstat_int.h declares it) */
 #define ms_backend_open fuzz_backend_open
 #define ms_proc_pfns fuzz_proc_pfns
+#define ms_wss_mechanism fuzz_wss_mechanism
 #include "../../src/cmd/allpages.c"
 
 #define MAX_ARGS 32
 #define STUB_EXIT 77	/* no MS_EXIT_* code */
 
-static int backend_opened, pid_refused;
+static int backend_opened, pid_refused, wss_asked;
+
+/* --wss: no mechanism, as on a machine without MGLRU */
+int fuzz_wss_mechanism(char *why, size_t whylen)
+{
+	wss_asked++;
+	snprintf(why, whylen, "fuzzing: no mechanism");
+	return -1;
+}
 
 /* --pid's page tables, by the pid: 3k maps nothing, 3k + 1 is no process, 3k + 2 refuses */
 int fuzz_proc_pfns(int pid, __u64 **pfns, size_t *n)
@@ -126,10 +136,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	getopt(1, (char *[]){ "allpages", NULL }, "");
 	backend_opened = 0;
 	pid_refused = 0;
+	wss_asked = 0;
 	ret = ms_allpages_main(argc, argv, &present);
 	fflush(stdout);
 	FUZZ_CHECK(ret == MS_EXIT_OK || ret == MS_EXIT_USAGE || ret == STUB_EXIT ||
-		   (ret == MS_EXIT_PERM && pid_refused), "ms_allpages_main returned %d", ret);
+		   (ret == MS_EXIT_PERM && pid_refused) || (ret == MS_EXIT_UNSUPPORTED && wss_asked),
+		   "ms_allpages_main returned %d", ret);
+	FUZZ_CHECK(wss_asked <= 1 && (ret != MS_EXIT_UNSUPPORTED) == !wss_asked,
+		   "returned %d, --wss asked %d times", ret, wss_asked);
 	FUZZ_CHECK((ret == STUB_EXIT) == (backend_opened == 1), "returned %d, backend opened %d "
 		   "times", ret, backend_opened);
 	for (i = 1; i < argc; i++) {

@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <algorithm>
+#include <map>
+#include <sstream>
 #include <string>
 
 #include "helpers.h"
@@ -297,18 +300,21 @@ bool first_sight_kernel()
 	} while (0)
 
 // The workload (in cgroup, when given: its file written there too) while memstat ARGS
-// runs; memstat's JSON, or an empty object after a failure that the test is told of.
-json with_workload(const std::vector<std::string> &args, const std::string &cgroup = "")
+// runs, "{anon}" in them the anonymous toucher's process id; memstat's result.
+RunResult run_with_workload(std::vector<std::string> args, const std::string &cgroup = "")
 {
 	const size_t mib = 1 << 20;
 	TempFile f("/var/tmp");
+	RunResult r;
 	if (f.fd() < 0 || (cgroup.empty() && !f.fill(256 * mib))) {
 		ADD_FAILURE() << "the workload's file in /var/tmp";
-		return json::object();
+		return r;
 	}
 	pid_t anon = toucher(-1, 768 * mib, 192 * mib, cgroup);
 	pid_t file = toucher(f.fd(), 256 * mib, 64 * mib, cgroup);
-	RunResult r;
+	for (std::string &a : args)
+		if (a == "{anon}")
+			a = std::to_string(anon);
 	if (anon > 0 && file > 0) {
 		sleep(1);
 		r = run_memstat(args);
@@ -320,8 +326,15 @@ json with_workload(const std::vector<std::string> &args, const std::string &cgro
 		}
 	EXPECT_TRUE(anon > 0 && file > 0) << "the workload did not start";
 	EXPECT_EQ(r.status, 0) << r.out;
+	return r;
+}
+
+// The same, memstat's JSON, or an empty object after a failure that the test is told of.
+json with_workload(const std::vector<std::string> &args, const std::string &cgroup = "")
+{
+	RunResult r = run_with_workload(args, cgroup);
 	json j = json::parse(r.out, nullptr, false);
-	EXPECT_FALSE(j.is_discarded()) << r.out;
+	EXPECT_FALSE(j.is_discarded()) << r.out.substr(0, 2000);
 	return r.status || j.is_discarded() ? json::object() : j;
 }
 
@@ -417,6 +430,42 @@ TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 				sum += x["wss"][v][c].get<long long>();
 			EXPECT_EQ(sum, j["wss"][v][c].get<long long>()) << v << " " << c;
 		}
+}
+
+// memstat allpages --wss: the wss column of the anonymous toucher's pages (--pid) says accessed
+// for its 192 MiB written in the window (within 10%), idle or unseen for the rest of its 768 MiB,
+// and the column's verdicts are those of the classes the window can see.
+TEST(Wss, AllpagesGivesEachPageItsVerdict)
+{
+	MglruOn on;
+	SKIP_WITHOUT_A_MECHANISM();
+	RunResult r = run_with_workload({"allpages", "--wss", "10", "--pid", "{anon}", "--class",
+					 "anon", "--format", "csv"});
+	std::istringstream in(r.out);
+	std::string line;
+	ASSERT_TRUE(std::getline(in, line)) << "no header";
+	std::vector<std::string> head = csv_fields(line);
+	auto col = std::find(head.begin(), head.end(), "wss");
+	ASSERT_NE(col, head.end()) << line;
+	size_t wc = (size_t)(col - head.begin());
+	std::map<std::string, long long> n;
+	while (std::getline(in, line)) {
+		std::vector<std::string> f = csv_fields(line);
+		ASSERT_GT(f.size(), wc) << line;
+		n[f[wc]]++;
+	}
+	std::cerr << "wss-allpages:";
+	for (auto &x : n)
+		std::cerr << " " << x.first << "=" << x.second;
+	std::cerr << "\n";
+	double mib = (double)(1 << 20) / (double)page_size();
+	EXPECT_GE(n["accessed"], 192 * 0.9 * mib);
+	EXPECT_LE(n["accessed"], 192 * 1.1 * mib);
+	EXPECT_GE(n["idle"] + n["unseen"], 576 * 0.9 * mib);
+	EXPECT_LE(n["idle"] + n["unseen"], 576 * 1.1 * mib);
+	for (auto &x : n)
+		EXPECT_TRUE(x.first == "accessed" || x.first == "idle" || x.first == "unseen" ||
+			    x.first == "untracked") << x.first;
 }
 
 } // namespace

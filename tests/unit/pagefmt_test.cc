@@ -357,7 +357,7 @@ struct Both {
 	}
 	std::string fast(u64 pfn, const ms_page_rec &r)
 	{
-		size_t n = ms_pagefmt_record(&f, &st, buf.data(), pfn, &r, pin_of(r));
+		size_t n = ms_pagefmt_record(&f, &st, buf.data(), pfn, &r, pin_of(r), -1);
 
 		EXPECT_LE(n, (size_t)MS_PAGEFMT_REC_MAX);
 		return std::string(buf.data(), n);
@@ -491,47 +491,55 @@ TEST(Pagefmt, HeaderEqualsTheOldFormatting)
 			}
 }
 
+// A csv format of 6.18's features (flag names when names, the wss column when wss) and a state.
+void csv_618(ms_pagefmt &pf, ms_pagefmt_state &st, const ms_features &f, bool names, bool wss)
+{
+	pf = {};
+	pf.fmt = MS_PF_CSV;
+	pf.feat = &f;
+	for (int b = 0; names && b < 64; b++)
+		pf.flag_name[b] = kNames618[b];
+	pf.nr_flags = names ? 23 : 0;
+	pf.zones = kZones;
+	pf.nzones = kNZones;
+	pf.wss = wss;
+	ms_pagefmt_init(&pf);
+	ms_pagefmt_state_init(&st);
+}
+
 TEST(Pagefmt, KnownRecordsAreExact)
 {
 	const ms_features f = mstest::family_6_18().f;
-	ms_pagefmt pf = {};
+	ms_pagefmt pf;
 	ms_pagefmt_state st;
 	char buf[MS_PAGEFMT_REC_MAX];
 	ms_page_rec r = {};
 
-	pf.fmt = MS_PF_CSV;
-	pf.feat = &f;
-	for (int b = 0; b < 64; b++)
-		pf.flag_name[b] = kNames618[b];
-	pf.nr_flags = 23;
-	pf.zones = kZones;
-	pf.nzones = kNZones;
-	ms_pagefmt_init(&pf);
-	ms_pagefmt_state_init(&st);
+	csv_618(pf, st, f, true, false);
 	// an exec page of docs/allpages.md's example
 	r.sub = MS_EXEC;
 	r.w[MS_W_FLAGS] = 1 << 2 | 1 << 3 | 1 << 5 | 1 << 8 | 1 << 11;
 	r.w[MS_W_TYPE] = 3ULL << 32 | 1;	/* refcount 3, _mapcount 1 */
 	r.ino = 246999, r.offset = 6, r.cgroup = 200, r.dev = 254 << 20, r.head_pfn = 0x102386;
 	r.valid = 1;
-	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102386, &r, 0)),
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102386, &r, 0, -1)),
 		  "0x102386,exec,exec,-,0,0x102386,3,2,file,254:0,246999,6,200,0,Normal,0,"
 		  "referenced|uptodate|lru|active|owner_2\n");
 	// pinned, then not known: an empty field
-	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102387, &r, 1)),
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102387, &r, 1, -1)),
 		  "0x102387,exec,exec,-,0,0x102386,3,2,file,254:0,246999,6,200,0,Normal,1,"
 		  "referenced|uptodate|lru|active|owner_2\n");
-	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102388, &r, -1)),
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x102388, &r, -1, -1)),
 		  "0x102388,exec,exec,-,0,0x102386,3,2,file,254:0,246999,6,200,0,Normal,,"
 		  "referenced|uptodate|lru|active|owner_2\n");
 	// every field zero, outside every zone (sub 0: slab, unreclaimable where the walk can tell)
 	r = {};
 	pf.fmt = MS_PF_JSONL;
-	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0, &r, -1)),
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0, &r, -1, -1)),
 		  "{\"pfn\":0,\"class\":\"kernel\",\"subclass\":\"kernel_slab_unreclaimable\",\"role\":\"-\","
 		  "\"order\":0,\"head_pfn\":0,\"refcount\":0,\"mapcount\":1,\"owner\":\"none\","
 		  "\"cgroup\":0,\"node\":-1,\"zone\":\"\",\"flags\":\"-\"}\n");
-	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0, &r, 1)),
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0, &r, 1, -1)),
 		  "{\"pfn\":0,\"class\":\"kernel\",\"subclass\":\"kernel_slab_unreclaimable\",\"role\":\"-\","
 		  "\"order\":0,\"head_pfn\":0,\"refcount\":0,\"mapcount\":1,\"owner\":\"none\","
 		  "\"cgroup\":0,\"node\":-1,\"zone\":\"\",\"pinned\":1,\"flags\":\"-\"}\n");
@@ -541,7 +549,7 @@ TEST(Pagefmt, KnownRecordsAreExact)
 	pf.fmt = MS_PF_TEXT;
 	pf.raw = true;
 	ms_pagefmt_init(&pf);
-	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, ~0ULL, &r, -1)),
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, ~0ULL, &r, -1, -1)),
 		  "0xffffffffffffffff free       free_buddy                 free-tail  255   "
 		  "0xffffffffffffffff -1       0        file  4095:1048575 18446744073709551615 "
 		  "18446744073709551615 18446744073709551615 -1   -       -      "
@@ -554,6 +562,52 @@ TEST(Pagefmt, KnownRecordsAreExact)
 }
 
 // Every sub-class with every role, at zero and at the largest values, in every format.
+// --wss: a wss column after pinned, in each format: the verdict, '-' (text), empty (csv) or no
+// key (jsonl) for a class the window cannot see; a record that repeats the last one's columns but
+// its verdict gets its own verdict.
+TEST(Pagefmt, WssColumnInEachFormat)
+{
+	const ms_features f = mstest::family_6_18().f;
+	ms_pagefmt pf;
+	ms_pagefmt_state st;
+	char buf[MS_PAGEFMT_REC_MAX];
+	ms_page_rec r = {};
+
+	csv_618(pf, st, f, false, true);
+	EXPECT_EQ(std::string(buf, ms_pagefmt_header(&pf, buf)),
+		  "pfn,class,subclass,role,order,head_pfn,refcount,mapcount,owner,dev,inode,offset,"
+		  "cgroup,node,zone,pinned,wss,flags\n");
+	r.sub = MS_ANON;
+	r.valid = 1;
+	r.head_pfn = 0x1000;
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x1000, &r, 0,
+						      MS_PF_WSS_ACCESSED)),
+		  "0x1000,anon,anon_private,-,0,0x1000,0,1,anon,,,,0,0,DMA32,0,accessed,-\n");
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x1001, &r, 0, MS_PF_WSS_IDLE)),
+		  "0x1001,anon,anon_private,-,0,0x1000,0,1,anon,,,,0,0,DMA32,0,idle,-\n");
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x1002, &r, 0, MS_PF_WSS_NA)),
+		  "0x1002,anon,anon_private,-,0,0x1000,0,1,anon,,,,0,0,DMA32,0,,-\n");
+	pf.fmt = MS_PF_JSONL;
+	ms_pagefmt_state_init(&st);
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x1000, &r, -1,
+						      MS_PF_WSS_UNSEEN)),
+		  "{\"pfn\":4096,\"class\":\"anon\",\"subclass\":\"anon_private\",\"role\":\"-\","
+		  "\"order\":0,\"head_pfn\":4096,\"refcount\":0,\"mapcount\":1,\"owner\":\"anon\","
+		  "\"cgroup\":0,\"node\":0,\"zone\":\"DMA32\",\"wss\":\"unseen\",\"flags\":\"-\"}\n");
+	EXPECT_EQ(std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x1000, &r, -1, MS_PF_WSS_NA)),
+		  "{\"pfn\":4096,\"class\":\"anon\",\"subclass\":\"anon_private\",\"role\":\"-\","
+		  "\"order\":0,\"head_pfn\":4096,\"refcount\":0,\"mapcount\":1,\"owner\":\"anon\","
+		  "\"cgroup\":0,\"node\":0,\"zone\":\"DMA32\",\"flags\":\"-\"}\n");
+	pf.fmt = MS_PF_TEXT;
+	ms_pagefmt_state_init(&st);
+	std::string hdr(buf, ms_pagefmt_header(&pf, buf));
+	EXPECT_NE(hdr.find(" PINNED WSS        FLAGS"), std::string::npos) << hdr;
+	std::string rec(buf, ms_pagefmt_record(&pf, &st, buf, 0x1000, &r, 0, MS_PF_WSS_UNTRACKED));
+	EXPECT_NE(rec.find(" 0      untracked  -"), std::string::npos) << rec;
+	rec = std::string(buf, ms_pagefmt_record(&pf, &st, buf, 0x1000, &r, 0, MS_PF_WSS_NA));
+	EXPECT_NE(rec.find(" 0      -          -"), std::string::npos) << rec;
+}
+
 TEST(Pagefmt, EverySubclassAndRoleEqualsTheOldFormatting)
 {
 	for (const Layout &s : setups())
@@ -648,7 +702,7 @@ TEST(PagefmtPipe, AnyNumberOfJobsWritesTheRecordsInOrder)
 				ASSERT_NE(p, nullptr);
 				for (auto &pg : pages)
 					ASSERT_EQ(ms_pagefmt_pipe_page(p, pg.first, &pg.second,
-									       pin_of(pg.second)), 0);
+									       pin_of(pg.second), -1), 0);
 				EXPECT_EQ(ms_pagefmt_pipe_finish(p), 0);
 				std::string got = read_file(fileno(tmp));
 				fclose(tmp);
@@ -685,7 +739,7 @@ int feed_until_failure(int fd, size_t npages, bool *stopped)
 	if (!p)
 		return -1;
 	for (auto &pg : pages) {
-		if (ms_pagefmt_pipe_page(p, pg.first, &pg.second, pin_of(pg.second))) {
+		if (ms_pagefmt_pipe_page(p, pg.first, &pg.second, pin_of(pg.second), -1)) {
 			*stopped = true;
 			break;
 		}
