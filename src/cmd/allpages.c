@@ -237,6 +237,24 @@ static int on_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	return emit(d, pfn, r, ms_attrs_small_pinned(&d->facts, r), wss);
 }
 
+/* --pid: the pages the process maps, from its page tables (0, or the exit code, said) */
+static int read_pid_pfns(struct dumper *d)
+{
+	int err;
+
+	free(d->pid_pfns);
+	d->pid_pfns = NULL;
+	d->npid_pfns = d->pid_at = 0;
+	err = ms_proc_pfns(d->pid, &d->pid_pfns, &d->npid_pfns);
+	if (err == -ESRCH)
+		return ms_usage_error("allpages", "no process %d", d->pid);
+	if (err) {
+		ms_err("--pid %d: failed to read its page tables: %s", d->pid, strerror(-err));
+		return err == -EACCES || err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
+	}
+	return 0;
+}
+
 /* ---- options ---- */
 
 /* A pfn: digits, hex with 0x; strtoull() alone would also take " -1" (as 2^64 - 1) or "+1". */
@@ -519,17 +537,9 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 	if (d->by_pid) {	/* its page tables now: the pages it maps as the walk starts */
-		int err = ms_proc_pfns(d->pid, &d->pid_pfns, &d->npid_pfns);
-
-		if (err == -ESRCH) {
-			ret = ms_usage_error("allpages", "no process %d", d->pid);
+		ret = read_pid_pfns(d);
+		if (ret)
 			goto out;
-		}
-		if (err) {
-			ms_err("--pid %d: failed to read its page tables: %s", d->pid, strerror(-err));
-			ret = err == -EACCES || err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
-			goto out;
-		}
 	}
 	ret = ms_backend_open(backend, MS_BPF_ALLPAGES, false, &be, why, sizeof(why), NULL, 0);
 	if (ret) {
@@ -568,6 +578,12 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		}
 		d->wss = &wss;
 		d->pf.wss = true;
+		/*
+		 * --pid: its pages as the walk starts, not as the window did (in the window NUMA
+		 * balancing or compaction may have moved the very pages it used)
+		 */
+		if (d->by_pid && (ret = read_pid_pfns(d)))
+			goto out;
 	}
 
 	ms_pagefmt_init(&d->pf);
