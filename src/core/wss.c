@@ -304,20 +304,31 @@ int ms_wss_before_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	struct ms_wss *w = arg;
 	struct ms_wss_lruvec *l;
 	unsigned int v, state, sub = r->sub;
+	bool referenced;
 	long long i;
 	int t;
 
 	if (!r->valid || sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[sub].cls))
 		return 0;
+	referenced = (r->head_flags >> w->pg_referenced) & 1;
 	v = gen_of(w, r);
 	l = v ? lruvec_of(w, r->cgroup, node_of(w, pfn)) : NULL;
-	if (!l || !l->known)
-		return 0;	/* MS_WSS_B_NONE, as calloc() left it */
-	t = lru_type(w, r);
-	if (l->full_start[t] && seq_of(l->start_seq, v) == l->min_start[t])
-		state = MS_WSS_B_OLDEST;
-	else
-		state = (r->head_flags >> w->pg_referenced) & 1 ? MS_WSS_B_REF : MS_WSS_B_UNREF;
+	if (!l || !l->known) {
+		/*
+		 * On no MGLRU list yet (a per-CPU batch of folios to add, isolated) or of no
+		 * known lruvec: its flag all the same, or one set before the window would count
+		 * as an access once the folio is on a list (6.1, a file read just before).
+		 */
+		if (!referenced)
+			return 0;	/* MS_WSS_B_NONE, as calloc() left it */
+		state = MS_WSS_B_REF;
+	} else {
+		t = lru_type(w, r);
+		if (l->full_start[t] && seq_of(l->start_seq, v) == l->min_start[t])
+			state = MS_WSS_B_OLDEST;
+		else
+			state = referenced ? MS_WSS_B_REF : MS_WSS_B_UNREF;
+	}
 	i = page_index(w, pfn);
 	if (i >= 0)
 		w->before[i / 4] |= (__u8)(state << (2 * (i % 4)));
