@@ -154,6 +154,9 @@ struct walker {
 	struct ms_attrs *attrs;		/* -a, -v: the record walk counts them */
 	struct ms_procs *procs;		/* --by process or command: read after each walk */
 	struct ms_wss *wss;		/* --wss: the record walk after the window's end */
+	double wss_s;			/* --wss in sampling: each walk's window first */
+	const char *release;		/* uname -r, for the window's rules */
+	bool wss_open;			/* a window was opened: the next opens where it closes */
 	bool approx;		/* --approx: a sample of clusters, the next seed each walk */
 	double fraction;
 	__u64 seed;
@@ -255,12 +258,43 @@ static int walk_backend(struct walker *w, struct ms_result *res)
 	return ret;
 }
 
+/*
+ * --wss in sampling: the window before each walk. The first opens with an aging of its own;
+ * each later one opens where the last closed, so the windows tile the time. A stop signal during
+ * the wait ends it with MS_SAMPLE_STOPPED: nothing is left to undo, and no sample is written of a
+ * window cut short.
+ */
+static int wss_sample_window(struct walker *w)
+{
+	char why[640];
+	int ret = MS_EXIT_OK;
+
+	if (!w->wss_open) {
+		ret = ms_wss_open(w->wss, w->wss_s, w->release, &w->be, w->ranges, why, sizeof(why));
+		w->wss_open = !ret;
+	} else if (ms_wss_next(w->wss, &w->be, w->ranges, why + 7, sizeof(why) - 7)) {
+		memcpy(why, "--wss: ", 7);
+		ret = MS_EXIT_FAIL;
+	}
+	if (!ret && !ms_sample_sleep_until(w->wss->started_ms + w->wss_s * 1000.0))
+		return MS_SAMPLE_STOPPED;
+	if (!ret && ms_wss_end(w->wss, why + 7, sizeof(why) - 7)) {
+		memcpy(why, "--wss: ", 7);
+		ret = MS_EXIT_FAIL;
+	}
+	if (ret)
+		ms_err("%s", why);
+	return ret;
+}
+
 static int walk_once(void *arg, struct ms_result *res)
 {
 	struct walker *w = arg;
 	long long moved, after;
 	int ret, err;
 
+	if (w->wss_s && (ret = wss_sample_window(w)))
+		return ret;
 	if (w->procs)
 		ms_procs_reset(w->procs);	/* the runs of this walk, then its processes */
 	moved = ms_pages_moved();
@@ -520,7 +554,15 @@ int main(int argc, char **argv)
 		walker.fraction = o.approx_fraction;
 		walker.seed = o.seed_given ? o.seed : random_seed();
 	}
-	if (o.wss) {
+	if (o.wss && o.sampling) {	/* each sample's walk runs its window first */
+		walker.wss = &wss;
+		walker.wss_s = o.wss;
+		walker.release = uts.release;
+		o.so.paced_by_walk = true;
+		ro.wss = &wss;
+		for (size_t k = 0; k < walker.ngroups; k++)
+			ms_groups_set_wss(walker.groups[k], &wss);
+	} else if (o.wss) {
 		ret = wss_window(&o, uts.release, &walker, &wss);
 		if (ret)
 			goto out;
@@ -533,6 +575,7 @@ int main(int argc, char **argv)
 					.fsync = o.fsync,
 					.rotate_incompatible = o.rotate_incompatible,
 					.approx = o.approx, .attrs = o.attributes,
+					.wss = o.wss > 0,
 					.serve_listen = o.serve ? o.listen : NULL };
 
 		ret = ms_sink_open(&sink, why, sizeof(why));

@@ -84,7 +84,8 @@ static const char usage_text[] =
 	"                         (DIR/ID/config.json ...), for their names; repeatable\n"
 	"                         (default: containerd's, k3s's, CRI-O's and Docker's)\n"
 	"  -w, --wss SECONDS      which pages are accessed during a window of SECONDS, per\n"
-	"                         class (MGLRU aging; bpf or kmod backend)\n"
+	"                         class (MGLRU aging; bpf or kmod backend); with -o or -f,\n"
+	"                         one sample per window, windows back to back\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -107,7 +108,7 @@ void ms_fail_json(const char *msg)
 static const char serve_usage_text[] =
 	"Usage: memstat serve [--listen ADDR:PORT] [--interval S] [--by KEY [--top N] [--min SIZE]\n"
 	"                     [--oci-bundles DIR]]\n"
-	"                     [-a] [--approx[=F] [--seed N]] [-b BACKEND] [--jobs N]\n"
+	"                     [-a] [--wss S] [--approx[=F] [--seed N]] [-b BACKEND] [--jobs N]\n"
 	"Serve /metrics to Prometheus: walk every S seconds and answer each scrape with the\n"
 	"last walk (a scrape costs no walk), in the series of memstat -f prom. The HTTP side\n"
 	"runs as nobody; the walks stay root's.\n"
@@ -120,6 +121,8 @@ static const char serve_usage_text[] =
 	"                         (other); repeatable: every key from the same walk\n"
 	"      --top N, --min SIZE, --oci-bundles DIR  as memstat --by\n"
 	"  -a, --attributes       the attributes' series\n"
+	"  -w, --wss S            each walk after a window of S seconds (the interval): the\n"
+	"                         working set's series (memstat --wss)\n"
 	"      --approx[=F]       estimate from a sample of a fraction F of the pages, with\n"
 	"                         each class's error (memstat --approx)\n"
 	"      --seed N           with --approx: the seed of the first sample's choice\n"
@@ -198,9 +201,17 @@ static int serve_opts(struct ms_opts *o, int argc, char **argv)
 				      "S)", argv[optind]);
 	if (o->verbose || o->json || o->reconcile || o->runs || o->features || o->output ||
 	    o->format >= 0 || o->fsync || o->rotate_incompatible || o->compare || o->tree ||
-	    o->by_process || o->wss)
+	    o->by_process)
 		return ms_usage_error("serve", "%s", "serve takes --listen, --interval, --by, --top, "
-				      "--min, --oci-bundles, -a, --approx, --seed, -b and --jobs");
+				      "--min, --oci-bundles, -a, --wss, --approx, --seed, -b and --jobs");
+	if (o->wss && (o->approx || o->backend == MS_BE_KPF))
+		return ms_usage_error("serve", "%s", "--wss needs the bpf or kmod backend and no "
+				      "--approx");
+	if (o->wss && o->so.interval && o->so.interval != o->wss)
+		return ms_usage_error("serve", "%s", "with --wss each walk follows its window: the "
+				      "interval is --wss's (no --interval)");
+	if (o->wss)
+		o->so.interval = o->wss;
 	if (o->approx && (o->by >= 0 || o->attributes || o->backend == MS_BE_KMOD ||
 			  o->backend == MS_BE_KPF))
 		return ms_usage_error("serve", "%s", "--approx needs the bpf backend and no --by or "
@@ -469,6 +480,13 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		return ms_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
 	if (o->output || o->format >= 0)
 		o->sampling = true;
+	if (o->wss && o->sampling) {
+		/* each sample is a window, the next opening where it closes: the interval */
+		if (o->so.interval && o->so.interval != o->wss)
+			return ms_usage_error(NULL, "with --wss each sample is a window of --wss's "
+					      "seconds: give no interval or %g", o->wss);
+		o->so.interval = o->wss;
+	}
 	if (o->sampling && !o->so.interval && !o->so.count)
 		o->so.count = 1;	/* -o/--format without an interval: one sample */
 	if (o->runs && (o->json || o->reconcile || o->features || o->sampling))
@@ -535,12 +553,11 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "%s", "-a cannot be combined with --runs, --features or "
 					   "--approx");
 	}
-	if (o->wss && (o->sampling || o->runs || o->features || o->reconcile || o->approx ||
-		       o->compare || o->by_process || o->attributes || o->tree))
-		return ms_usage_error(NULL, "%s", "--wss gives one window's summary or groups (the "
-				      "table or --json): not yet with an interval, -o, -a, --tree, "
-				      "--by process or command, --runs, --features, --reconcile, "
-				      "--compare or --approx");
+	if (o->wss && (o->runs || o->features || o->reconcile || o->approx || o->compare ||
+		       o->by_process || o->tree))
+		return ms_usage_error(NULL, "%s", "--wss is of the classes and groups: not with "
+				      "--tree, --by process or command, --runs, --features, "
+				      "--reconcile, --compare or --approx");
 	if (o->wss && o->backend == MS_BE_KPF)
 		return ms_usage_error(NULL, "%s", "--wss needs the bpf or kmod backend: "
 				      "/proc/kpageflags has no per-page records");

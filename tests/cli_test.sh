@@ -173,14 +173,24 @@ for w in 0 0.5 -1 86401 abc 5x "" nan; do
 	run "--wss '$w'" 2 "$memstat" --wss "$w"
 	one_line_err "--wss '$w'" "invalid --wss '$w'"
 done
-for extra in "-a" "--by cgroup --tree" "--by process" "--reconcile" "--features" "--runs" \
-	"-o $tmp/w.csv" "--approx" "1 1"; do
+for extra in "--by cgroup --tree" "--by process" "--reconcile" "--features" "--runs" \
+	"--approx -o $tmp/w.csv"; do
 	# shellcheck disable=SC2086	# the words of $extra are options
 	run "--wss with $extra" 2 "$memstat" --wss 5 $extra
-	one_line_err "--wss with $extra" "--wss gives one window's summary or groups"
+	one_line_err "--wss with $extra" "--wss is of the classes and groups: not with"
+done
+# sampling: each sample is one window, so an interval other than the window's is refused
+for extra in "1 1" "-o $tmp/w.csv 10" "4.9 -f jsonl"; do
+	# shellcheck disable=SC2086	# the words of $extra are options
+	run "--wss 5 with $extra" 2 "$memstat" --wss 5 $extra
+	one_line_err "--wss 5 with $extra" "with --wss each sample is a window of --wss's seconds"
 done
 run "--wss with kpageflags" 2 "$memstat" --wss 5 -b kpageflags
 one_line_err "--wss with kpageflags" "--wss needs the bpf or kmod backend"
+run "serve --wss with another --interval" 2 "$memstat" serve --wss 5 --interval 15
+one_line_err "serve --wss with another --interval" "the interval is --wss's"
+run "serve --wss with --approx" 2 "$memstat" serve --wss 5 --approx
+one_line_err "serve --wss with --approx" "--wss needs the bpf or kmod backend and no --approx"
 [ ! -e "$tmp/w.csv" ] && ok "--wss refused: no log made" || bad "--wss -o made a file"
 # this machine has no MGLRU, no idle page bitmap, and its DAMON is its init's: exit 5 at once
 if [ ! -e /sys/kernel/mm/lru_gen/enabled ] && [ ! -e /sys/kernel/mm/page_idle/bitmap ]; then
@@ -192,6 +202,12 @@ if [ ! -e /sys/kernel/mm/lru_gen/enabled ] && [ ! -e /sys/kernel/mm/page_idle/bi
 	one_line_err "allpages --wss without a mechanism" "no way to see page accesses here: no MGLRU"
 	[ ! -s "$tmp/out" ] && ok "allpages --wss without a mechanism prints no record" ||
 		bad "allpages --wss without a mechanism printed" "$(head -3 "$tmp/out")"
+	run "--wss -o without a mechanism" 5 "$memstat" --wss 60 -o "$tmp/w.csv"
+	one_line_err "--wss -o without a mechanism" "no way to see page accesses here: no MGLRU"
+	[ ! -e "$tmp/w.csv" ] && ok "--wss -o without a mechanism: no log made" ||
+		bad "--wss -o without a mechanism made a file"
+	run "serve --wss without a mechanism" 5 "$memstat" serve --wss 60 --listen 127.0.0.1:0
+	one_line_err "serve --wss without a mechanism" "no way to see page accesses here"
 	run "--wss --json without a mechanism" 5 "$memstat" --wss 60 --json
 	/usr/bin/python3 -c 'import json,sys; e=json.load(sys.stdin)["error"]; assert "idle page bitmap" in e and "DAMON" in e, e' <"$tmp/out" &&
 		ok "--wss --json: the error names each mechanism" || bad "--wss --json error" "$(cat "$tmp/out")"

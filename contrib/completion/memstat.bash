@@ -20,7 +20,7 @@ _memstat_allpages_opts="--pfn --class --file --inode --cgroup --pid -f --format 
 _memstat_map_opts="-o --output -b --backend -h --help"
 _memstat_plot_opts="--hide --only --log -o --output -h --help"
 _memstat_diff_opts="-j --json --from --to -h --help"
-_memstat_serve_opts="--listen --interval --by --top --min --oci-bundles -a --attributes --approx --seed -b --backend --jobs -h --help"
+_memstat_serve_opts="--listen --interval --by --top --min --oci-bundles -a --attributes -w --wss --approx --seed -b --backend --jobs -h --help"
 _memstat_rmss_opts="-c --change -p --print -r --reset -s --start -f --final -d --delta
 -n --iterations --ok-status -o --output --cgroup --zram -j --json --plot -h --help"
 
@@ -61,7 +61,7 @@ _memstat()
 			compopt -o filenames 2>/dev/null;;
 		-b|--backend)
 			COMPREPLY=($(compgen -W "auto bpf kmod kpageflags" -- "$cur"));;
-		--listen|--interval|--top|--min|--jobs)
+		--listen|--interval|--top|--min|--jobs|-w|--wss)
 			;;
 		*)
 			COMPREPLY=($(compgen -W "$_memstat_serve_opts" -- "$cur"));;

@@ -38,8 +38,10 @@
 #include "attrs.h"
 #include "outfile.h"
 #include "serve.h"
+#include "wss.h"
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
+static sigset_t loop_unblocked;	/* the mask outside ms_sample_loop()'s blocking */
 
 static void on_stop(int sig)
 {
@@ -89,7 +91,7 @@ static int first_line(int fd, char *buf, size_t len)
 	return 0;
 }
 
-static char *csv_header_string(bool approx, bool attrs)
+static char *csv_header_string(bool approx, bool attrs, bool wss)
 {
 	char *s = NULL;
 	size_t len = 0;
@@ -97,7 +99,7 @@ static char *csv_header_string(bool approx, bool attrs)
 
 	if (!m)
 		return NULL;
-	ms_csv_header_mode(m, approx, attrs);
+	ms_csv_header_mode(m, approx, attrs, wss);
 	fclose(m);
 	return s;
 }
@@ -236,7 +238,7 @@ again:
 	if (ret)
 		goto fail;
 	if (s->fmt == MS_FMT_CSV) {
-		hdr = csv_header_string(s->approx, s->attrs);
+		hdr = csv_header_string(s->approx, s->attrs, s->wss);
 		if (!hdr) {
 			snprintf(why, whylen, "out of memory");
 			ret = MS_EXIT_FAIL;
@@ -252,14 +254,16 @@ again:
 			ret = MS_EXIT_FAIL;
 			goto fail;
 		}
-		/* this memstat's log of another kind (exact, --approx or -a): never mixed, never
-		 * rotated aside, for it is not another version's */
+		/* this memstat's log of another kind (exact, --approx, -a, --wss): never mixed,
+		 * never rotated aside, for it is not another version's */
 		if (s->fmt == MS_FMT_CSV && strcmp(line, hdr)) {
-			static const char *kind[3] = { "exact", "--approx", "-a" };
-			int own = s->approx ? 1 : s->attrs ? 2 : 0, k;
+			static const char *kind[5] = { "exact", "--approx", "-a", "--wss",
+						       "-a --wss" };
+			int own = s->approx ? 1 : s->attrs ? (s->wss ? 4 : 2) : s->wss ? 3 : 0, k;
 
-			for (k = 0; k < 3 && !ret; k++) {
-				char *other = k == own ? NULL : csv_header_string(k == 1, k == 2);
+			for (k = 0; k < 5 && !ret; k++) {
+				char *other = k == own ? NULL :
+					csv_header_string(k == 1, k == 2 || k == 4, k >= 3);
 
 				if (k != own && !other) {
 					snprintf(why, whylen, "out of memory");
@@ -391,7 +395,7 @@ int ms_sink_open(struct ms_sink *s, char *why, size_t whylen)
 		if (!s->direct)
 			s->fd = STDOUT_FILENO;
 		if (s->fmt == MS_FMT_CSV) {
-			char *hdr = csv_header_string(s->approx, s->attrs);
+			char *hdr = csv_header_string(s->approx, s->attrs, s->wss);
 			int err = hdr ? write_all(s->fd, hdr, strlen(hdr)) : -ENOMEM;
 
 			free(hdr);
@@ -466,7 +470,7 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		return -ENOMEM;
 	switch (s->fmt) {
 	case MS_FMT_CSV:
-		ms_csv_row(m, ts, r, o->attrs);
+		ms_csv_row(m, ts, r, o->attrs, o->wss);
 		break;
 	case MS_FMT_JSONL:
 		ms_jsonl_row(m, ts, r, o);
@@ -475,6 +479,8 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 		ms_prom(m, ts, r, prom_recon(r, &rc) ? &rc : NULL);
 		if (ms_attrs_valid(o->attrs))	/* -a */
 			ms_attrs_prom(m, o->attrs);
+		if (o->wss)	/* --wss: the window's pages by state */
+			ms_wss_prom(m, o->wss);
 		if (o->ngroups)	/* --by: the top N groups and (other) of each key */
 			ms_groups_prom(m, o->groups, o->ngroups);
 		if (o->procs)	/* --by process or command: the top N and (other) */
@@ -488,8 +494,8 @@ int ms_sink_write(struct ms_sink *s, const struct timespec *ts, const struct ms_
 						      (double)(r->total + r->holes) : 0.0,
 				100 * MS_APPROX_CONFIDENCE);
 		if (s->rows == 0 || (s->tty && s->rows % (s->term_rows - 2) == 0))
-			ms_row_header(m);
-		ms_row(m, ts, r);
+			ms_row_header(m, o->wss);
+		ms_row(m, ts, r, o->wss);
 		break;
 	}
 	s->rows++;
@@ -574,6 +580,12 @@ static void wait_until(double deadline, const sigset_t *unblocked)
 	}
 }
 
+bool ms_sample_sleep_until(double deadline_ms)
+{
+	wait_until(deadline_ms / 1000.0, &loop_unblocked);
+	return !stop_requested;
+}
+
 int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_walk_fn walk,
 		   void *walk_arg, const struct ms_report_opts *ro)
 {
@@ -589,6 +601,7 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &unblocked);
+	loop_unblocked = unblocked;
 
 	start = mono();
 	while (!stop_requested) {
@@ -597,6 +610,10 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 		double t0 = mono(), took;
 
 		ret = walk(walk_arg, &res);
+		if (ret == MS_SAMPLE_STOPPED) {	/* a window cut short: no sample of it */
+			ret = MS_EXIT_OK;
+			break;
+		}
 		if (ret)
 			break;
 		clock_gettime(CLOCK_REALTIME, &now);
@@ -624,6 +641,8 @@ int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_wal
 		taken++;
 		if (so->count && taken >= so->count)
 			break;
+		if (so->paced_by_walk)
+			continue;	/* the next window opened where this one closed */
 		took = mono() - t0;
 		tick++;
 		next = start + (double)tick * so->interval;

@@ -3,6 +3,7 @@
 #ifndef MEMSTAT_SAMPLE_H
 #define MEMSTAT_SAMPLE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -18,6 +19,7 @@ struct ms_sink {
 	bool rotate_incompatible;	/* rename a log of another memstat version aside */
 	bool approx;		/* --approx: the CSV header has the error columns */
 	bool attrs;		/* -a: the CSV header has the attribute columns */
+	bool wss;		/* --wss: the CSV header has the window's columns */
 	const char *serve_listen;	/* memstat serve: the exposition to its HTTP process */
 	/* state */
 	pid_t serve_child;	/* serve: the HTTP process (fd: the pipe to it) */
@@ -35,11 +37,19 @@ void ms_sink_close(struct ms_sink *s);
 struct ms_sample_opts {
 	double interval;	/* seconds */
 	long count;		/* samples to take; 0: until interrupted */
+	bool paced_by_walk;	/* --wss: each walk waits its window (ms_sample_sleep_until()) */
 };
+/* what a walk returns when a stop signal ended it before its sample was whole: none is written */
+#define MS_SAMPLE_STOPPED (-EINTR)
 typedef int (*ms_walk_fn)(void *arg, struct ms_result *res);
 int ms_sample_loop(const struct ms_sample_opts *so, struct ms_sink *sink, ms_walk_fn walk,
 		   void *walk_arg, const struct ms_report_opts *ro);
 bool ms_stop_requested(void);
+/*
+ * Inside a walk of ms_sample_loop(): sleep until ms_now_ms() reads deadline_ms, or a stop
+ * signal. false: stopped.
+ */
+bool ms_sample_sleep_until(double deadline_ms);
 void ms_sample_signals(void);
 
 #endif /* MEMSTAT_SAMPLE_H */

@@ -144,7 +144,7 @@ static int map_cgroups(struct ms_wss *w, const struct ms_mglru *m)
 			w->root_cgroup = cg.c[c].id;
 	if (have)
 		ms_cgroups_free(&cg);
-	else if (below_root)
+	else if (below_root && !w->said_no_hierarchy++)	/* once, not each window */
 		ms_err("--wss: no memory cgroup hierarchy is mounted, so the lruvecs of cgroups below "
 		       "the root cannot be matched to pages: their pages are untracked "
 		       "(\"unattributed\")");
@@ -236,7 +236,8 @@ int ms_wss_alloc_before(struct ms_wss *w, const struct ms_ranges *ranges)
 		w->range_base[i] = n;
 		n += ranges->r[i].end - ranges->r[i].start;
 	}
-	w->before = calloc(n / 4 + 1, 1);
+	w->nbefore = n / 4 + 1;
+	w->before = calloc(w->nbefore, 1);
 	return w->before ? 0 : -ENOMEM;
 }
 
@@ -335,12 +336,69 @@ int ms_wss_before_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	return 0;
 }
 
+/* the lruvecs of m as w's, each mapped to its cgroup (their agings' state: none yet) */
+static int load_lruvecs(struct ms_wss *w, const struct ms_mglru *m)
+{
+	free(w->lv);
+	w->nlv = 0;
+	w->lv = calloc(m->n ? m->n : 1, sizeof(*w->lv));
+	if (!w->lv)
+		return -ENOMEM;
+	w->nlv = m->n;
+	for (size_t i = 0; i < m->n; i++) {
+		w->lv[i].memcg_id = m->v[i].memcg_id;
+		w->lv[i].node = m->v[i].node;
+	}
+	return map_cgroups(w, m);
+}
+
+/*
+ * After the window's opening aging: each lruvec's generations now, then a record walk keeps
+ * each page's PG_referenced and whether it is in a generation the next aging merges.
+ */
+static int record_start(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges *ranges,
+			char *why, size_t whylen)
+{
+	struct ms_mglru m1;
+	struct ms_result *res;
+	int err;
+
+	if (read_gens(&m1, why, whylen))
+		return -1;
+	for (size_t i = 0; i < w->nlv; i++) {
+		struct ms_wss_lruvec *l = &w->lv[i];
+		const struct ms_mglru_lruvec *v = ms_mglru_find(&m1, l->memcg_id, l->node);
+
+		if (v && v->ngens) {
+			l->start_seq = max_seq(v);
+			oldest(v, l->min_start, l->full_start);
+			l->not_aged = l->start_seq <= l->pre_seq;
+		} else {
+			l->known = false;	/* gone in the meantime */
+		}
+	}
+	ms_mglru_free(&m1);
+	err = ms_wss_index(w);	/* the lruvecs gone are looked up no more */
+	res = err ? NULL : calloc(1, sizeof(*res));
+	if (!res) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	memset(w->before, 0, w->nbefore);
+	err = ms_backend_pages(be, ranges, res, ms_wss_before_page, w);
+	free(res);
+	if (err) {
+		snprintf(why, whylen, "the record walk after the first aging failed (exit %d)", err);
+		return -1;
+	}
+	return 0;
+}
+
 int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *release,
 		 struct ms_backend *be, const struct ms_ranges *ranges, char *why, size_t whylen)
 {
-	struct ms_mglru m0, m1;
+	struct ms_mglru m0;
 	struct ms_attr_facts f;
-	struct ms_result *res;
 	int err;
 
 	memset(w, 0, sizeof(*w));
@@ -368,54 +426,82 @@ int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *rele
 	}
 	if (read_gens(&m0, why, whylen))
 		return -1;
-	w->lv = calloc(m0.n, sizeof(*w->lv));
-	if (!w->lv) {
-		ms_mglru_free(&m0);
-		snprintf(why, whylen, "out of memory");
-		return -1;
-	}
-	w->nlv = m0.n;
-	for (size_t i = 0; i < m0.n; i++) {
-		w->lv[i].memcg_id = m0.v[i].memcg_id;
-		w->lv[i].node = m0.v[i].node;
-	}
-	err = map_cgroups(w, &m0);
+	err = load_lruvecs(w, &m0);
 	if (!err)
 		err = age_all(w, &m0, &w->aging_ms[0]);
 	ms_mglru_free(&m0);
 	if (err) {
-		snprintf(why, whylen, "%s: %s", MS_MGLRU_CTL, strerror(-err));
+		snprintf(why, whylen, "%s: %s", err == -ENOMEM ? "out of memory" : MS_MGLRU_CTL,
+			 strerror(-err));
 		return -1;
 	}
 	w->started_ms = ms_now_ms();
-	if (read_gens(&m1, why, whylen))
-		return -1;
-	for (size_t i = 0; i < w->nlv; i++) {
-		struct ms_wss_lruvec *l = &w->lv[i];
-		const struct ms_mglru_lruvec *v = ms_mglru_find(&m1, l->memcg_id, l->node);
+	return record_start(w, be, ranges, why, whylen);
+}
 
-		if (v && v->ngens) {
-			l->start_seq = max_seq(v);
-			oldest(v, l->min_start, l->full_start);
-			l->not_aged = l->start_seq <= l->pre_seq;
-		} else {
-			l->known = false;	/* gone in the meantime */
+/* the lruvec of memcg_id on node among n of lv, or NULL */
+static const struct ms_wss_lruvec *old_lruvec(const struct ms_wss_lruvec *lv, size_t n,
+					      __u64 memcg_id, int node)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lv[i].memcg_id == memcg_id && lv[i].node == node)
+			return &lv[i];
+	return NULL;
+}
+
+int ms_wss_next(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges *ranges,
+		char *why, size_t whylen)
+{
+	struct ms_wss_lruvec *prev = w->lv;
+	size_t nprev = w->nlv;
+	struct ms_mglru m0;
+	double t0;
+	int err;
+
+	memset(w->accessed, 0, sizeof(w->accessed));
+	memset(w->idle, 0, sizeof(w->idle));
+	memset(w->untracked, 0, sizeof(w->untracked));
+	memset(w->idle_age, 0, sizeof(w->idle_age));
+	memset(w->referenced, 0, sizeof(w->referenced));
+	memset(w->unseen, 0, sizeof(w->unseen));
+	w->unattributed = w->kernel_aged = w->not_aged = 0;
+	w->aging_ms[0] = w->aging_ms[1];
+	w->started_ms = w->ended_ms;
+	if (read_gens(&m0, why, whylen))
+		return -1;
+	w->lv = NULL;	/* load_lruvecs() makes it anew: prev is the last window's */
+	err = load_lruvecs(w, &m0);
+	t0 = ms_now_ms();
+	for (size_t i = 0; !err && i < w->nlv; i++) {
+		struct ms_wss_lruvec *l = &w->lv[i];
+		const struct ms_wss_lruvec *p = old_lruvec(prev, nprev, l->memcg_id, l->node);
+		const struct ms_mglru_lruvec *v;
+
+		if (p && p->known && !p->not_aged) {
+			/* the last window's closing aging opened this one */
+			l->pre_seq = p->pre_seq;
+			l->age_err = p->age_err;
+			continue;
 		}
+		/* a memcg made during the last window (or not aged then): its own opening */
+		v = ms_mglru_find(&m0, l->memcg_id, l->node);
+		if (!v)
+			continue;
+		l->pre_seq = max_seq(v);
+		l->age_err = ms_mglru_age(MS_MGLRU_CTL, v->memcg_id, v->node, max_seq(v));
+		if (l->age_err && l->age_err != -EEXIST && l->age_err != -ENOENT &&
+		    l->age_err != -EINVAL)
+			err = l->age_err;
 	}
-	ms_mglru_free(&m1);
-	/* each page's PG_referenced, and whether it is in a generation the next aging merges */
-	res = calloc(1, sizeof(*res));
-	if (!res) {
-		snprintf(why, whylen, "out of memory");
-		return -1;
-	}
-	err = ms_backend_pages(be, ranges, res, ms_wss_before_page, w);
-	free(res);
+	w->aging_ms[0] += ms_now_ms() - t0;
+	ms_mglru_free(&m0);
+	free(prev);
 	if (err) {
-		snprintf(why, whylen, "the record walk after the first aging failed (exit %d)", err);
+		snprintf(why, whylen, "%s: %s", err == -ENOMEM ? "out of memory" : MS_MGLRU_CTL,
+			 strerror(-err));
 		return -1;
 	}
-	return 0;
+	return record_start(w, be, ranges, why, whylen);
 }
 
 void ms_wss_wait(const struct ms_wss *w)
@@ -440,6 +526,7 @@ int ms_wss_end(struct ms_wss *w, char *why, size_t whylen)
 	if (read_gens(&m2, why, whylen))
 		return -1;
 	err = age_all(w, &m2, &w->aging_ms[1]);
+	w->ended_ms = ms_now_ms();
 	ms_mglru_free(&m2);
 	if (err) {
 		snprintf(why, whylen, "%s: %s", MS_MGLRU_CTL, strerror(-err));
@@ -620,8 +707,8 @@ void ms_wss_free(struct ms_wss *w)
 	w->zones = NULL;
 }
 
-int ms_wss_window(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
-		  const struct ms_ranges *ranges, char *why, size_t whylen)
+int ms_wss_open(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
+		const struct ms_ranges *ranges, char *why, size_t whylen)
 {
 	char err[512];
 	int gen = ms_mglru_locate(be, ranges, err, sizeof(err));
@@ -631,11 +718,23 @@ int ms_wss_window(struct ms_wss *w, double window_s, const char *release, struct
 			 err);
 		return MS_EXIT_UNSUPPORTED;
 	}
-	if (!ms_wss_start(w, window_s, gen, release, be, ranges, err, sizeof(err))) {
-		ms_wss_wait(w);
-		if (!ms_wss_end(w, err, sizeof(err)))
-			return MS_EXIT_OK;
-	}
+	if (!ms_wss_start(w, window_s, gen, release, be, ranges, err, sizeof(err)))
+		return MS_EXIT_OK;
+	snprintf(why, whylen, "--wss: %s", err);
+	return MS_EXIT_FAIL;
+}
+
+int ms_wss_window(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
+		  const struct ms_ranges *ranges, char *why, size_t whylen)
+{
+	char err[512];
+	int ret = ms_wss_open(w, window_s, release, be, ranges, why, whylen);
+
+	if (ret)
+		return ret;
+	ms_wss_wait(w);
+	if (!ms_wss_end(w, err, sizeof(err)))
+		return MS_EXIT_OK;
 	snprintf(why, whylen, "--wss: %s", err);
 	return MS_EXIT_FAIL;
 }

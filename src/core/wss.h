@@ -76,6 +76,7 @@ struct ms_wss {
 	/* each present page's state after the first aging (MS_WSS_B_*, 2 bits, 4 pages a byte) */
 	const struct ms_ranges *ranges;
 	__u8 *before;
+	size_t nbefore;		/* its bytes */
 	__u64 *range_base;	/* the index of each range's first page */
 	size_t cur_range;
 	struct ms_wss_lruvec *lv;
@@ -102,6 +103,8 @@ struct ms_wss {
 	long last_lv;
 	size_t last_zone;
 	double started_ms;	/* the end of the first aging */
+	double ended_ms;	/* the end of the second */
+	int said_no_hierarchy;	/* the cgroup hierarchy's absence was said */
 	int verdict, verdict_cls;	/* the last page's (enum ms_wss_verdict), for --by's groups */
 };
 
@@ -126,6 +129,13 @@ int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *rele
 int ms_wss_alloc_before(struct ms_wss *w, const struct ms_ranges *ranges);
 /* One record of the walk after the first aging (an ms_page_fn): its state kept. */
 int ms_wss_before_page(void *w, __u64 pfn, const struct ms_page_rec *r);
+/*
+ * The next window of sampling, right after the last one's record walk: the last window's closing
+ * aging is this one's opening (lruvecs of memcgs made since are aged now), then the record walk
+ * of ms_wss_start(). 0, or -1 with why.
+ */
+int ms_wss_next(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges *ranges,
+		char *why, size_t whylen);
 /* Sleep until the window's length has passed since its start. */
 void ms_wss_wait(const struct ms_wss *w);
 /* The window's end: the second aging and the generations' ages. 0, or -1 with why. */
@@ -145,6 +155,12 @@ void ms_wss_free(struct ms_wss *w);
  */
 int ms_wss_window(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
 		  const struct ms_ranges *ranges, char *why, size_t whylen);
+/*
+ * ms_wss_window() up to the wait: where the generation sits, then ms_wss_start(). Its exit
+ * codes; sampling then waits its own way, and calls ms_wss_end().
+ */
+int ms_wss_open(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
+		const struct ms_ranges *ranges, char *why, size_t whylen);
 /* --wss's argument: seconds from 1 to 86400. 0, or -1 for anything else. */
 int ms_wss_parse_seconds(const char *arg, double *secs);
 
@@ -160,5 +176,12 @@ bool ms_wss_age_range(const struct ms_wss *w, int k, double *min_s, double *max_
 struct ms_jw;
 void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose);
 void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w);
+/* Sampling: the CSV columns and values, the terminal rows' (line 0: the header's first line,
+ * 1: its second), the Prometheus gauges. */
+void ms_wss_csv_header(FILE *out);
+void ms_wss_csv_row(FILE *out, const struct ms_wss *w);
+void ms_wss_row_header(FILE *out, int line);
+void ms_wss_row(FILE *out, const struct ms_wss *w);
+void ms_wss_prom(FILE *out, const struct ms_wss *w);
 
 #endif /* MEMSTAT_WSS_H */

@@ -328,6 +328,30 @@ static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
 	}
 }
 
+/* --wss: the group's pages of each class the window tracks, by verdict (x NULL: "(other)") */
+static void prom_wss(FILE *out, const struct ms_groups *g, const char *name,
+		     const struct ms_group *x)
+{
+	static const char *const state[MS_WSS_VERDICTS] = { "accessed", "idle", "unseen" };
+	char key[96];
+
+	key_text(g, x, key, sizeof(key));
+	if (!x)
+		x = &g->other;
+	for (int v = 0; v < MS_WSS_VERDICTS; v++)
+		for (int c = 0; c < MS_NR_CLASSES; c++) {
+			if (!ms_wss_class_tracked(c))
+				continue;
+			fprintf(out, "memstat_group_wss_pages{by=\"%s\",group=\"", g->key->key_name);
+			ms_esc_fputs(out, name, MS_ESC_PROM);
+			fprintf(out, "\",key=\"%s\"", key);
+			if (by_outs[g->by].prom_labels)
+				by_outs[g->by].prom_labels(out, g, x);
+			fprintf(out, ",class=\"%s\",state=\"%s\"} %llu\n", ms_classes[c].key,
+				state[v], (unsigned long long)x->wss[v][c]);
+		}
+}
+
 /* -a: the group's DMA-pinned pages, or (all) its pages of each attribute (x NULL: "(other)") */
 static void prom_attrs(FILE *out, const struct ms_groups *g, const char *name,
 		       const struct ms_group *x, bool all)
@@ -364,6 +388,17 @@ void ms_groups_prom(FILE *out, struct ms_groups *const *gs, size_t n)
 		for (i = 0; i < g->nshown; i++)
 			prom_group(out, g, g->g[g->order[i]].name, &g->g[g->order[i]]);
 		prom_group(out, g, "(other)", NULL);
+	}
+	if (n && gs[0]->wss) {	/* --wss: every key's verdicts */
+		fputs("# HELP memstat_group_wss_pages Pages of each group of --by in the window of "
+		      "--wss, by class and state (the groups of memstat_group_pages).\n"
+		      "# TYPE memstat_group_wss_pages gauge\n", out);
+		for (k = 0; k < n; k++) {
+			for (i = 0; i < gs[k]->nshown; i++)
+				prom_wss(out, gs[k], gs[k]->g[gs[k]->order[i]].name,
+					 &gs[k]->g[gs[k]->order[i]]);
+			prom_wss(out, gs[k], "(other)", NULL);
+		}
 	}
 	if (!n || !gs[0]->attrs)	/* -a: every key's attributes, or none's */
 		return;

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "attrs.h"
 #include "escape.h"
+#include "wss.h"
 
 static const enum ms_class row_classes[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
 					     MS_C_PAGE_CACHE, MS_C_FREE };
@@ -74,7 +75,7 @@ static void csv_detail(FILE *out, const __u64 *sub, bool slab_split)
 	}
 }
 
-void ms_csv_header_mode(FILE *out, bool approx, bool attrs)
+void ms_csv_header_mode(FILE *out, bool approx, bool attrs, bool wss)
 {
 	fputs("timestamp,epoch,backend", out);
 	csv_class_columns(out, "");
@@ -85,16 +86,18 @@ void ms_csv_header_mode(FILE *out, bool approx, bool attrs)
 	}
 	if (attrs)	/* -a: attr_<attribute> (all classes) and attr_<class>_<attribute> */
 		ms_attrs_csv_header(out);
+	if (wss)	/* --wss: wss_window_s, wss_measured_s, wss_<state>_<class> */
+		ms_wss_csv_header(out);
 	fputc('\n', out);
 }
 
 void ms_csv_header(FILE *out)
 {
-	ms_csv_header_mode(out, false, false);
+	ms_csv_header_mode(out, false, false, false);
 }
 
 void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
-		const struct ms_attrs *a)
+		const struct ms_attrs *a, const struct ms_wss *wss)
 {
 	char iso[40];
 	int c;
@@ -118,6 +121,8 @@ void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
 	}
 	if (a)
 		ms_attrs_csv_row(out, a);
+	if (wss)
+		ms_wss_csv_row(out, wss);
 	fputc('\n', out);
 }
 
@@ -236,7 +241,7 @@ void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r,
 	prom_detail(out, "memstat_subclass_error_pages", r->approx.err_sub, r);
 }
 
-void ms_row_header(FILE *out)
+void ms_row_header(FILE *out, bool wss)
 {
 	size_t i;
 
@@ -248,13 +253,18 @@ void ms_row_header(FILE *out)
 		snprintf(g, sizeof(g), "%.*s%s%.*s", left, "-----", row_names[i], right, "-----");
 		fprintf(out, " %s", g);
 	}
+	if (wss)
+		ms_wss_row_header(out, 0);
 	fputs("\n    time", out);
 	for (i = 0; i < NROW; i++)
 		fputs("      MB   %", out);
+	if (wss)
+		ms_wss_row_header(out, 1);
 	fputc('\n', out);
 }
 
-void ms_row(FILE *out, const struct timespec *ts, const struct ms_result *r)
+void ms_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
+	    const struct ms_wss *wss)
 {
 	double mb = (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
 	struct tm tm;
@@ -272,5 +282,7 @@ void ms_row(FILE *out, const struct timespec *ts, const struct ms_result *r)
 		fprintf(out, " %7.0f %3.0f", (double)n * mb,
 			r->total ? 100.0 * (double)n / (double)r->total : 0.0);
 	}
+	if (wss)
+		ms_wss_row(out, wss);
 	fputc('\n', out);
 }

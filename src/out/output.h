@@ -13,17 +13,22 @@
 /* Sample records (output.c). */
 void ms_iso8601(const struct timespec *ts, char *buf, size_t len);
 void ms_csv_header(FILE *out);
-/* the header of an --approx log (approx true): the error columns appended */
-/* approx: the error columns (--approx); attrs: the attribute columns (-a, attrs.c) */
-void ms_csv_header_mode(FILE *out, bool approx, bool attrs);
+/*
+ * approx: the error columns (--approx); attrs: the attribute columns (-a, attrs.c); wss: the
+ * window's (--wss, wss_out.c), after them
+ */
+void ms_csv_header_mode(FILE *out, bool approx, bool attrs, bool wss);
+struct ms_wss;
 void ms_csv_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
-		const struct ms_attrs *a);
+		const struct ms_attrs *a, const struct ms_wss *wss);
 void ms_jsonl_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
 		  const struct ms_report_opts *o);
 /* rc: the reconciliation with meminfo read just after the walk, or NULL (none, --approx) */
 void ms_prom(FILE *out, const struct timespec *ts, const struct ms_result *r,
 	     const struct ms_recon *rc);
-void ms_row_header(FILE *out);
-void ms_row(FILE *out, const struct timespec *ts, const struct ms_result *r);
+/* the terminal rows; wss (--wss): the working set's columns after the classes' */
+void ms_row_header(FILE *out, bool wss);
+void ms_row(FILE *out, const struct timespec *ts, const struct ms_result *r,
+	    const struct ms_wss *wss);
 
 #endif /* MEMSTAT_OUTPUT_H */

@@ -174,3 +174,66 @@ void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
 	ms_jw_string_field(jw, "read_accesses", read_note);
 	ms_jw_end_object(jw);
 }
+
+/*
+ * Sampling with --wss: the CSV columns (wss_window_s, wss_measured_s, then wss_<state>_<class>
+ * for each state and each class the window tracks, in pages) and a sample's values.
+ */
+static const char *const csv_states[4] = { "accessed", "idle", "unseen", "untracked" };
+
+void ms_wss_csv_header(FILE *out)
+{
+	fputs(",wss_window_s,wss_measured_s", out);
+	for (int k = 0; k < 4; k++)
+		for (int c = 0; c < MS_NR_CLASSES; c++)
+			if (ms_wss_class_tracked(c))
+				fprintf(out, ",wss_%s_%s", csv_states[k], ms_classes[c].key);
+}
+
+void ms_wss_csv_row(FILE *out, const struct ms_wss *w)
+{
+	const __u64 *cols[4] = { w->accessed, w->idle, w->unseen, w->untracked };
+
+	fprintf(out, ",%.3f,%.3f", w->window_s, w->measured_s);
+	for (int k = 0; k < 4; k++)
+		for (int c = 0; c < MS_NR_CLASSES; c++)
+			if (ms_wss_class_tracked(c))
+				fprintf(out, ",%llu", (unsigned long long)class_sum(cols[k], c));
+}
+
+/* the terminal rows' columns: MB accessed and idle over the classes the window tracks */
+void ms_wss_row_header(FILE *out, int line)
+{
+	fputs(line ? "  Accessed     Idle" : " ----working set---", out);
+}
+
+void ms_wss_row(FILE *out, const struct ms_wss *w)
+{
+	__u64 a = 0, i = 0;
+
+	for (int c = 0; c < MS_NR_CLASSES; c++) {
+		if (!ms_wss_class_tracked(c))
+			continue;
+		a += class_sum(w->accessed, c);
+		i += class_sum(w->idle, c);
+	}
+	fprintf(out, " %9.0f %8.0f", ms_mb((double)a), ms_mb((double)i));
+}
+
+void ms_wss_prom(FILE *out, const struct ms_wss *w)
+{
+	const __u64 *cols[4] = { w->accessed, w->idle, w->unseen, w->untracked };
+
+	fprintf(out, "# HELP memstat_wss_window_seconds The window of --wss the sample measured.\n"
+		"# TYPE memstat_wss_window_seconds gauge\n"
+		"memstat_wss_window_seconds %.3f\n", w->measured_s);
+	fputs("# HELP memstat_wss_pages Pages of each class the window tracks, by state in the "
+	      "window: accessed, idle, unseen (whether accessed cannot be told), untracked (on no "
+	      "LRU list).\n# TYPE memstat_wss_pages gauge\n", out);
+	for (int k = 0; k < 4; k++)
+		for (int c = 0; c < MS_NR_CLASSES; c++)
+			if (ms_wss_class_tracked(c))
+				fprintf(out, "memstat_wss_pages{class=\"%s\",state=\"%s\"} %llu\n",
+					ms_classes[c].key, csv_states[k],
+					(unsigned long long)class_sum(cols[k], c));
+}

@@ -454,6 +454,68 @@ TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 		}
 }
 
+// Sampling with --wss: each sample is a window, the next opening where the last closed (its
+// opening aging is the last one's closing). Each of 3 windows of 4 s counts the workload's
+// accessed anon within 10% of 192 MiB and the rest idle or unseen, as one window does; in the
+// second and later, the pages idle since the last window are at least a window old.
+TEST(Wss, SamplingGivesEachWindowItsWorkingSet)
+{
+	MglruOn on;
+	SKIP_WITHOUT_A_MECHANISM();
+	const double mib = 1 << 20, ps = (double)page_size() / mib;
+	RunResult r = run_with_workload({"--wss", "4", "4", "3", "-f", "jsonl"});
+	std::istringstream in(r.out);
+	std::string line;
+	int n = 0;
+	while (std::getline(in, line)) {
+		json j = json::parse(line, nullptr, false);
+		ASSERT_FALSE(j.is_discarded()) << line.substr(0, 2000);
+		ASSERT_TRUE(j.contains("wss")) << line.substr(0, 2000);
+		const json &w = j["wss"];
+		std::cerr << "wss-sample " << n << ": " << w.dump() << "\n";
+		std::string all = w.dump(1);
+		auto mb = [&](const char *key) { return w[key]["anon"].get<double>() * ps; };
+		double anon_other = (double)pages(j, "anon") * ps - 768;
+		EXPECT_EQ(w["window_s"].get<double>(), 4.0) << all;
+		EXPECT_GE(w["measured_s"].get<double>(), 4.0) << all;
+		EXPECT_GE(mb("accessed"), 192 * 0.9) << "sample " << n << "\n" << all;
+		EXPECT_LE(mb("accessed"), 192 * 1.1 + anon_other) << "sample " << n << "\n" << all;
+		EXPECT_GE(mb("idle") + mb("unseen"), 576 * 0.9) << "sample " << n << "\n" << all;
+		if (n > 0 && w["idle_by_age"].size()) {
+			EXPECT_GE(w["idle_by_age"][0]["min_s"].get<double>(), 4 * 0.9) << all;
+		}
+		n++;
+	}
+	EXPECT_EQ(n, 3) << r.out.substr(0, 2000);
+
+	// a stop signal during a window ends sampling at once, exit 0, no sample of the window
+	int p[2];
+	ASSERT_EQ(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		std::string path = memstat_path();
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execl(path.c_str(), path.c_str(), "--wss", "60", "-f", "jsonl", (char *)nullptr);
+		_exit(127);
+	}
+	ASSERT_GT(pid, 0);
+	close(p[1]);
+	sleep(3);
+	kill(pid, SIGTERM);
+	std::string out;
+	char buf[4096];
+	ssize_t k;
+	while ((k = read(p[0], buf, sizeof(buf))) > 0)
+		out.append(buf, (size_t)k);
+	close(p[0]);
+	int st = 0;
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
+	EXPECT_EQ(out, "") << "a sample of a window cut short";
+}
+
 // memstat allpages --wss: the wss column of the anonymous toucher's pages (--pid) says accessed
 // for its 192 MiB written in the window (within 10%), idle or unseen for the rest of its 768 MiB
 // (and of the pages it shares with the test since the fork: its RssAnon bounds them), and the

@@ -16,7 +16,14 @@ extern "C" {
 #include "mglru_bits.h"
 #include "memstat_int.h"
 #include "wss.h"
+#include "output.h"
 }
+
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "capture.h"
 
 namespace {
 
@@ -414,6 +421,64 @@ TEST(Wss, ALruvecTheKernelAgedTwiceIsNotTold)
 	EXPECT_EQ(fx.w.accessed[MS_ANON], 0u);
 	EXPECT_EQ(fx.w.untracked[MS_ANON], 1u);
 	EXPECT_EQ(fx.w.kernel_aged, 1u);
+}
+
+// Sampling with --wss: a CSV row has a value under each column of its header, the window's counts
+// under theirs; the Prometheus gauges give the same counts by class and state.
+std::vector<std::string> csv_fields(const std::string &line)
+{
+	std::vector<std::string> f;
+	std::stringstream in(line.substr(0, line.find('\n')));
+	std::string x;
+	while (std::getline(in, x, ','))
+		f.push_back(x);
+	if (!line.empty() && line[line.find('\n') - 1] == ',')
+		f.push_back("");
+	return f;
+}
+
+TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
+{
+	WssFixture fx;
+	fx.page(1, MS_ANON, 2);		// accessed
+	fx.page(2, MS_ANON, 3);		// accessed
+	fx.page(3, MS_FILE, 1);		// idle
+	fx.page(4, MS_SHMEM, 0);	// untracked
+	fx.w.window_s = 60;
+	fx.w.measured_s = 60.25;
+	ms_result r = {};
+	r.backend = "bpf";
+	timespec ts = {1700000000, 0};
+	std::vector<std::string> head = csv_fields(mstest::capture([&](FILE *f) {
+		ms_csv_header_mode(f, false, false, true); }));
+	std::vector<std::string> row = csv_fields(mstest::capture([&](FILE *f) {
+		ms_csv_row(f, &ts, &r, nullptr, &fx.w); }));
+	ASSERT_EQ(head.size(), row.size());
+	std::map<std::string, std::string> v;
+	for (size_t i = 0; i < head.size(); i++)
+		v[head[i]] = row[i];
+	EXPECT_EQ(v["wss_window_s"], "60.000");
+	EXPECT_EQ(v["wss_measured_s"], "60.250");
+	EXPECT_EQ(v["wss_accessed_anon"], "2");
+	EXPECT_EQ(v["wss_idle_page_cache"], "1");
+	EXPECT_EQ(v["wss_untracked_shmem"], "1");
+	EXPECT_EQ(v["wss_unseen_anon"], "0");
+	EXPECT_EQ(v.count("wss_accessed_kernel"), 0u);	// a class it cannot see: no column
+	// a log without the window's columns is another kind of log
+	std::string plain = mstest::capture([&](FILE *f) { ms_csv_header_mode(f, false, false, false); });
+	EXPECT_EQ(plain.find("wss_"), std::string::npos);
+	std::string prom = mstest::capture([&](FILE *f) { ms_wss_prom(f, &fx.w); });
+	EXPECT_NE(prom.find("memstat_wss_pages{class=\"anon\",state=\"accessed\"} 2\n"),
+		  std::string::npos) << prom;
+	EXPECT_NE(prom.find("memstat_wss_pages{class=\"page_cache\",state=\"idle\"} 1\n"),
+		  std::string::npos) << prom;
+	EXPECT_NE(prom.find("memstat_wss_window_seconds 60.250\n"), std::string::npos) << prom;
+	EXPECT_EQ(prom.find("class=\"kernel\""), std::string::npos) << prom;
+	// the terminal rows: MB accessed and idle after the classes
+	std::string rows = mstest::capture([&](FILE *f) {
+		ms_row_header(f, true);
+		ms_row(f, &ts, &r, &fx.w); });
+	EXPECT_NE(rows.find("Accessed"), std::string::npos) << rows;
 }
 
 TEST(Wss, TheFirstSightRuleIsSix14AndLater)
