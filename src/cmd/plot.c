@@ -94,10 +94,15 @@ static bool number(const char *s, double *v)
 	return !*end && !errno && isfinite(*v) && *v >= 0;
 }
 
+/* the classes --wss tracks: its working set's, and the resident size drawn beside it */
+static const enum ms_class wss_classes[] = { MS_C_ANON, MS_C_SHMEM, MS_C_EXEC, MS_C_PAGE_CACHE };
+#define NWSS (sizeof(wss_classes) / sizeof(wss_classes[0]))
+
 struct csv_cols {
 	size_t n;			/* fields per row */
 	long epoch;			/* column index, -1: none */
 	long cls[MS_NR_CLASSES];	/* -1: absent (0) */
+	long wss[NWSS];			/* wss_accessed_<class> (--wss), -1: absent */
 };
 
 /* the columns a header names; false when it is not a memstat header */
@@ -112,9 +117,15 @@ static bool csv_header(char *line, struct csv_cols *c, char *why, size_t whylen)
 	c->epoch = -1;
 	for (int k = 0; k < MS_NR_CLASSES; k++)
 		c->cls[k] = -1;
+	for (size_t k = 0; k < NWSS; k++)
+		c->wss[k] = -1;
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(f[i], "epoch"))
 			c->epoch = (long)i;
+		for (size_t k = 0; k < NWSS; k++)
+			if (!strncmp(f[i], "wss_accessed_", 13) &&
+			    !strcmp(f[i] + 13, ms_classes[wss_classes[k]].key))
+				c->wss[k] = (long)i;
 		for (int k = 0; k < MS_NR_CLASSES; k++)
 			if (!strcmp(f[i], ms_classes[k].key))
 				c->cls[k] = (long)i;
@@ -154,6 +165,19 @@ static bool csv_row(char *line, const struct csv_cols *c, double page_size,
 	}
 	s->page_size = page_size;
 	s->brk = false;
+	s->has_wss = true;
+	s->wss = 0;
+	for (size_t k = 0; k < NWSS; k++) {
+		double v;
+
+		if (c->wss[k] < 0) {
+			s->has_wss = false;
+			break;
+		}
+		if (!number(f[c->wss[k]], &v))
+			return false;
+		s->wss += v;
+	}
 	return true;
 }
 
@@ -220,6 +244,29 @@ static int json_row(const char *line, struct ms_plot_sample *s)
 	if (json_number(line, "page_size", &s->page_size) < 1 || s->page_size < 512)
 		s->page_size = (double)sysconf(_SC_PAGESIZE);
 	s->brk = false;
+	s->has_wss = false;
+	s->wss = 0;
+	/* --wss: the machine's "wss":{"mechanism":...,"accessed":{"anon":N,...}...} (a group's
+	 * "wss" of --by has no mechanism) */
+	pages = strstr(line, "\"wss\":{\"mechanism\":");
+	pages = pages ? strstr(pages, "\"accessed\":{") : NULL;
+	if (pages) {
+		pages += 11;
+		close = strchr(pages, '}');
+		len = close ? (size_t)(close - pages + 1) : sizeof(obj);
+		if (len >= sizeof(obj))
+			return -1;
+		memcpy(obj, pages, len);
+		obj[len] = 0;
+		for (size_t k = 0; k < NWSS; k++) {
+			double v;
+
+			if (json_number(obj, ms_classes[wss_classes[k]].key, &v) < 1)
+				return -1;
+			s->wss += v;
+		}
+		s->has_wss = true;
+	}
 	return 1;
 }
 
@@ -499,6 +546,67 @@ static int draw_areas(struct ms_svg *s, const struct ms_plot *p, const struct ms
 	return 0;
 }
 
+/* --wss logs: the resident size (0) or the working set (1) of a sample, in MB */
+static double wss_line_mb(const struct ms_plot_sample *s, int which)
+{
+	double v = 0;
+
+	if (which)
+		return s->wss * s->page_size / (1024.0 * 1024.0);
+	for (size_t k = 0; k < NWSS; k++)
+		v += mb(s, wss_classes[k]);
+	return v;
+}
+
+static const char *const wss_line_colour[2] = { "#404040", "#000000" };
+
+/*
+ * A --wss log: the resident size of the classes the window tracks and the working set (their
+ * pages accessed in each window) as two lines over the areas, through the samples of --wss, at
+ * most one point per pixel column (their mean), broken where the areas break.
+ */
+static int draw_wss_lines(struct ms_svg *s, const struct ms_plot *p, const struct ms_svg_axis *ya,
+			  double t0, double t1)
+{
+	double *xy = malloc((2 * p->n + 2) * sizeof(*xy));
+
+	if (!xy)
+		return -ENOMEM;
+	for (int which = 0; which < 2; which++) {
+		size_t k = 0, in = 0;
+		double col = -1, ax = 0, ay = 0;
+
+		for (size_t i = 0; i <= p->n; i++) {
+			bool end = i == p->n || p->s[i].brk || !p->s[i].has_wss;
+			double px = i < p->n ? PX + (p->s[i].t - t0) / (t1 - t0) * PW : 0;
+
+			if (in && (end || floor(px) != col)) {
+				xy[k++] = ax / in;
+				xy[k++] = ms_svg_axis_pos(ya, ay / in);
+				in = 0;
+				ax = ay = 0;
+			}
+			if (end && k) {
+				if (k == 2)	/* a sample alone: a dot */
+					ms_svg_rect(s, xy[0] - 2, xy[1] - 2, 4, 4,
+						    wss_line_colour[which], NULL, 0);
+				else
+					ms_svg_polyline(s, xy, k / 2, wss_line_colour[which],
+							which ? 2 : 1.5);
+				k = 0;
+			}
+			if (i == p->n || !p->s[i].has_wss)
+				continue;
+			col = floor(px);
+			ax += px;
+			ay += wss_line_mb(&p->s[i], which);
+			in++;
+		}
+	}
+	free(xy);
+	return 0;
+}
+
 int ms_plot_draw(FILE *f, void *arg)
 {
 	const struct ms_plot *p = arg;
@@ -508,8 +616,9 @@ int ms_plot_draw(FILE *f, void *arg)
 		if (p->hide & (1U << stack[j]))
 			snprintf(hidden + strlen(hidden), sizeof(hidden) - strlen(hidden), "%s%s",
 				 hidden[0] ? ", " : "", ms_classes[stack[j]].label);
-	struct ms_svg_legend_item it[NSTACK];
-	char lab[NSTACK][96], from[40], to[40];
+	struct ms_svg_legend_item it[NSTACK + 2];
+	char lab[NSTACK + 2][96], from[40], to[40];
+	const struct ms_plot_sample *last_wss = NULL;	/* the last sample of --wss */
 	double t0 = p->s[0].t, t1 = p->s[0].t, ymax = 0, ymin = 0, first;
 	struct ms_svg_axis xa = {}, ya = {};
 	size_t nbreaks = 0, nit = 0;
@@ -526,6 +635,17 @@ int ms_plot_draw(FILE *f, void *arg)
 				ymax = top[j];
 			if (top[j] > 0 && (!ymin || top[j] < ymin))
 				ymin = top[j];
+		}
+		if (p->s[i].has_wss) {	/* the lines of --wss on the same axis */
+			last_wss = &p->s[i];
+			for (int w = 0; w < 2; w++) {
+				double v = wss_line_mb(&p->s[i], w);
+
+				if (v > ymax)
+					ymax = v;
+				if (v > 0 && (!ymin || v < ymin))
+					ymin = v;
+			}
 		}
 		if (p->s[i].t < t0)
 			t0 = p->s[i].t;
@@ -563,9 +683,11 @@ int ms_plot_draw(FILE *f, void *arg)
 		ms_svg_text(&s, 16, 26, 16, MS_SVG_START, NULL, title);
 	}
 	ms_svg_textf(&s, 16, 46, 12, MS_SVG_START, "#404040",
-		     "Pages of each class, %s, in MB (page size %.0f bytes)%s%s%s",
+		     "Pages of each class, %s, in MB (page size %.0f bytes)%s%s%s%s",
 		     p->log ? "each a line on a log scale (under the axis: at its foot)" : "stacked",
-		     last->page_size, p->hide ? "; not drawn: " : "", hidden,
+		     last->page_size, last_wss ? "; lines: resident anon, shmem, exec and cache, "
+		     "and of it the working set (accessed in each window of --wss)" : "",
+		     p->hide ? "; not drawn: " : "", hidden,
 		     nbreaks ? "; a dashed line: the log breaks there (a gap, or time going back)" :
 		     "");
 	ya.side = MS_SVG_LEFT;
@@ -594,6 +716,8 @@ int ms_plot_draw(FILE *f, void *arg)
 	xa.format = fmt_time;
 	xa.label = "time (UTC)";
 	err = draw_areas(&s, p, &ya, t0, t1);
+	if (!err && last_wss)
+		err = draw_wss_lines(&s, p, &ya, t0, t1);
 	if (err)
 		return err;
 	ms_svg_axis(&s, &ya);
@@ -627,6 +751,13 @@ int ms_plot_draw(FILE *f, void *arg)
 		snprintf(lab[nit], sizeof(lab[nit]), "%s  (last: %.0f MB)", ms_classes[c].label,
 			 mb(last, c));
 		it[nit].colour = ms_class_colours[c];
+		it[nit].label = lab[nit];
+		nit++;
+	}
+	for (int w = 0; last_wss && w < 2; w++) {
+		snprintf(lab[nit], sizeof(lab[nit]), "%s  (last: %.0f MB)",
+			 w ? "Working set" : "Resident", wss_line_mb(last_wss, w));
+		it[nit].colour = wss_line_colour[w];
 		it[nit].label = lab[nit];
 		nit++;
 	}

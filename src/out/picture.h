@@ -80,6 +80,8 @@ struct ms_plot_sample {
 	double pages[MS_NR_CLASSES];
 	double page_size;		/* bytes */
 	bool brk;			/* the areas break before this sample (a gap, a time going back) */
+	bool has_wss;			/* a sample of --wss: wss is its window's accessed pages */
+	double wss;			/* of anon, shmem, exec and page cache */
 };
 struct ms_plot {
 	struct ms_plot_sample *s;

@@ -241,6 +241,50 @@ TEST(Plot, JsonLines)
 	ms_plot_free(&p);
 }
 
+// A log of --wss (CSV or JSON lines): each sample's working set, the pages of anon, shmem, exec
+// and page cache accessed in its window (the machine's, not a group's of --by), drawn as a line
+// beside the resident size of those classes; a log without them draws neither.
+TEST(Plot, WssLogsDrawTheWorkingSetBesideTheResidentSize)
+{
+	TmpFile csv("timestamp,epoch,backend,kernel,anon,shmem,exec,page_cache,hugetlb,free,unknown,"
+		    "total,holes,walk_ms,wss_window_s,wss_measured_s,wss_accessed_anon,"
+		    "wss_accessed_shmem,wss_accessed_exec,wss_accessed_page_cache\n"
+		    "2026-01-01T00:00:00.000Z,100,bpf,1,2000,10,20,3000,0,5000,0,10031,0,1.5,60,60.1,"
+		    "500,1,2,300\n"
+		    "2026-01-01T00:01:00.000Z,160,bpf,1,2000,10,20,3000,0,5000,0,10031,0,1.5,60,60.1,"
+		    "600,1,2,x\n");	// damaged: skipped
+	TmpFile jsonl("{\"format_version\":1,\"epoch\":1000,\"page_size\":4096,\"pages\":{"
+		      "\"kernel\":5,\"anon\":600,\"page_cache\":7,\"free\":8,\"total\":620},"
+		      "\"groups\":[{\"name\":\"a\",\"wss\":{\"accessed\":{\"anon\":1,\"shmem\":0,"
+		      "\"exec\":0,\"page_cache\":0}}}],\"wss\":{\"mechanism\":\"mglru\","
+		      "\"window_s\":60.000,\"accessed\":{\"anon\":400,\"shmem\":0,\"exec\":3,"
+		      "\"page_cache\":4,\"hugetlb\":null}}}\n");
+	TmpFile plain(std::string(kHeader) + row(100, 10, 20, 30, 40) + row(160, 11, 21, 31, 41));
+	ms_plot p = {};
+	char why[256] = "";
+
+	ASSERT_EQ(ms_plot_read(&p, csv.path.c_str(), why, sizeof(why)), 0) << why;
+	ASSERT_EQ(p.n, 1u);
+	EXPECT_EQ(p.skipped, 1u);
+	EXPECT_TRUE(p.s[0].has_wss);
+	EXPECT_DOUBLE_EQ(p.s[0].wss, 803);
+	ASSERT_EQ(ms_plot_read(&p, jsonl.path.c_str(), why, sizeof(why)), 0) << why;
+	ASSERT_EQ(p.n, 2u);
+	EXPECT_TRUE(p.s[1].has_wss);
+	EXPECT_DOUBLE_EQ(p.s[1].wss, 407);	// the machine's, not group a's
+	ms_plot_breaks(&p);
+	std::string svg = draw(ms_plot_draw, &p);
+	EXPECT_EQ(count(svg, "Working set"), 1u) << svg;
+	EXPECT_EQ(count(svg, "Resident"), 1u) << svg;
+	ms_plot_free(&p);
+	ASSERT_EQ(ms_plot_read(&p, plain.path.c_str(), why, sizeof(why)), 0) << why;
+	EXPECT_FALSE(p.s[0].has_wss);
+	svg = draw(ms_plot_draw, &p);
+	EXPECT_EQ(count(svg, "Working set"), 0u);
+	EXPECT_EQ(count(svg, "<polyline"), 0u);
+	ms_plot_free(&p);
+}
+
 TEST(Plot, NotAMemstatLog)
 {
 	TmpFile other("a,b,c\n1,2,3\n");
@@ -304,6 +348,8 @@ TEST(Plot, LongLogStaysBounded)
 		s.pages[MS_C_ANON] = 1000 + i % 977;
 		s.pages[MS_C_FREE] = 5000 - i % 977;
 		s.page_size = 4096;
+		s.has_wss = true;	// a year of --wss samples: the lines as bounded as the areas
+		s.wss = 200 + i % 300;
 		p.n++;
 		if (p.n > p.cap) {
 			p.cap = p.cap ? 2 * p.cap : 4096;
@@ -314,6 +360,7 @@ TEST(Plot, LongLogStaysBounded)
 	ms_plot_breaks(&p);
 	std::string s = draw(ms_plot_draw, &p);
 	EXPECT_EQ(count(s, "<polygon"), 8u);
+	EXPECT_EQ(count(s, "<polyline"), 2u);
 	EXPECT_LT(s.size(), 2u << 20) << s.size();
 	ms_plot_free(&p);
 }
