@@ -45,6 +45,19 @@
  */
 #define MS_WSS_AGES (MS_MGLRU_GENS - 2)
 
+/* the paging the kernel counts (/proc/vmstat), read at the window's start and end */
+enum { MS_WSS_PGMAJFAULT, MS_WSS_REFAULT_ANON, MS_WSS_REFAULT_FILE, MS_WSS_PSWPIN,
+       MS_WSS_PSWPOUT, MS_WSS_NPAGING };
+extern const char *const ms_wss_paging_keys[MS_WSS_NPAGING];
+/* of those, the ones a cgroup's memory.stat counts (v2; v1 pgmajfault only) */
+#define MS_WSS_CG_NPAGING (MS_WSS_REFAULT_FILE + 1)
+
+/* one cgroup's memory.stat counters of the window's paging (--by cgroup --wss) */
+struct ms_wss_cgstat {
+	__u64 id;
+	long long v[MS_WSS_CG_NPAGING];	/* -1: none */
+};
+
 /* one lruvec of the window: its sequence numbers at the start (after the aging) and the end */
 struct ms_wss_lruvec {
 	__u64 memcg_id;
@@ -104,6 +117,13 @@ struct ms_wss {
 	size_t last_zone;
 	double started_ms;	/* the end of the first aging */
 	double ended_ms;	/* the end of the second */
+	/* each counter of ms_wss_paging_keys at the window's start and end; -1: the kernel has
+	 * none */
+	long long paging_start[MS_WSS_NPAGING], paging_end[MS_WSS_NPAGING];
+	/* --by cgroup: each cgroup's at the window's start and end, sorted by id */
+	bool cgroup_paging;	/* asked for (set before ms_wss_start(), which keeps it) */
+	struct ms_wss_cgstat *cg_start, *cg_end;
+	size_t ncg_start, ncg_end;
 	int said_no_hierarchy;	/* the cgroup hierarchy's absence was said */
 	int verdict, verdict_cls;	/* the last page's (enum ms_wss_verdict), for --by's groups */
 };
@@ -163,6 +183,19 @@ int ms_wss_open(struct ms_wss *w, double window_s, const char *release, struct m
 		const struct ms_ranges *ranges, char *why, size_t whylen);
 /* --wss's argument: seconds from 1 to 86400. 0, or -1 for anything else. */
 int ms_wss_parse_seconds(const char *arg, double *secs);
+
+/*
+ * The paging counted in the window: the growth of counter k (MS_WSS_PGMAJFAULT...), or -1
+ * where the kernel has none.
+ */
+long long ms_wss_paging(const struct ms_wss *w, int k);
+/*
+ * The paging a cgroup's memory.stat counted in the window: counter k (< MS_WSS_CG_NPAGING) of
+ * cgroup id, or -1 (no such counter, or the cgroup was not there at both ends).
+ */
+long long ms_wss_cgroup_paging(const struct ms_wss *w, __u64 id, int k);
+/* /proc/vmstat's counters of ms_wss_paging_keys into v (-1 each: unreadable or absent) */
+void ms_wss_read_paging(const char *path, long long v[MS_WSS_NPAGING]);
 
 /* whether the mechanism sees class c's pages at all (kernel, hugetlb, free: no) */
 bool ms_wss_class_tracked(int cls);

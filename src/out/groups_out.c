@@ -227,6 +227,20 @@ static void json_wss(struct ms_jw *w, const struct ms_groups *g, const struct ms
 				ms_jw_null_field(w, ms_classes[shown_classes[c]].key);
 		ms_jw_end_object(w);
 	}
+	/* --by cgroup: what its memory.stat counted in the window (null: no such counter, or
+	 * the cgroup was not there at both ends) */
+	if (g->by == MS_BY_CGROUP && g->wss->cgroup_paging && x != &g->other) {
+		ms_jw_object_field(w, "paging");
+		for (int k = 0; k < MS_WSS_CG_NPAGING; k++) {
+			long long n = ms_wss_cgroup_paging(g->wss, x->k1, k);
+
+			if (n < 0)
+				ms_jw_null_field(w, ms_wss_paging_keys[k]);
+			else
+				ms_jw_u64_field(w, ms_wss_paging_keys[k], (__u64)n);
+		}
+		ms_jw_end_object(w);
+	}
 	ms_jw_end_object(w);
 }
 
@@ -330,7 +344,7 @@ static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
 
 /* --wss: the group's pages of each class the window tracks, by verdict (x NULL: "(other)") */
 static void prom_wss(FILE *out, const struct ms_groups *g, const char *name,
-		     const struct ms_group *x)
+		     const struct ms_group *x, bool paging)
 {
 	static const char *const state[MS_WSS_VERDICTS] = { "accessed", "idle", "unseen" };
 	char key[96];
@@ -338,7 +352,7 @@ static void prom_wss(FILE *out, const struct ms_groups *g, const char *name,
 	key_text(g, x, key, sizeof(key));
 	if (!x)
 		x = &g->other;
-	for (int v = 0; v < MS_WSS_VERDICTS; v++)
+	for (int v = 0; !paging && v < MS_WSS_VERDICTS; v++)
 		for (int c = 0; c < MS_NR_CLASSES; c++) {
 			if (!ms_wss_class_tracked(c))
 				continue;
@@ -350,6 +364,16 @@ static void prom_wss(FILE *out, const struct ms_groups *g, const char *name,
 			fprintf(out, ",class=\"%s\",state=\"%s\"} %llu\n", ms_classes[c].key,
 				state[v], (unsigned long long)x->wss[v][c]);
 		}
+	for (int k = 0; paging && g->by == MS_BY_CGROUP && g->wss->cgroup_paging &&
+			x != &g->other && k < MS_WSS_CG_NPAGING; k++) {
+		long long n = ms_wss_cgroup_paging(g->wss, x->k1, k);
+
+		if (n < 0)
+			continue;	/* absent, never 0 */
+		fprintf(out, "memstat_group_wss_paging_events{by=\"%s\",group=\"", g->key->key_name);
+		ms_esc_fputs(out, name, MS_ESC_PROM);
+		fprintf(out, "\",key=\"%s\",counter=\"%s\"} %lld\n", key, ms_wss_paging_keys[k], n);
+	}
 }
 
 /* -a: the group's DMA-pinned pages, or (all) its pages of each attribute (x NULL: "(other)") */
@@ -390,14 +414,19 @@ void ms_groups_prom(FILE *out, struct ms_groups *const *gs, size_t n)
 		prom_group(out, g, "(other)", NULL);
 	}
 	if (n && gs[0]->wss) {	/* --wss: every key's verdicts */
-		fputs("# HELP memstat_group_wss_pages Pages of each group of --by in the window of "
-		      "--wss, by class and state (the groups of memstat_group_pages).\n"
-		      "# TYPE memstat_group_wss_pages gauge\n", out);
-		for (k = 0; k < n; k++) {
-			for (i = 0; i < gs[k]->nshown; i++)
-				prom_wss(out, gs[k], gs[k]->g[gs[k]->order[i]].name,
-					 &gs[k]->g[gs[k]->order[i]]);
-			prom_wss(out, gs[k], "(other)", NULL);
+		for (int paging = 0; paging < 1 + gs[0]->wss->cgroup_paging; paging++) {
+			fputs(paging ? "# HELP memstat_group_wss_paging_events What each cgroup's "
+			      "memory.stat counted in the window of --wss (--by cgroup).\n"
+			      "# TYPE memstat_group_wss_paging_events gauge\n" :
+			      "# HELP memstat_group_wss_pages Pages of each group of --by in the window "
+			      "of --wss, by class and state (the groups of memstat_group_pages).\n"
+			      "# TYPE memstat_group_wss_pages gauge\n", out);
+			for (k = 0; k < n; k++) {
+				for (i = 0; i < gs[k]->nshown; i++)
+					prom_wss(out, gs[k], gs[k]->g[gs[k]->order[i]].name,
+						 &gs[k]->g[gs[k]->order[i]], paging);
+				prom_wss(out, gs[k], "(other)", NULL, paging);
+			}
 		}
 	}
 	if (!n || !gs[0]->attrs)	/* -a: every key's attributes, or none's */

@@ -43,6 +43,27 @@ static void age_label(char *buf, size_t len, double lo, double hi)
 		snprintf(buf, len, "  idle %.0f-%.0f s", lo, hi);
 }
 
+/* the paging of the window (/proc/vmstat), each counter the kernel has, and its rate */
+static void paging_line(FILE *out, const struct ms_wss *w)
+{
+	static const char *const what[MS_WSS_NPAGING] = { "major faults", "anon refaults",
+							  "file refaults", "swap-ins",
+							  "swap-outs" };
+	bool any = false;
+
+	for (int k = 0; k < MS_WSS_NPAGING; k++) {
+		long long n = ms_wss_paging(w, k);
+
+		if (n < 0)
+			continue;
+		fprintf(out, "%s%lld %s (%.1f/s)", any ? ", " : "Paging in the window: ", n,
+			what[k], w->measured_s > 0 ? (double)n / w->measured_s : 0.0);
+		any = true;
+	}
+	if (any)
+		fputs(" (/proc/vmstat).\n", out);
+}
+
 void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose)
 {
 	const __u64 *cols[4] = { w->accessed, w->idle, w->unseen, w->untracked };
@@ -88,6 +109,7 @@ void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose)
 	}
 	fprintf(out, "\nWindow %.1f s (MGLRU: %zu lruvecs aged at its start and end, %.1f and "
 		"%.1f ms).\n", w->measured_s, w->nlv, w->aging_ms[0], w->aging_ms[1]);
+	paging_line(out, w);
 	fputs("Kernel, hugetlb and free pages are on no LRU list: not tracked.\n"
 	      "Untracked: unevictable, mlocked or isolated folios", out);
 	if (w->unattributed)
@@ -171,6 +193,14 @@ void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
 	ms_jw_u64_field(jw, "unattributed", w->unattributed);
 	ms_jw_u64_field(jw, "kernel_aged", w->kernel_aged);
 	ms_jw_u64_field(jw, "not_aged", w->not_aged);
+	ms_jw_object_field(jw, "paging");	/* /proc/vmstat's growth in the window */
+	for (int k = 0; k < MS_WSS_NPAGING; k++) {
+		if (ms_wss_paging(w, k) < 0)
+			ms_jw_null_field(jw, ms_wss_paging_keys[k]);
+		else
+			ms_jw_u64_field(jw, ms_wss_paging_keys[k], (__u64)ms_wss_paging(w, k));
+	}
+	ms_jw_end_object(jw);
 	ms_jw_string_field(jw, "read_accesses", read_note);
 	ms_jw_end_object(jw);
 }
@@ -188,6 +218,8 @@ void ms_wss_csv_header(FILE *out)
 		for (int c = 0; c < MS_NR_CLASSES; c++)
 			if (ms_wss_class_tracked(c))
 				fprintf(out, ",wss_%s_%s", csv_states[k], ms_classes[c].key);
+	for (int k = 0; k < MS_WSS_NPAGING; k++)
+		fprintf(out, ",wss_%s", ms_wss_paging_keys[k]);
 }
 
 void ms_wss_csv_row(FILE *out, const struct ms_wss *w)
@@ -199,6 +231,12 @@ void ms_wss_csv_row(FILE *out, const struct ms_wss *w)
 		for (int c = 0; c < MS_NR_CLASSES; c++)
 			if (ms_wss_class_tracked(c))
 				fprintf(out, ",%llu", (unsigned long long)class_sum(cols[k], c));
+	for (int k = 0; k < MS_WSS_NPAGING; k++) {	/* empty: the kernel has no such counter */
+		if (ms_wss_paging(w, k) < 0)
+			fputc(',', out);
+		else
+			fprintf(out, ",%lld", ms_wss_paging(w, k));
+	}
 }
 
 /* the terminal rows' columns: MB accessed and idle over the classes the window tracks */
@@ -236,4 +274,11 @@ void ms_wss_prom(FILE *out, const struct ms_wss *w)
 				fprintf(out, "memstat_wss_pages{class=\"%s\",state=\"%s\"} %llu\n",
 					ms_classes[c].key, csv_states[k],
 					(unsigned long long)class_sum(cols[k], c));
+	fputs("# HELP memstat_wss_paging_events What /proc/vmstat counted during the window "
+	      "(pgmajfault, workingset_refault_anon and _file, pswpin, pswpout).\n"
+	      "# TYPE memstat_wss_paging_events gauge\n", out);
+	for (int k = 0; k < MS_WSS_NPAGING; k++)
+		if (ms_wss_paging(w, k) >= 0)
+			fprintf(out, "memstat_wss_paging_events{counter=\"%s\"} %lld\n",
+				ms_wss_paging_keys[k], ms_wss_paging(w, k));
 }

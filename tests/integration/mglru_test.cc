@@ -168,6 +168,13 @@ TEST(Wss, SaysWhatItCannotSeeAndLeavesDamonAlone)
 			EXPECT_TRUE(j["wss"]["accessed"][c].is_null()) << c;
 			EXPECT_TRUE(j["wss"]["why_null"][c].is_string()) << c;
 		}
+		// the table, as a user sees it (in the VM's log for the docs): the paging line too
+		RunResult t = run_memstat({"--wss", "1"});
+		EXPECT_EQ(t.status, 0);
+		std::istringstream lines(t.out);
+		for (std::string l; std::getline(lines, l);)
+			std::cerr << "wss-table: " << l << "\n";
+		EXPECT_NE(t.out.find("Paging in the window: "), std::string::npos) << t.out;
 		for (const char *c : {"anon", "shmem", "exec", "page_cache"})
 			EXPECT_EQ(j["wss"]["accessed"][c].get<long long>() +
 				  j["wss"]["idle"][c].get<long long>() +
@@ -443,6 +450,16 @@ TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 	EXPECT_LE(mb("accessed", "page_cache"), 64 * 1.1) << all;
 	EXPECT_LE(mb("idle", "page_cache"), 192 * 1.1) << all;
 	EXPECT_TRUE(w["accessed"]["kernel"].is_null()) << all;
+	// what the cgroup's memory.stat counted in the window: the counters the kernel has there
+	// (v2: the three; v1: major faults), never a made-up 0
+	ASSERT_TRUE(w.contains("paging")) << all;
+	EXPECT_TRUE(w["paging"]["pgmajfault"].is_number_unsigned()) << all;
+	for (const char *k : {"workingset_refault_anon", "workingset_refault_file"}) {
+		if (h.version == 2) {
+			EXPECT_TRUE(w["paging"][k].is_number_unsigned()) << k << "\n" << all;
+		}
+	}
+	EXPECT_FALSE(j["other"]["wss"].contains("paging"));
 	// the groups' verdicts add up to the window's (every group shown: --by cgroup has no --top)
 	const char *cls[] = {"anon", "shmem", "exec", "page_cache"};
 	for (const char *v : {"accessed", "idle", "unseen"})
@@ -478,6 +495,10 @@ TEST(Wss, SamplingGivesEachWindowItsWorkingSet)
 		double anon_other = (double)pages(j, "anon") * ps - 768;
 		EXPECT_EQ(w["window_s"].get<double>(), 4.0) << all;
 		EXPECT_GE(w["measured_s"].get<double>(), 4.0) << all;
+		// the paging the kernel counted in the window (every kernel of the matrix has these)
+		for (const char *k : {"pgmajfault", "workingset_refault_anon",
+				      "workingset_refault_file", "pswpin", "pswpout"})
+			EXPECT_TRUE(w["paging"][k].is_number_unsigned()) << k << "\n" << all;
 		EXPECT_GE(mb("accessed"), 192 * 0.9) << "sample " << n << "\n" << all;
 		EXPECT_LE(mb("accessed"), 192 * 1.1 + anon_other) << "sample " << n << "\n" << all;
 		EXPECT_GE(mb("idle") + mb("unseen"), 576 * 0.9) << "sample " << n << "\n" << all;

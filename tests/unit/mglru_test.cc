@@ -446,6 +446,11 @@ TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 	fx.page(4, MS_SHMEM, 0);	// untracked
 	fx.w.window_s = 60;
 	fx.w.measured_s = 60.25;
+	// /proc/vmstat at the window's start and end: 12 major faults; no swap-outs counter
+	for (int k = 0; k < MS_WSS_NPAGING; k++)
+		fx.w.paging_start[k] = fx.w.paging_end[k] = 100;
+	fx.w.paging_end[MS_WSS_PGMAJFAULT] = 112;
+	fx.w.paging_start[MS_WSS_PSWPOUT] = fx.w.paging_end[MS_WSS_PSWPOUT] = -1;
 	ms_result r = {};
 	r.backend = "bpf";
 	timespec ts = {1700000000, 0};
@@ -464,6 +469,10 @@ TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 	EXPECT_EQ(v["wss_untracked_shmem"], "1");
 	EXPECT_EQ(v["wss_unseen_anon"], "0");
 	EXPECT_EQ(v.count("wss_accessed_kernel"), 0u);	// a class it cannot see: no column
+	EXPECT_EQ(v["wss_pgmajfault"], "12");
+	EXPECT_EQ(v["wss_workingset_refault_file"], "0");
+	EXPECT_EQ(v.count("wss_pswpout"), 1u);
+	EXPECT_EQ(v["wss_pswpout"], "");	// the kernel has no such counter: empty, not 0
 	// a log without the window's columns is another kind of log
 	std::string plain = mstest::capture([&](FILE *f) { ms_csv_header_mode(f, false, false, false); });
 	EXPECT_EQ(plain.find("wss_"), std::string::npos);
@@ -473,12 +482,39 @@ TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 	EXPECT_NE(prom.find("memstat_wss_pages{class=\"page_cache\",state=\"idle\"} 1\n"),
 		  std::string::npos) << prom;
 	EXPECT_NE(prom.find("memstat_wss_window_seconds 60.250\n"), std::string::npos) << prom;
+	EXPECT_NE(prom.find("memstat_wss_paging_events{counter=\"pgmajfault\"} 12\n"),
+		  std::string::npos) << prom;
+	EXPECT_EQ(prom.find("counter=\"pswpout\""), std::string::npos) << prom;
+	// the table: each counter the kernel has, with its rate
+	std::string table = mstest::capture([&](FILE *f) { ms_wss_print(f, &fx.w, false); });
+	EXPECT_NE(table.find("Paging in the window: 12 major faults (0.2/s)"), std::string::npos)
+		<< table;
+	EXPECT_EQ(table.find("swap-outs"), std::string::npos) << table;
 	EXPECT_EQ(prom.find("class=\"kernel\""), std::string::npos) << prom;
 	// the terminal rows: MB accessed and idle after the classes
 	std::string rows = mstest::capture([&](FILE *f) {
 		ms_row_header(f, true);
 		ms_row(f, &ts, &r, &fx.w); });
 	EXPECT_NE(rows.find("Accessed"), std::string::npos) << rows;
+}
+
+// --by cgroup: a cgroup's paging in the window is its memory.stat's growth from the window's
+// start to its end; a cgroup missing at either end, or a counter its file lacks, has none.
+TEST(Wss, ACgroupsPagingIsItsCountersGrowthInTheWindow)
+{
+	ms_wss w = {};
+	ms_wss_cgstat start[2] = {{5, {10, 20, -1}}, {9, {1, 1, 1}}};
+	ms_wss_cgstat end[2] = {{5, {14, 20, -1}}, {12, {3, 3, 3}}};
+	w.cg_start = start;
+	w.ncg_start = 2;
+	w.cg_end = end;
+	w.ncg_end = 2;
+	EXPECT_EQ(ms_wss_cgroup_paging(&w, 5, MS_WSS_PGMAJFAULT), 4);
+	EXPECT_EQ(ms_wss_cgroup_paging(&w, 5, MS_WSS_REFAULT_ANON), 0);
+	EXPECT_EQ(ms_wss_cgroup_paging(&w, 5, MS_WSS_REFAULT_FILE), -1);	// no such counter
+	EXPECT_EQ(ms_wss_cgroup_paging(&w, 9, MS_WSS_PGMAJFAULT), -1);	// removed in the window
+	EXPECT_EQ(ms_wss_cgroup_paging(&w, 12, MS_WSS_PGMAJFAULT), -1);	// made in the window
+	EXPECT_EQ(ms_wss_cgroup_paging(&w, 5, MS_WSS_PSWPIN), -1);	// not a cgroup's counter
 }
 
 TEST(Wss, TheFirstSightRuleIsSix14AndLater)
