@@ -407,11 +407,8 @@ int main(int argc, char **argv)
 
 	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened */
 	if (o.wss && ms_wss_mechanism(why, sizeof(why))) {
-		char msg[sizeof(why) + 64];
-
-		snprintf(msg, sizeof(msg), "--wss: no way to see page accesses here: %s", why);
-		ms_err("%s", msg);
-		ms_fail_json(msg);
+		ms_err("%s", why);
+		ms_fail_json(why);
 		ms_ranges_free(&ranges);
 		return MS_EXIT_UNSUPPORTED;
 	}

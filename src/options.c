@@ -313,8 +313,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			break;
 		case 'w':
 			if (ms_wss_parse_seconds(optarg, &o->wss))
-				return ms_usage_error(NULL, "invalid --wss '%s': expected seconds from 1 "
-						      "to 86400", optarg);
+				return ms_usage_error(NULL, MS_WSS_BAD_SECONDS, optarg);
 			break;
 		case 'j':
 			o->json = true;

@@ -486,8 +486,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			break;
 		case 'w':
 			if (ms_wss_parse_seconds(optarg, &wss_s)) {
-				ret = ms_usage_error("allpages", "invalid --wss '%s': expected seconds "
-						     "from 1 to 86400", optarg);
+				ret = ms_usage_error("allpages", MS_WSS_BAD_SECONDS, optarg);
 				goto out;
 			}
 			break;
@@ -532,7 +531,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 
 	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened */
 	if (wss_s && ms_wss_mechanism(why, sizeof(why))) {
-		ms_err("--wss: no way to see page accesses here: %s", why);
+		ms_err("%s", why);
 		ret = MS_EXIT_UNSUPPORTED;
 		goto out;
 	}

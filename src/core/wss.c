@@ -127,7 +127,7 @@ add_reason(char *why, size_t whylen, const char *fmt, ...)
 	va_end(ap);
 }
 
-int ms_wss_mechanism(char *why, size_t whylen)
+static int mechanism(char *why, size_t whylen)
 {
 	long caps = ms_read_long(MS_MGLRU_ENABLED), kdamonds;
 
@@ -160,6 +160,16 @@ int ms_wss_mechanism(char *why, size_t whylen)
 	else
 		add_reason(why, whylen, "DAMON (%s reads %ld), which memstat does not use yet",
 			   DAMON_NR_KDAMONDS, kdamonds);
+	return -1;
+}
+
+int ms_wss_mechanism(char *why, size_t whylen)
+{
+	char each[1024];
+
+	if (!mechanism(each, sizeof(each)))
+		return 0;
+	snprintf(why, whylen, "--wss: no way to see page accesses here: %s", each);
 	return -1;
 }
 

@@ -130,7 +130,8 @@ struct ms_wss {
 
 /*
  * Which mechanism this machine has for a window: 0 (MGLRU on, its control file writable), or
- * -1 with why naming each mechanism that is missing and what it needs.
+ * -1 with why the whole message ("--wss: no way to see page accesses here: ...") naming each
+ * mechanism that is missing and what it needs.
  */
 int ms_wss_mechanism(char *why, size_t whylen);
 
@@ -182,6 +183,7 @@ int ms_wss_window(struct ms_wss *w, double window_s, const char *release, struct
 int ms_wss_open(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
 		const struct ms_ranges *ranges, char *why, size_t whylen);
 /* --wss's argument: seconds from 1 to 86400. 0, or -1 for anything else. */
+#define MS_WSS_BAD_SECONDS "invalid --wss '%s': expected seconds from 1 to 86400"
 int ms_wss_parse_seconds(const char *arg, double *secs);
 
 /*

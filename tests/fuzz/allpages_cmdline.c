@@ -29,7 +29,7 @@ static int backend_opened, pid_refused, wss_asked;
 int fuzz_wss_mechanism(char *why, size_t whylen)
 {
 	wss_asked++;
-	snprintf(why, whylen, "fuzzing: no mechanism");
+	snprintf(why, whylen, "--wss: no way to see page accesses here: fuzzing");
 	return -1;
 }
 
