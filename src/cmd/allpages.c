@@ -179,8 +179,6 @@ static int wss_of(struct dumper *d, __u64 pfn, const struct ms_page_rec *r)
 	if (!d->wss)
 		return MS_PF_WSS_NA;
 	ms_wss_page(d->wss, pfn, r);
-	if (!r->valid || r->sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[r->sub].cls))
-		return MS_PF_WSS_NA;
 	switch (d->wss->verdict) {
 	case MS_WSS_ACCESSED:
 		return MS_PF_WSS_ACCESSED;
@@ -188,8 +186,10 @@ static int wss_of(struct dumper *d, __u64 pfn, const struct ms_page_rec *r)
 		return MS_PF_WSS_IDLE;
 	case MS_WSS_UNSEEN:
 		return MS_PF_WSS_UNSEEN;
-	default:
+	case MS_WSS_UNTRACKED:	/* a class it sees, on no list it can tell */
 		return MS_PF_WSS_UNTRACKED;
+	default:		/* MS_WSS_NONE: a class it cannot see */
+		return MS_PF_WSS_NA;
 	}
 }
 

@@ -41,10 +41,10 @@ struct ms_class_info {
 };
 extern const struct ms_class_info ms_classes[MS_NR_CLASSES];
 
-/* --wss (wss.h): what a page was in the window; untracked pages and untracked classes have
- * none (MS_WSS_NONE) */
+/* --wss (wss.h): what a page was in the window; a page of a class the window cannot see has
+ * none (MS_WSS_NONE), one of a class it sees but on no list it can tell is MS_WSS_UNTRACKED */
 enum ms_wss_verdict { MS_WSS_ACCESSED, MS_WSS_IDLE, MS_WSS_UNSEEN, MS_WSS_VERDICTS,
-		      MS_WSS_NONE = MS_WSS_VERDICTS };
+		      MS_WSS_NONE = MS_WSS_VERDICTS, MS_WSS_UNTRACKED };
 
 /* Present physical memory as pfn ranges [start, end). */
 struct ms_range {

@@ -728,6 +728,7 @@ int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	if (!r->valid || sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[sub].cls))
 		return 0;
 	w->verdict_cls = (int)ms_subs[sub].cls;
+	w->verdict = MS_WSS_UNTRACKED;	/* until told otherwise below */
 	v = gen_of(w, r);
 	if (!v) {
 		w->untracked[sub]++;	/* on no MGLRU list: unevictable, isolated */

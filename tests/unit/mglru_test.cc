@@ -352,8 +352,10 @@ TEST(Wss, CountsEachPageByItsGenerationAgainstTheWindowsStart)
 	fx.page(3, MS_FILE, 1);		// seq 4: idle since the window's start at least
 	fx.page(4, MS_FILE, 4);		// seq 3, the oldest: idle, age unbounded
 	fx.page(5, MS_SHMEM, 0);	// no generation: untracked
+	EXPECT_EQ(fx.w.verdict, MS_WSS_UNTRACKED);	// a class it sees, a page it cannot tell
 	fx.page(6, MS_EXEC, 2, false);	// not on an LRU list: untracked
 	fx.page(7, MS_KERNEL_SLAB, 2);	// kernel: not counted at all
+	EXPECT_EQ(fx.w.verdict, MS_WSS_NONE);	// a class it cannot see
 	fx.page(8, MS_ANON, 2, true, 77);	// a memcg of no lruvec: unattributed
 	EXPECT_EQ(fx.w.accessed[MS_ANON], 2u);
 	EXPECT_EQ(fx.w.idle[MS_FILE], 2u);
