@@ -22,89 +22,11 @@
 #include "cgroup.h"
 #include "wss.h"
 #include "mglru_bits.h"
-#include "meminfo.h"
 
 #define DAMON_NR_KDAMONDS "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 #define PAGE_IDLE_BITMAP "/sys/kernel/mm/page_idle/bitmap"
 /* /sys/kernel/mm/lru_gen/enabled: LRU_GEN_MM_WALK, aging scans page tables (6.1+) */
 #define MGLRU_MM_WALK 0x2
-
-const char *const ms_wss_paging_keys[MS_WSS_NPAGING] = {
-	"pgmajfault", "workingset_refault_anon", "workingset_refault_file", "pswpin", "pswpout"
-};
-
-void ms_wss_read_paging(const char *path, long long v[MS_WSS_NPAGING])
-{
-	static char buf[16384];
-	bool ok = !ms_read_text(path, buf, sizeof(buf));
-
-	for (int k = 0; k < MS_WSS_NPAGING; k++)
-		v[k] = ok ? ms_kv_get(buf, ms_wss_paging_keys[k]) : -1;
-}
-
-long long ms_wss_paging(const struct ms_wss *w, int k)
-{
-	if (w->paging_start[k] < 0 || w->paging_end[k] < w->paging_start[k])
-		return -1;
-	return w->paging_end[k] - w->paging_start[k];
-}
-
-static int cmp_cgstat(const void *a, const void *b)
-{
-	__u64 x = ((const struct ms_wss_cgstat *)a)->id, y = ((const struct ms_wss_cgstat *)b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
-/* every cgroup's memory.stat counters of the paging, sorted by id (none: no hierarchy) */
-static void read_cg_paging(struct ms_wss_cgstat **out, size_t *n)
-{
-	struct ms_cgroups cg = {};
-	size_t rl;
-
-	*out = NULL;
-	*n = 0;
-	if (ms_cgroups_load(&cg))
-		return;
-	*out = calloc(cg.n ? cg.n : 1, sizeof(**out));
-	rl = strcmp(cg.root, "/") ? strlen(cg.root) : 0;
-	for (size_t i = 0; *out && i < cg.n; i++) {
-		const char *rel = cg.c[i].path;
-		char path[4096], text[16384];
-		struct ms_wss_cgstat *x = &(*out)[(*n)++];
-		bool ok;
-
-		if (rl && !strncmp(rel, cg.root, rl))
-			rel += rl;	/* the path from the mount's root */
-		if (!strcmp(rel, "/"))
-			rel = "";
-		ok = snprintf(path, sizeof(path), "%s%s/memory.stat", cg.mount, rel) <
-		     (int)sizeof(path) && !ms_read_text(path, text, sizeof(text));
-		x->id = cg.c[i].id;
-		for (int k = 0; k < MS_WSS_CG_NPAGING; k++)
-			x->v[k] = ok ? ms_kv_get(text, ms_wss_paging_keys[k]) : -1;
-	}
-	if (*out)
-		qsort(*out, *n, sizeof(**out), cmp_cgstat);
-	ms_cgroups_free(&cg);
-}
-
-static const struct ms_wss_cgstat *find_cgstat(const struct ms_wss_cgstat *v, size_t n, __u64 id)
-{
-	struct ms_wss_cgstat key = { .id = id };
-
-	return v ? bsearch(&key, v, n, sizeof(*v), cmp_cgstat) : NULL;
-}
-
-long long ms_wss_cgroup_paging(const struct ms_wss *w, __u64 id, int k)
-{
-	const struct ms_wss_cgstat *a = find_cgstat(w->cg_start, w->ncg_start, id);
-	const struct ms_wss_cgstat *b = find_cgstat(w->cg_end, w->ncg_end, id);
-
-	if (k < 0 || k >= MS_WSS_CG_NPAGING || !a || !b || a->v[k] < 0 || b->v[k] < a->v[k])
-		return -1;
-	return b->v[k] - a->v[k];
-}
 
 bool ms_wss_class_tracked(int cls)
 {
@@ -529,7 +451,7 @@ int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *rele
 	w->started_ms = ms_now_ms();
 	ms_wss_read_paging("/proc/vmstat", w->paging_start);
 	if (w->cgroup_paging)
-		read_cg_paging(&w->cg_start, &w->ncg_start);
+		ms_wss_read_cg_paging(&w->cg_start, &w->ncg_start);
 	return record_start(w, be, ranges, why, whylen);
 }
 
@@ -626,7 +548,7 @@ int ms_wss_end(struct ms_wss *w, char *why, size_t whylen)
 	ms_wss_read_paging("/proc/vmstat", w->paging_end);
 	if (w->cgroup_paging) {
 		free(w->cg_end);
-		read_cg_paging(&w->cg_end, &w->ncg_end);
+		ms_wss_read_cg_paging(&w->cg_end, &w->ncg_end);
 	}
 	if (read_gens(&m2, why, whylen))
 		return -1;

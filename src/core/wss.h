@@ -45,7 +45,8 @@
  */
 #define MS_WSS_AGES (MS_MGLRU_GENS - 2)
 
-/* the paging the kernel counts (/proc/vmstat), read at the window's start and end */
+/* the paging the kernel counts (/proc/vmstat), read at the window's start and end
+ * (src/sys/wss_paging.c) */
 enum { MS_WSS_PGMAJFAULT, MS_WSS_REFAULT_ANON, MS_WSS_REFAULT_FILE, MS_WSS_PSWPIN,
        MS_WSS_PSWPOUT, MS_WSS_NPAGING };
 extern const char *const ms_wss_paging_keys[MS_WSS_NPAGING];
@@ -196,6 +197,8 @@ long long ms_wss_paging(const struct ms_wss *w, int k);
  * cgroup id, or -1 (no such counter, or the cgroup was not there at both ends).
  */
 long long ms_wss_cgroup_paging(const struct ms_wss *w, __u64 id, int k);
+/* every cgroup's memory.stat counters of the paging, sorted by id (none: no hierarchy) */
+void ms_wss_read_cg_paging(struct ms_wss_cgstat **out, size_t *n);
 /* /proc/vmstat's counters of ms_wss_paging_keys into v (-1 each: unreadable or absent) */
 void ms_wss_read_paging(const char *path, long long v[MS_WSS_NPAGING]);
 

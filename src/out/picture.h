@@ -83,6 +83,9 @@ struct ms_plot_sample {
 	bool has_wss;			/* a sample of --wss: wss is its window's accessed pages */
 	double wss;			/* of anon, shmem, exec and page cache */
 };
+/* the classes --wss tracks (anon, shmem, exec, page cache): the lines of its working set */
+#define MS_PLOT_NWSS 4
+extern const enum ms_class ms_plot_wss_classes[MS_PLOT_NWSS];
 struct ms_plot {
 	struct ms_plot_sample *s;
 	size_t n, cap;

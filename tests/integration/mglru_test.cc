@@ -148,7 +148,7 @@ TEST(Wss, SaysWhatItCannotSeeAndLeavesDamonAlone)
 	std::string damon_before = damon_state();
 	char why[1024];
 	bool have = !ms_wss_mechanism(why, sizeof(why));
-	RunResult r = run_memstat({"--wss", "1", "--json"});
+	RunResult r = run_memstat({"--wss", "1", "-a", "--json"});
 
 	json j = json::parse(r.out, nullptr, false);
 	ASSERT_FALSE(j.is_discarded()) << r.out;
@@ -163,6 +163,7 @@ TEST(Wss, SaysWhatItCannotSeeAndLeavesDamonAlone)
 	} else {
 		ASSERT_EQ(r.status, 0) << r.out;
 		EXPECT_EQ(j["wss"]["mechanism"], "mglru");
+		EXPECT_TRUE(j["attributes"].is_object()) << "-a beside --wss";
 		EXPECT_GE(j["wss"]["measured_s"].get<double>(), 1.0);
 		// the classes it cannot see are null, never 0; the others add up to the walk's
 		for (const char *c : {"kernel", "hugetlb", "free"}) {
