@@ -164,12 +164,24 @@ static int json_number(const char *obj, const char *key, double *v)
 	return 1;
 }
 
+/* the object of numbers that starts at p ("{...}", no object inside) into obj: 0, or -1 */
+static int inner_object(const char *p, char *obj, size_t objlen)
+{
+	const char *close = strchr(p, '}');
+	size_t len = close ? (size_t)(close - p + 1) : objlen;
+
+	if (len >= objlen)
+		return -1;
+	memcpy(obj, p, len);
+	obj[len] = 0;
+	return 0;
+}
+
 /* one JSON line: 1 a sample, 0 a memstat line without one (an error object), -1 unreadable */
 static int json_row(const char *line, struct ms_plot_sample *s)
 {
-	const char *pages, *close;
+	const char *pages;
 	char obj[1024];
-	size_t len;
 
 	if (strncmp(line, "{", 1))
 		return -1;
@@ -178,15 +190,8 @@ static int json_row(const char *line, struct ms_plot_sample *s)
 	pages = strstr(line, "\"pages\":{");
 	if (!pages || json_number(line, "epoch", &s->t) < 1 || s->t > MAX_EPOCH)
 		return -1;
-	pages += 8;
-	close = strchr(pages, '}');
-	if (!close)
+	if (inner_object(pages + 8, obj, sizeof(obj)))
 		return -1;
-	len = (size_t)(close - pages + 1);
-	if (len >= sizeof(obj))
-		return -1;
-	memcpy(obj, pages, len);
-	obj[len] = 0;
 	for (int k = 0; k < MS_NR_CLASSES; k++) {
 		int r;
 
@@ -207,13 +212,8 @@ static int json_row(const char *line, struct ms_plot_sample *s)
 	pages = strstr(line, "\"wss\":{\"mechanism\":");
 	pages = pages ? strstr(pages, "\"accessed\":{") : NULL;
 	if (pages) {
-		pages += 11;
-		close = strchr(pages, '}');
-		len = close ? (size_t)(close - pages + 1) : sizeof(obj);
-		if (len >= sizeof(obj))
+		if (inner_object(pages + 11, obj, sizeof(obj)))
 			return -1;
-		memcpy(obj, pages, len);
-		obj[len] = 0;
 		for (size_t k = 0; k < MS_PLOT_NWSS; k++) {
 			double v;
 
