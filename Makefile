@@ -196,6 +196,11 @@ $(BUILD)/vmload: tests/tools/vmload.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< -o $@
 
+# --wss's workload in the debug-kernel VM (the idle page bitmap: tools/vm/debug-init.sh)
+$(BUILD)/toucher: tests/tools/toucher.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -static $< -o $@
+
 # memstat rmss's workload with a known working set (tests/rmss_test.py)
 $(BUILD)/wsread: tests/tools/wsread.c | $(BUILD)
 	$(call msg,CC,$@)
@@ -313,7 +318,7 @@ vmtest:
 
 # the module under a KASAN + lockdep + DEBUG_PAGEALLOC kernel built from Debian's linux-source
 # (cached), with its ioctl fed bad input; one PASS/FAIL line
-vmtest-debug: $(BUILD)/memstat $(BUILD)/kmod_abuse
+vmtest-debug: $(BUILD)/memstat $(BUILD)/kmod_abuse $(BUILD)/toucher
 	bash tools/vm/debug-kernel.sh $(BUILD)
 
 kmod-clean:

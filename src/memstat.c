@@ -406,7 +406,7 @@ int main(int argc, char **argv)
 	}
 
 	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened */
-	if (o.wss && ms_wss_mechanism(why, sizeof(why))) {
+	if (o.wss && ms_wss_mechanism(why, sizeof(why)) < 0) {
 		ms_err("%s", why);
 		ms_fail_json(why);
 		ms_ranges_free(&ranges);
@@ -462,6 +462,15 @@ int main(int argc, char **argv)
 				       "each generation's pages agrees)\n", gen, gen + 2);
 			else
 				printf("MGLRU generation:    unknown: %s\n", mglru_why);
+		}
+		{	/* --wss's mechanism, or why there is none (its text after "here: ") */
+			char wwhy[1100];
+			int m = ms_wss_mechanism(wwhy, sizeof(wwhy));
+			const char *none = strstr(wwhy, "here: ");
+
+			printf("--wss mechanism:     %s\n", m == MS_WSS_MGLRU ? "MGLRU aging" :
+			       m == MS_WSS_IDLE_BITMAP ? "the idle page bitmap (MGLRU is off)" :
+			       none ? none + 6 : wwhy);
 		}
 		ret = MS_EXIT_OK;
 		goto out;

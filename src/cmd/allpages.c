@@ -530,7 +530,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	}
 
 	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened */
-	if (wss_s && ms_wss_mechanism(why, sizeof(why))) {
+	if (wss_s && ms_wss_mechanism(why, sizeof(why)) < 0) {
 		ms_err("%s", why);
 		ret = MS_EXIT_UNSUPPORTED;
 		goto out;

@@ -10,7 +10,6 @@
  * pressure, so the order of reclaim is the kernel's, told 2 generations more often.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,76 +22,11 @@
 #include "wss.h"
 #include "mglru_bits.h"
 
-#define DAMON_NR_KDAMONDS "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
-#define PAGE_IDLE_BITMAP "/sys/kernel/mm/page_idle/bitmap"
-/* /sys/kernel/mm/lru_gen/enabled: LRU_GEN_MM_WALK, aging scans page tables (6.1+) */
-#define MGLRU_MM_WALK 0x2
 
 bool ms_wss_class_tracked(int cls)
 {
 	return cls == MS_C_ANON || cls == MS_C_SHMEM || cls == MS_C_EXEC ||
 	       cls == MS_C_PAGE_CACHE;
-}
-
-static void __attribute__((format(printf, 3, 4)))
-add_reason(char *why, size_t whylen, const char *fmt, ...)
-{
-	size_t len = strlen(why);
-	va_list ap;
-
-	if (len + 3 >= whylen)
-		return;
-	if (len)
-		len += (size_t)snprintf(why + len, whylen - len, "; ");
-	va_start(ap, fmt);
-	vsnprintf(why + len, whylen - len, fmt, ap);
-	va_end(ap);
-}
-
-static int mechanism(char *why, size_t whylen)
-{
-	long caps = ms_read_long(MS_MGLRU_ENABLED), kdamonds;
-
-	why[0] = '\0';
-	if (caps < 0)
-		add_reason(why, whylen, "no MGLRU (%s is absent: CONFIG_LRU_GEN)",
-			   MS_MGLRU_ENABLED);
-	else if (!(caps & 1))
-		add_reason(why, whylen, "MGLRU is off (%s reads %#lx)", MS_MGLRU_ENABLED, caps);
-	else if (!(caps & MGLRU_MM_WALK))
-		add_reason(why, whylen, "MGLRU's aging does not scan page tables (%s reads %#lx, "
-			   "without 0x2)", MS_MGLRU_ENABLED, caps);
-	else if (access(MS_MGLRU_CTL, W_OK) || access(MS_MGLRU_FULL, R_OK))
-		add_reason(why, whylen, "MGLRU's debugfs files cannot be used (%s: is debugfs "
-			   "mounted?)", MS_MGLRU_CTL);
-	else
-		return 0;
-	if (access(PAGE_IDLE_BITMAP, F_OK))
-		add_reason(why, whylen, "no idle page bitmap (%s is absent: "
-			   "CONFIG_IDLE_PAGE_TRACKING)", PAGE_IDLE_BITMAP);
-	else
-		add_reason(why, whylen, "an idle page bitmap (%s), which memstat does not use "
-			   "yet", PAGE_IDLE_BITMAP);
-	kdamonds = ms_read_long(DAMON_NR_KDAMONDS);
-	if (kdamonds < 0)
-		add_reason(why, whylen, "no DAMON sysfs interface (%s)", DAMON_NR_KDAMONDS);
-	else if (kdamonds > 0)
-		add_reason(why, whylen, "DAMON is in use (%s reads %ld): its kdamonds are not "
-			   "memstat's to change", DAMON_NR_KDAMONDS, kdamonds);
-	else
-		add_reason(why, whylen, "DAMON (%s reads %ld), which memstat does not use yet",
-			   DAMON_NR_KDAMONDS, kdamonds);
-	return -1;
-}
-
-int ms_wss_mechanism(char *why, size_t whylen)
-{
-	char each[1024];
-
-	if (!mechanism(each, sizeof(each)))
-		return 0;
-	snprintf(why, whylen, "--wss: no way to see page accesses here: %s", each);
-	return -1;
 }
 
 static __u64 max_seq(const struct ms_mglru_lruvec *v)
@@ -251,17 +185,16 @@ int ms_wss_alloc_before(struct ms_wss *w, const struct ms_ranges *ranges)
 	return w->before ? 0 : -ENOMEM;
 }
 
-/* the index of pfn among the present pages, or -1 */
-static long long page_index(struct ms_wss *w, __u64 pfn)
+long ms_wss_range_of(struct ms_wss *w, __u64 pfn)
 {
 	const struct ms_ranges *r = w->ranges;
 	size_t lo = 0, hi;
 
-	if (!r || !w->before)
+	if (!r)
 		return -1;
 	if (w->cur_range < r->n && pfn >= r->r[w->cur_range].start &&
 	    pfn < r->r[w->cur_range].end)
-		return (long long)(w->range_base[w->cur_range] + pfn - r->r[w->cur_range].start);
+		return (long)w->cur_range;
 	hi = r->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -272,10 +205,18 @@ static long long page_index(struct ms_wss *w, __u64 pfn)
 			lo = mid + 1;
 		} else {
 			w->cur_range = mid;
-			return (long long)(w->range_base[mid] + pfn - r->r[mid].start);
+			return (long)mid;
 		}
 	}
 	return -1;
+}
+
+/* the index of pfn among the present pages, or -1 */
+static long long page_index(struct ms_wss *w, __u64 pfn)
+{
+	long i = w->before ? ms_wss_range_of(w, pfn) : -1;
+
+	return i < 0 ? -1 : (long long)(w->range_base[i] + pfn - w->ranges->r[i].start);
 }
 
 static unsigned int before_of(struct ms_wss *w, __u64 pfn)
@@ -411,13 +352,8 @@ int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *rele
 	struct ms_attr_facts f;
 	int err;
 
-	bool cgroup_paging = w->cgroup_paging;	/* asked for before the window */
-
-	memset(w, 0, sizeof(*w));
-	w->cgroup_paging = cgroup_paging;
-	w->window_s = window_s;
+	ms_wss_clear(w, MS_WSS_MGLRU, window_s);
 	w->gen_lo = gen_lo;
-	w->last_lv = -1;
 	w->first_sight = ms_wss_first_sight_kernel(release);
 	if (ms_attr_facts_load(&f) || f.pg_lru == MS_NO_BIT || f.pg_unevictable == MS_NO_BIT ||
 	    f.pg_referenced == MS_NO_BIT) {
@@ -465,6 +401,28 @@ static const struct ms_wss_lruvec *old_lruvec(const struct ms_wss_lruvec *lv, si
 	return NULL;
 }
 
+void ms_wss_clear(struct ms_wss *w, int mech, double window_s)
+{
+	bool cgroup_paging = w->cgroup_paging;	/* asked for before the window */
+
+	memset(w, 0, sizeof(*w));
+	w->cgroup_paging = cgroup_paging;
+	w->mech = mech;
+	w->window_s = window_s;
+	w->last_lv = -1;
+}
+
+void ms_wss_reset_counts(struct ms_wss *w)
+{
+	memset(w->accessed, 0, sizeof(w->accessed));
+	memset(w->idle, 0, sizeof(w->idle));
+	memset(w->untracked, 0, sizeof(w->untracked));
+	memset(w->idle_age, 0, sizeof(w->idle_age));
+	memset(w->referenced, 0, sizeof(w->referenced));
+	memset(w->unseen, 0, sizeof(w->unseen));
+	w->unattributed = w->kernel_aged = w->not_aged = 0;
+}
+
 int ms_wss_next(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges *ranges,
 		char *why, size_t whylen)
 {
@@ -474,13 +432,9 @@ int ms_wss_next(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges 
 	double t0;
 	int err;
 
-	memset(w->accessed, 0, sizeof(w->accessed));
-	memset(w->idle, 0, sizeof(w->idle));
-	memset(w->untracked, 0, sizeof(w->untracked));
-	memset(w->idle_age, 0, sizeof(w->idle_age));
-	memset(w->referenced, 0, sizeof(w->referenced));
-	memset(w->unseen, 0, sizeof(w->unseen));
-	w->unattributed = w->kernel_aged = w->not_aged = 0;
+	if (w->mech == MS_WSS_IDLE_BITMAP)
+		return ms_wss_idle_next(w, why, whylen);
+	ms_wss_reset_counts(w);
 	w->aging_ms[0] = w->aging_ms[1];
 	w->started_ms = w->ended_ms;
 	memcpy(w->paging_start, w->paging_end, sizeof(w->paging_start));
@@ -544,6 +498,8 @@ int ms_wss_end(struct ms_wss *w, char *why, size_t whylen)
 	struct ms_mglru m2, m3;
 	int err;
 
+	if (w->mech == MS_WSS_IDLE_BITMAP)
+		return ms_wss_idle_end(w, why, whylen);
 	w->measured_s = (ms_now_ms() - w->started_ms) / 1000.0;
 	ms_wss_read_paging("/proc/vmstat", w->paging_end);
 	if (w->cgroup_paging) {
@@ -651,6 +607,10 @@ int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 		return 0;
 	w->verdict_cls = (int)ms_subs[sub].cls;
 	w->verdict = MS_WSS_UNTRACKED;	/* until told otherwise below */
+	if (w->mech == MS_WSS_IDLE_BITMAP) {
+		ms_wss_idle_page(w, pfn, r);
+		return 0;
+	}
 	v = gen_of(w, r);
 	if (!v) {
 		w->untracked[sub]++;	/* on no MGLRU list: unevictable, isolated */
@@ -732,6 +692,10 @@ void ms_wss_free(struct ms_wss *w)
 	free(w->zones);
 	free(w->cg_start);
 	free(w->cg_end);
+	free(w->idle_words);
+	free(w->idle_base);
+	w->idle_words = NULL;
+	w->idle_base = NULL;
 	w->cg_start = w->cg_end = NULL;
 	w->lv = NULL;
 	w->by_key = NULL;
@@ -741,9 +705,22 @@ void ms_wss_free(struct ms_wss *w)
 int ms_wss_open(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
 		const struct ms_ranges *ranges, char *why, size_t whylen)
 {
-	char err[512];
-	int gen = ms_mglru_locate(be, ranges, err, sizeof(err));
+	char err[512], none[1100];
+	int gen;
 
+	if (ms_wss_mechanism(none, sizeof(none)) == MS_WSS_IDLE_BITMAP) {
+		const struct ms_features *feat = ms_backend_features(be);
+		struct ms_attr_facts f;
+		/* PG_lru from BTF, else from the backend (the module knows it without BTF) */
+		unsigned int lru = !ms_attr_facts_load(&f) && f.pg_lru != MS_NO_BIT ? f.pg_lru :
+				   feat ? feat->pg_lru : MS_NO_BIT;
+
+		if (!ms_wss_idle_start(w, window_s, ranges, lru, err, sizeof(err)))
+			return MS_EXIT_OK;
+		snprintf(why, whylen, "--wss: %s", err);
+		return MS_EXIT_FAIL;
+	}
+	gen = ms_mglru_locate(be, ranges, err, sizeof(err));
 	if (gen < 0) {
 		snprintf(why, whylen, "--wss: where each folio's MGLRU generation sits is unknown: %s",
 			 err);

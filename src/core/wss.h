@@ -80,10 +80,18 @@ struct ms_wss_lruvec {
 	bool not_aged;		/* an aging left it as it was: its pages cannot be told */
 };
 
+/* the mechanisms (ms_wss_mechanism()) */
+enum ms_wss_mech { MS_WSS_MGLRU = 1, MS_WSS_IDLE_BITMAP = 2 };
+
 struct ms_wss {
+	int mech;		/* enum ms_wss_mech */
 	double window_s;	/* asked for */
 	double measured_s;	/* from the end of the first aging to the start of the second */
-	double aging_ms[2];	/* what each aging took */
+	double aging_ms[2];	/* what each aging took (idle bitmap: the marking, the reading) */
+	/* the idle page bitmap's words over the ranges after the window (wss_idle.c) */
+	__u64 *idle_words;
+	size_t *idle_base;	/* each range's first word among them */
+	__u64 idle_limit;	/* the first pfn the bitmap gave no word for */
 	int gen_lo;		/* the generation's lowest bit in the flags */
 	unsigned int pg_lru, pg_unevictable, pg_referenced, pg_swapbacked;
 	bool first_sight;	/* 6.14+: an aging only marks a folio it sees for the first time */
@@ -130,9 +138,10 @@ struct ms_wss {
 };
 
 /*
- * Which mechanism this machine has for a window: 0 (MGLRU on, its control file writable), or
- * -1 with why the whole message ("--wss: no way to see page accesses here: ...") naming each
- * mechanism that is missing and what it needs.
+ * Which mechanism this machine has for a window: MS_WSS_MGLRU (MGLRU on, its control file
+ * writable), else MS_WSS_IDLE_BITMAP (the idle page bitmap readable and writable), or -1 with
+ * why the whole message ("--wss: no way to see page accesses here: ...") naming each mechanism
+ * that is missing and what it needs.
  */
 int ms_wss_mechanism(char *why, size_t whylen);
 
@@ -201,6 +210,24 @@ long long ms_wss_cgroup_paging(const struct ms_wss *w, __u64 id, int k);
 void ms_wss_read_cg_paging(struct ms_wss_cgstat **out, size_t *n);
 /* /proc/vmstat's counters of ms_wss_paging_keys into v (-1 each: unreadable or absent) */
 void ms_wss_read_paging(const char *path, long long v[MS_WSS_NPAGING]);
+
+/*
+ * The idle page bitmap's window (wss_idle.c): every page of ranges marked idle at the start,
+ * the bitmap read at the end; a page is accessed when its folio is no longer idle. pg_lru:
+ * PG_lru's bit (BTF's, or the backend's). 0, or -1 with why.
+ */
+int ms_wss_idle_start(struct ms_wss *w, double window_s, const struct ms_ranges *ranges,
+		      unsigned int pg_lru, char *why, size_t whylen);
+int ms_wss_idle_end(struct ms_wss *w, char *why, size_t whylen);
+int ms_wss_idle_next(struct ms_wss *w, char *why, size_t whylen);
+/* w emptied for a window of mechanism mech (what was asked before it, cgroup_paging, kept) */
+void ms_wss_clear(struct ms_wss *w, int mech, double window_s);
+/* the counts of a window zeroed, for the next */
+void ms_wss_reset_counts(struct ms_wss *w);
+/* the index of pfn's range among w->ranges (the last one found is tried first), or -1 */
+long ms_wss_range_of(struct ms_wss *w, __u64 pfn);
+/* a tracked page's verdict from the bitmap (an ms_page_fn's part of ms_wss_page()) */
+void ms_wss_idle_page(struct ms_wss *w, __u64 pfn, const struct ms_page_rec *r);
 
 /* whether the mechanism sees class c's pages at all (kernel, hugetlb, free: no) */
 bool ms_wss_class_tracked(int cls);

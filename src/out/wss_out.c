@@ -12,6 +12,9 @@ static const char *const read_note =
 	"page cache read through read() sets PG_referenced (folio_mark_accessed()): accessed "
 	"when that flag was clear at the window's start, unseen or idle when it was set or the "
 	"folio was in the oldest generation";
+static const char *const idle_read_note =
+	"page cache read through read() clears PG_idle (folio_mark_accessed(), MGLRU off): "
+	"accessed";
 static const char *const unseen_why =
 	"in the oldest generation when the second aging merged it into the next (the kernel "
 	"clears PG_referenced of those folios, and since 6.14 an aging only sets that flag on a "
@@ -107,11 +110,18 @@ void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose)
 		fprintf(out, "%-20s %10s %7s %10llu %7.0f\n", label, "", "",
 			(unsigned long long)n, ms_mb((double)n));
 	}
-	fprintf(out, "\nWindow %.1f s (MGLRU: %zu lruvecs aged at its start and end, %.1f and "
-		"%.1f ms).\n", w->measured_s, w->nlv, w->aging_ms[0], w->aging_ms[1]);
+	if (w->mech == MS_WSS_IDLE_BITMAP)
+		fprintf(out, "\nWindow %.1f s (idle page bitmap: every page marked idle at its start, "
+			"%.1f ms; read at its end, %.1f ms).\n", w->measured_s, w->aging_ms[0],
+			w->aging_ms[1]);
+	else
+		fprintf(out, "\nWindow %.1f s (MGLRU: %zu lruvecs aged at its start and end, %.1f "
+			"and %.1f ms).\n", w->measured_s, w->nlv, w->aging_ms[0], w->aging_ms[1]);
 	paging_line(out, w);
 	fputs("Kernel, hugetlb and free pages are on no LRU list: not tracked.\n"
 	      "Untracked: unevictable, mlocked or isolated folios", out);
+	if (w->mech == MS_WSS_IDLE_BITMAP)
+		fputs(", and those on no LRU list", out);
 	if (w->unattributed)
 		fprintf(out, ", %llu pages of memcgs made during the window",
 			(unsigned long long)w->unattributed);
@@ -152,7 +162,8 @@ static void detail_counts(struct ms_jw *jw, const char *name, const __u64 *sub)
 void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
 {
 	ms_jw_object_field(jw, "wss");
-	ms_jw_string_field(jw, "mechanism", "mglru");
+	ms_jw_string_field(jw, "mechanism", w->mech == MS_WSS_IDLE_BITMAP ? "idle_bitmap" :
+			   "mglru");
 	ms_jw_double_field(jw, "window_s", "%.3f", w->window_s);
 	ms_jw_double_field(jw, "measured_s", "%.3f", w->measured_s);
 	ms_jw_array_field(jw, "aging_ms");
@@ -201,7 +212,8 @@ void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
 			ms_jw_u64_field(jw, ms_wss_paging_keys[k], (__u64)ms_wss_paging(w, k));
 	}
 	ms_jw_end_object(jw);
-	ms_jw_string_field(jw, "read_accesses", read_note);
+	ms_jw_string_field(jw, "read_accesses", w->mech == MS_WSS_IDLE_BITMAP ?
+			   idle_read_note : read_note);
 	ms_jw_end_object(jw);
 }
 

@@ -147,7 +147,7 @@ TEST(Wss, SaysWhatItCannotSeeAndLeavesDamonAlone)
 	MglruOn on;
 	std::string damon_before = damon_state();
 	char why[1024];
-	bool have = !ms_wss_mechanism(why, sizeof(why));
+	bool have = ms_wss_mechanism(why, sizeof(why)) > 0;
 	RunResult r = run_memstat({"--wss", "1", "-a", "--json"});
 
 	json j = json::parse(r.out, nullptr, false);
@@ -320,7 +320,7 @@ bool first_sight_kernel()
 #define SKIP_WITHOUT_A_MECHANISM()                                                              \
 	do {                                                                                    \
 		char why_[1024];                                                                \
-		if (ms_wss_mechanism(why_, sizeof(why_)))                                       \
+		if (ms_wss_mechanism(why_, sizeof(why_)) < 0)                                   \
 			GTEST_SKIP() << "no mechanism for --wss here (" << why_ << ")";         \
 	} while (0)
 

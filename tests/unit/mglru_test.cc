@@ -17,6 +17,7 @@ extern "C" {
 #include "memstat_int.h"
 #include "wss.h"
 #include "output.h"
+#include "page_idle.h"
 }
 
 #include <map>
@@ -517,6 +518,78 @@ TEST(Wss, ACgroupsPagingIsItsCountersGrowthInTheWindow)
 	EXPECT_EQ(ms_wss_cgroup_paging(&w, 9, MS_WSS_PGMAJFAULT), -1);	// removed in the window
 	EXPECT_EQ(ms_wss_cgroup_paging(&w, 12, MS_WSS_PGMAJFAULT), -1);	// made in the window
 	EXPECT_EQ(ms_wss_cgroup_paging(&w, 5, MS_WSS_PSWPIN), -1);	// not a cgroup's counter
+}
+
+// The idle page bitmap (MGLRU off): a page of a folio on an LRU list is idle when the bitmap still
+// says so at the window's end, accessed when not (touched, read, or faulted in since the marking);
+// one on no LRU list was never marked: untracked. No ages.
+TEST(Wss, TheIdleBitmapTellsEachLruPageIdleOrAccessed)
+{
+	ms_wss w = {};
+	ms_range range = {128, 320};	// words 2 to 4 of the bitmap
+	ms_ranges ranges = {&range, 1, 192};
+	size_t base[1] = {0};
+	__u64 words[3] = {0, 0, 0};
+	w.mech = MS_WSS_IDLE_BITMAP;
+	w.ranges = &ranges;
+	w.idle_base = base;
+	w.idle_words = words;
+	w.idle_limit = ~0ull;
+	w.pg_lru = 4;
+	words[0] = 1ull << 3;		// pfn 131: still idle
+	words[2] = 1ull << 63;		// pfn 319, the range's last: still idle
+	auto page = [&](__u64 pfn, ms_sub sub, bool lru) {
+		ms_page_rec r = {};
+		r.valid = 1;
+		r.sub = sub;
+		r.head_flags = (__u64)lru << 4;
+		ms_wss_page(&w, pfn, &r);
+		return w.verdict;
+	};
+	EXPECT_EQ(page(131, MS_ANON, true), MS_WSS_IDLE);
+	EXPECT_EQ(page(132, MS_ANON, true), MS_WSS_ACCESSED);
+	EXPECT_EQ(page(319, MS_FILE, true), MS_WSS_IDLE);
+	EXPECT_EQ(page(200, MS_FILE, false), MS_WSS_UNTRACKED);
+	EXPECT_EQ(page(133, MS_KERNEL_SLAB, true), MS_WSS_NONE);
+	EXPECT_EQ(w.idle[MS_ANON], 1u);
+	EXPECT_EQ(w.accessed[MS_ANON], 1u);
+	EXPECT_EQ(w.idle[MS_FILE], 1u);
+	EXPECT_EQ(w.untracked[MS_FILE], 1u);
+	double lo, hi;
+	EXPECT_FALSE(ms_wss_age_range(&w, 0, &lo, &hi));	// the bitmap gives no age
+	std::string table = mstest::capture([&](FILE *f) { ms_wss_print(f, &w, false); });
+	EXPECT_NE(table.find("idle page bitmap"), std::string::npos) << table;
+}
+
+// The bitmap's I/O: whole words at pfn / 64 * 8, every word that covers a range marked, and read
+// back in the layout of ms_page_idle_words()
+TEST(Wss, TheIdleBitmapIsWrittenAndReadInWholeWords)
+{
+	char path[] = "/tmp/memstat-page-idle-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	ms_range r[2] = {{100, 200}, {1000, 1001}};	// words 1-3, word 15
+	ms_ranges ranges = {r, 2, 101};
+	size_t base[2];
+	EXPECT_EQ(ms_page_idle_words(&ranges, base), 4u);
+	EXPECT_EQ(base[1], 3u);
+	ASSERT_EQ(ms_page_idle_mark(path, &ranges), 0);
+	unsigned char file[16 * 8] = {};
+	ASSERT_EQ(pread(fd, file, sizeof(file), 0), (ssize_t)sizeof(file));
+	for (size_t b = 0; b < sizeof(file); b++) {
+		size_t word = b / 8;
+		bool marked = (word >= 1 && word <= 3) || word == 15;
+		EXPECT_EQ(file[b], marked ? 0xff : 0) << "byte " << b;
+	}
+	__u64 words[4] = {};
+	ASSERT_EQ(pwrite(fd, "\x01", 1, 15 * 8), 1);	// as the kernel: pfns 961-967 accessed since
+	__u64 limit = 0;
+	ASSERT_EQ(ms_page_idle_read(path, &ranges, base, words, &limit), 0);
+	EXPECT_EQ(limit, ~0ull);	// every word read
+	EXPECT_EQ(words[0], ~0ull);
+	EXPECT_EQ(words[3], ~0ull ^ 0xfe);
+	close(fd);
+	unlink(path);
 }
 
 TEST(Wss, TheFirstSightRuleIsSix14AndLater)

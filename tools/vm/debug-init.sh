@@ -118,6 +118,31 @@ else
 	R "rc offline no-movable-block-could-be-offlined"
 fi
 
+# --wss with the idle page bitmap (this kernel has no MGLRU): a toucher of 256 MiB writing 64
+# MiB of it every 100 ms; the host checks the counts (debug-kernel.sh)
+if [ -e /sys/kernel/mm/page_idle/bitmap ]; then
+	step wss
+	rm -f /tmp/toucher.ready
+	/bin/toucher /tmp/toucher.ready 256 64 &
+	tp=$!
+	i=0
+	while [ ! -e /tmp/toucher.ready ] && kill -0 $tp 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	sleep 1
+	$M --backend kmod --wss 10 --json >/tmp/wss.json
+	r=$?
+	$M --backend kmod --wss 2 | sed 's/^/wss-table: /'
+	kill $tp
+	wait $tp
+	cat /tmp/wss.json
+	R "rc wss $r"
+	R "wss-json $(tr -d '\n' </tmp/wss.json)"
+else
+	R "rc wss no-idle-page-bitmap"
+fi
+
 # the module is still loaded, so that its frames in kmemleak's backtraces have names; every
 # file is closed, so that whatever a walk allocated has been freed
 if [ -f $KL ]; then

@@ -95,6 +95,7 @@ DEBUG_OPTS=(
 	SHMEM TMPFS FILE_LOCKING ADVISE_SYSCALLS KALLSYMS KALLSYMS_ALL STACKTRACE UNWINDER_ORC
 	MODULES MODULE_UNLOAD SPARSEMEM_VMEMMAP CGROUPS MEMCG TRANSPARENT_HUGEPAGE HUGETLBFS
 	PROC_PAGE_MONITOR MEMORY_HOTPLUG MEMORY_HOTREMOVE MIGRATION COMPACTION SLUB
+	IDLE_PAGE_TRACKING
 	DEBUG_KERNEL DEBUG_FS DEBUG_FS_ALLOW_ALL
 	KASAN KASAN_GENERIC KASAN_INLINE KASAN_VMALLOC
 	PROVE_LOCKING DEBUG_PAGEALLOC DEBUG_ATOMIC_SLEEP DEBUG_VM DEBUG_LIST
@@ -221,7 +222,7 @@ cp /bin/busybox "$ird/bin/busybox"
 for a in $("$ird/bin/busybox" --list-full); do
 	[ -e "$ird/$a" ] || ln -s /bin/busybox "$ird/$a"
 done
-cp "$bdir/memstat" "$bdir/kmod_abuse" "$ird/bin/"
+cp "$bdir/memstat" "$bdir/kmod_abuse" "$bdir/toucher" "$ird/bin/"
 cp "$run/src/kmod/memstat.ko" "$run/src/kmod/memstat-signed.ko" "$ird/lib/modules/"
 install -m 0755 "$here/debug-init.sh" "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/initrd.cpio"
@@ -258,6 +259,31 @@ fi
 while read -r _ _ name code; do
 	[ "$code" = 0 ] || fails+=("$name: $code")
 done < <(grep '^@@ rc ' "$res" || true)
+# --wss with the idle page bitmap: the toucher's 64 MiB written in the window accessed (within
+# 10%, plus the other processes' anon), the rest of its 256 MiB idle
+wss=$(sed -n 's/^@@ wss-json //p' "$res" | head -n 1)
+if [ -n "$wss" ]; then
+	why=$(python3 -c '
+import json, sys
+try:
+    j = json.loads(sys.argv[1])
+    w, mib = j["wss"], j["page_size"] / 1048576.0
+    acc, idle = w["accessed"]["anon"] * mib, w["idle"]["anon"] * mib
+    other = j["pages"]["anon"] * mib - 256
+except (ValueError, KeyError, TypeError) as e:
+    print("no working set in its JSON (%s)" % e)
+    sys.exit()
+sys.stderr.write("wss (idle page bitmap): anon accessed %.1f MiB, idle %.1f MiB\n" % (acc, idle))
+bad = []
+if w.get("mechanism") != "idle_bitmap":
+    bad.append("mechanism %s" % w.get("mechanism"))
+if not 64 * 0.9 <= acc <= 64 * 1.1 + other:
+    bad.append("anon accessed %.1f MiB, not 64 within 10%% (other anon %.1f MiB)" % (acc, other))
+if idle < 192 * 0.9:
+    bad.append("anon idle %.1f MiB, under 90%% of 192" % idle)
+print("; ".join(bad))' "$wss")
+	[ -z "$why" ] || fails+=("wss: $why")
+fi
 # kmod_abuse's failed checks, by name
 abuse=$(grep -a -E '^kmod_abuse: [0-9]+ passed' "$console" | tail -n 1 || true)
 while read -r line; do
