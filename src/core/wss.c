@@ -185,32 +185,6 @@ int ms_wss_alloc_before(struct ms_wss *w, const struct ms_ranges *ranges)
 	return w->before ? 0 : -ENOMEM;
 }
 
-long ms_wss_range_of(struct ms_wss *w, __u64 pfn)
-{
-	const struct ms_ranges *r = w->ranges;
-	size_t lo = 0, hi;
-
-	if (!r)
-		return -1;
-	if (w->cur_range < r->n && pfn >= r->r[w->cur_range].start &&
-	    pfn < r->r[w->cur_range].end)
-		return (long)w->cur_range;
-	hi = r->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (pfn < r->r[mid].start) {
-			hi = mid;
-		} else if (pfn >= r->r[mid].end) {
-			lo = mid + 1;
-		} else {
-			w->cur_range = mid;
-			return (long)mid;
-		}
-	}
-	return -1;
-}
-
 /* the index of pfn among the present pages, or -1 */
 static long long page_index(struct ms_wss *w, __u64 pfn)
 {
@@ -399,28 +373,6 @@ static const struct ms_wss_lruvec *old_lruvec(const struct ms_wss_lruvec *lv, si
 		if (lv[i].memcg_id == memcg_id && lv[i].node == node)
 			return &lv[i];
 	return NULL;
-}
-
-void ms_wss_clear(struct ms_wss *w, int mech, double window_s)
-{
-	bool cgroup_paging = w->cgroup_paging;	/* asked for before the window */
-
-	memset(w, 0, sizeof(*w));
-	w->cgroup_paging = cgroup_paging;
-	w->mech = mech;
-	w->window_s = window_s;
-	w->last_lv = -1;
-}
-
-void ms_wss_reset_counts(struct ms_wss *w)
-{
-	memset(w->accessed, 0, sizeof(w->accessed));
-	memset(w->idle, 0, sizeof(w->idle));
-	memset(w->untracked, 0, sizeof(w->untracked));
-	memset(w->idle_age, 0, sizeof(w->idle_age));
-	memset(w->referenced, 0, sizeof(w->referenced));
-	memset(w->unseen, 0, sizeof(w->unseen));
-	w->unattributed = w->kernel_aged = w->not_aged = 0;
 }
 
 int ms_wss_next(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges *ranges,
