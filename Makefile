@@ -223,7 +223,7 @@ pytest: $(BUILD)/memstat-test
 
 # every suite, then one "N passed, N failed" line
 test: $(BUILD)/memstat $(BUILD)/memstat-test $(MAN_OUT) $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
-      $(BUILD)/kmod_abuse
+      $(BUILD)/kmod_abuse $(BUILD)/toucher
 	bash tests/run.sh $(BUILD)
 
 # ---- fuzzing (tests/fuzz: libFuzzer, clang) and the sanitizer build ----

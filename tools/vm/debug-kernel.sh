@@ -14,7 +14,7 @@
 #
 # Usage (as root, on Debian 12):
 #   bash tools/vm/debug-kernel.sh [--build-only] [BUILD_DIR]
-#     BUILD_DIR     where make put memstat and kmod_abuse (default build)
+#     BUILD_DIR     where make put memstat, kmod_abuse and toucher (default build)
 #     --build-only  build (or find) the kernel, print its build tree (the KDIR for make kmod)
 # Environment:
 #   MEMSTAT_VM_CACHE          the VM matrix's cache (default /var/cache/memstat-vm); the kernel is
@@ -181,7 +181,7 @@ if [ $build_only = 1 ]; then
 fi
 
 # ---- 2. the module, built against that tree; the binaries the VM runs ------------------------
-for b in memstat kmod_abuse; do
+for b in memstat kmod_abuse toucher; do
 	[ -x "$bdir/$b" ] || die "no $bdir/$b: build it first (make BUILD=... vmtest-debug does)"
 	! readelf -l "$bdir/$b" | grep -q 'program interpreter' || die "$bdir/$b is not statically linked"
 done
