@@ -113,20 +113,27 @@ int ms_wss_index(struct ms_wss *w)
 
 /* Age every lruvec of w once, at its youngest generation in m. 0, or -errno of the first refusal
  * that is not the lruvec's going away or the kernel's aging it at the same time. */
+static int age_one(struct ms_wss_lruvec *l, const struct ms_mglru *m)
+{
+	const struct ms_mglru_lruvec *v = ms_mglru_find(m, l->memcg_id, l->node);
+	int err;
+
+	if (!v)
+		return 0;	/* its memcg is gone */
+	l->pre_seq = max_seq(v);
+	err = ms_mglru_age(MS_MGLRU_CTL, v->memcg_id, v->node, max_seq(v));
+	l->age_err = err;
+	return err == -EEXIST || err == -ENOENT || err == -EINVAL ? 0 : err;
+}
+
 static int age_all(struct ms_wss *w, const struct ms_mglru *m, double *ms)
 {
 	double t0 = ms_now_ms();
 
 	for (size_t i = 0; i < w->nlv; i++) {
-		const struct ms_mglru_lruvec *v = ms_mglru_find(m, w->lv[i].memcg_id, w->lv[i].node);
-		int err;
+		int err = age_one(&w->lv[i], m);
 
-		if (!v)
-			continue;	/* its memcg is gone */
-		w->lv[i].pre_seq = max_seq(v);
-		err = ms_mglru_age(MS_MGLRU_CTL, v->memcg_id, v->node, max_seq(v));
-		w->lv[i].age_err = err;
-		if (err && err != -EEXIST && err != -ENOENT && err != -EINVAL)
+		if (err)
 			return err;
 	}
 	*ms = ms_now_ms() - t0;
@@ -359,9 +366,7 @@ int ms_wss_start(struct ms_wss *w, double window_s, int gen_lo, const char *rele
 		return -1;
 	}
 	w->started_ms = ms_now_ms();
-	ms_wss_read_paging("/proc/vmstat", w->paging_start);
-	if (w->cgroup_paging)
-		ms_wss_read_cg_paging(&w->cg_start, &w->ncg_start);
+	ms_wss_paging_begin(w);
 	return record_start(w, be, ranges, why, whylen);
 }
 
@@ -389,12 +394,7 @@ int ms_wss_next(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges 
 	ms_wss_reset_counts(w);
 	w->aging_ms[0] = w->aging_ms[1];
 	w->started_ms = w->ended_ms;
-	memcpy(w->paging_start, w->paging_end, sizeof(w->paging_start));
-	free(w->cg_start);	/* the cgroups' counters too: the last window's end */
-	w->cg_start = w->cg_end;
-	w->ncg_start = w->ncg_end;
-	w->cg_end = NULL;
-	w->ncg_end = 0;
+	ms_wss_paging_roll(w);
 	if (read_gens(&m0, why, whylen))
 		return -1;
 	w->lv = NULL;	/* load_lruvecs() makes it anew: prev is the last window's */
@@ -403,7 +403,6 @@ int ms_wss_next(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges 
 	for (size_t i = 0; !err && i < w->nlv; i++) {
 		struct ms_wss_lruvec *l = &w->lv[i];
 		const struct ms_wss_lruvec *p = old_lruvec(prev, nprev, l->memcg_id, l->node);
-		const struct ms_mglru_lruvec *v;
 
 		if (p && p->known && !p->not_aged) {
 			/* the last window's closing aging opened this one */
@@ -412,14 +411,7 @@ int ms_wss_next(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges 
 			continue;
 		}
 		/* a memcg made during the last window (or not aged then): its own opening */
-		v = ms_mglru_find(&m0, l->memcg_id, l->node);
-		if (!v)
-			continue;
-		l->pre_seq = max_seq(v);
-		l->age_err = ms_mglru_age(MS_MGLRU_CTL, v->memcg_id, v->node, max_seq(v));
-		if (l->age_err && l->age_err != -EEXIST && l->age_err != -ENOENT &&
-		    l->age_err != -EINVAL)
-			err = l->age_err;
+		err = age_one(l, &m0);
 	}
 	w->aging_ms[0] += ms_now_ms() - t0;
 	ms_mglru_free(&m0);
@@ -453,11 +445,7 @@ int ms_wss_end(struct ms_wss *w, char *why, size_t whylen)
 	if (w->mech == MS_WSS_IDLE_BITMAP)
 		return ms_wss_idle_end(w, why, whylen);
 	w->measured_s = (ms_now_ms() - w->started_ms) / 1000.0;
-	ms_wss_read_paging("/proc/vmstat", w->paging_end);
-	if (w->cgroup_paging) {
-		free(w->cg_end);
-		ms_wss_read_cg_paging(&w->cg_end, &w->ncg_end);
-	}
+	ms_wss_paging_end(w);
 	if (read_gens(&m2, why, whylen))
 		return -1;
 	err = age_all(w, &m2, &w->aging_ms[1]);

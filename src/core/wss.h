@@ -206,10 +206,14 @@ long long ms_wss_paging(const struct ms_wss *w, int k);
  * cgroup id, or -1 (no such counter, or the cgroup was not there at both ends).
  */
 long long ms_wss_cgroup_paging(const struct ms_wss *w, __u64 id, int k);
-/* every cgroup's memory.stat counters of the paging, sorted by id (none: no hierarchy) */
-void ms_wss_read_cg_paging(struct ms_wss_cgstat **out, size_t *n);
-/* /proc/vmstat's counters of ms_wss_paging_keys into v (-1 each: unreadable or absent) */
-void ms_wss_read_paging(const char *path, long long v[MS_WSS_NPAGING]);
+/*
+ * The paging counters at the window's start and at its end (/proc/vmstat's, and with
+ * cgroup_paging each cgroup's memory.stat); roll: the next window opens where the last closed,
+ * its start the last one's end.
+ */
+void ms_wss_paging_begin(struct ms_wss *w);
+void ms_wss_paging_end(struct ms_wss *w);
+void ms_wss_paging_roll(struct ms_wss *w);
 
 /*
  * The idle page bitmap's window (wss_idle.c): every page of ranges marked idle at the start,

@@ -30,7 +30,7 @@ static int mark(struct ms_wss *w, char *why, size_t whylen)
 	}
 	w->started_ms = ms_now_ms();
 	w->aging_ms[0] = w->started_ms - t0;
-	ms_wss_read_paging("/proc/vmstat", w->paging_start);
+	ms_wss_paging_begin(w);
 	return 0;
 }
 
@@ -53,11 +53,7 @@ int ms_wss_idle_start(struct ms_wss *w, double window_s, const struct ms_ranges 
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	if (mark(w, why, whylen))
-		return -1;
-	if (w->cgroup_paging)
-		ms_wss_read_cg_paging(&w->cg_start, &w->ncg_start);
-	return 0;
+	return mark(w, why, whylen);
 }
 
 int ms_wss_idle_end(struct ms_wss *w, char *why, size_t whylen)
@@ -66,11 +62,7 @@ int ms_wss_idle_end(struct ms_wss *w, char *why, size_t whylen)
 	int err;
 
 	w->measured_s = (t0 - w->started_ms) / 1000.0;
-	ms_wss_read_paging("/proc/vmstat", w->paging_end);
-	if (w->cgroup_paging) {
-		free(w->cg_end);
-		ms_wss_read_cg_paging(&w->cg_end, &w->ncg_end);
-	}
+	ms_wss_paging_end(w);
 	err = ms_page_idle_read(MS_PAGE_IDLE_BITMAP, w->ranges, w->idle_base, w->idle_words,
 				&w->idle_limit);
 	if (err) {
@@ -85,12 +77,7 @@ int ms_wss_idle_end(struct ms_wss *w, char *why, size_t whylen)
 int ms_wss_idle_next(struct ms_wss *w, char *why, size_t whylen)
 {
 	ms_wss_reset_counts(w);
-	free(w->cg_start);	/* the cgroups' counters: the last window's end */
-	w->cg_start = w->cg_end;
-	w->ncg_start = w->ncg_end;
-	w->cg_end = NULL;
-	w->ncg_end = 0;
-	return mark(w, why, whylen);
+	return mark(w, why, whylen);	/* a window of its own: the marking takes time */
 }
 
 /* whether pfn's folio was still idle at the window's end */

@@ -15,7 +15,8 @@ const char *const ms_wss_paging_keys[MS_WSS_NPAGING] = {
 	"pgmajfault", "workingset_refault_anon", "workingset_refault_file", "pswpin", "pswpout"
 };
 
-void ms_wss_read_paging(const char *path, long long v[MS_WSS_NPAGING])
+/* /proc/vmstat's counters of ms_wss_paging_keys into v (-1 each: unreadable or absent) */
+static void read_paging(const char *path, long long v[MS_WSS_NPAGING])
 {
 	static char buf[16384];
 	bool ok = !ms_read_text(path, buf, sizeof(buf));
@@ -38,8 +39,11 @@ static int cmp_cgstat(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* every cgroup's memory.stat counters of the paging, sorted by id (none: no hierarchy) */
-void ms_wss_read_cg_paging(struct ms_wss_cgstat **out, size_t *n)
+/*
+ * every cgroup's memory.stat counters of the paging, sorted by id as ms_cgroups_load() gives
+ * them (none: no hierarchy)
+ */
+static void read_cg_paging(struct ms_wss_cgstat **out, size_t *n)
 {
 	struct ms_cgroups cg = {};
 	size_t rl;
@@ -66,9 +70,35 @@ void ms_wss_read_cg_paging(struct ms_wss_cgstat **out, size_t *n)
 		for (int k = 0; k < MS_WSS_CG_NPAGING; k++)
 			x->v[k] = ok ? ms_kv_get(text, ms_wss_paging_keys[k]) : -1;
 	}
-	if (*out)
-		qsort(*out, *n, sizeof(**out), cmp_cgstat);
 	ms_cgroups_free(&cg);
+}
+
+void ms_wss_paging_begin(struct ms_wss *w)
+{
+	read_paging("/proc/vmstat", w->paging_start);
+	if (w->cgroup_paging) {
+		free(w->cg_start);
+		read_cg_paging(&w->cg_start, &w->ncg_start);
+	}
+}
+
+void ms_wss_paging_end(struct ms_wss *w)
+{
+	read_paging("/proc/vmstat", w->paging_end);
+	if (w->cgroup_paging) {
+		free(w->cg_end);
+		read_cg_paging(&w->cg_end, &w->ncg_end);
+	}
+}
+
+void ms_wss_paging_roll(struct ms_wss *w)
+{
+	memcpy(w->paging_start, w->paging_end, sizeof(w->paging_start));
+	free(w->cg_start);
+	w->cg_start = w->cg_end;
+	w->ncg_start = w->ncg_end;
+	w->cg_end = NULL;
+	w->ncg_end = 0;
 }
 
 static const struct ms_wss_cgstat *find_cgstat(const struct ms_wss_cgstat *v, size_t n, __u64 id)
