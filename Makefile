@@ -49,7 +49,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: vm-bins all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
+.PHONY: wss-picture vm-bins all run test unit integration cli pytest bench clean kmod kmod-clean vmtest
 .PHONY: fuzz fuzz-bins san san-bins vmtest-debug
 .PHONY: man install uninstall pkgtest rmsstest debtest
 
@@ -124,7 +124,7 @@ $(BUILD)/integration_tests.static: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(IN
 	$(Q)$(CXX) -static $^ -lgtest -lgtest_main -pthread $(INTEG_WRAP) $(LDLIBS) -o $@
 
 # everything a VM of tools/vm runs
-vm-bins: $(BUILD)/memstat-test $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench $(BUILD)/vmload $(BUILD)/kmod_abuse
+vm-bins: $(BUILD)/memstat-test $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench $(BUILD)/vmload $(BUILD)/kmod_abuse $(BUILD)/toucher
 
 run: $(BUILD)/memstat
 	$(BUILD)/memstat
@@ -315,6 +315,16 @@ kmod:
 # boot Debian kernels 6.1 ... 7.x under qemu and run memstat, the module and the tests in each
 vmtest:
 	bash tools/vm/matrix.sh
+
+# docs/memstat-plot-wss.png: a real --wss log over time from a VM of kernel 6.12 (MGLRU on; the
+# workload in tools/vm/init.sh, memstat.wsslog=1), drawn by memstat plot
+WSS_PICTURE_CACHE ?= $(or $(MEMSTAT_VM_CACHE),/var/cache/memstat-vm)
+wss-picture: $(BUILD)/memstat
+	MEMSTAT_VM_APPEND="memstat.wsslog=1 GTEST_FILTER=Wss.SaysWhatItCannotSeeAndLeavesDamonAlone" \
+		bash tools/vm/matrix.sh 6.12 || true
+	test -s $(WSS_PICTURE_CACHE)/6.12/wss.csv
+	cp $(WSS_PICTURE_CACHE)/6.12/wss.csv docs/memstat-wss.csv
+	$(BUILD)/memstat plot docs/memstat-wss.csv -o docs/memstat-plot-wss.png
 
 # the module under a KASAN + lockdep + DEBUG_PAGEALLOC kernel built from Debian's linux-source
 # (cached), with its ioctl fed bad input; one PASS/FAIL line

@@ -199,6 +199,20 @@ def test_plot_svg_valid_and_renders(tmp_path, log):
     check_png(png, svg_size(svg), ["kernel", "free", "page_cache", "anon"])
 
 
+def test_plot_of_the_docs_wss_log(tmp_path):
+    """docs/memstat-wss.csv, the real --wss log of make wss-picture, still reads and draws: its
+    14 windows, the resident and working-set lines with the last window's values (the third
+    process's 256 MiB all written, the file's 128 MiB read: 385 MB of 566 resident)."""
+    svg, png = str(tmp_path / "wss.svg"), str(tmp_path / "wss.png")
+    memstat("plot", os.path.join(ROOT, "docs", "memstat-wss.csv"), "-o", svg)
+    xmllint(svg)
+    text = open(svg).read()
+    assert "14 samples" in text
+    assert "Resident  (last: 566 MB)" in text and "Working set  (last: 385 MB)" in text
+    render(svg, png, svg_size(svg))
+    check_png(png, svg_size(svg), ["kernel", "free", "page_cache", "anon"])
+
+
 def colour_pixels(png, rgb):
     _, _, rows = read_png(png)
     return sum(row.count(rgb) for row in rows)

@@ -155,6 +155,48 @@ if [ $bpf = 1 ]; then
 fi
 MEMSTAT=/bin/memstat
 
+# a --wss log for the picture in docs (make wss-picture boots with memstat.wsslog=1): memstat
+# --wss 10 -o samples while the memory in use changes: 512 MiB of anonymous memory of which 64
+# written every 100 ms; from 40 s on, a 256 MiB file mapped with 128 MiB of it read; from 80 s,
+# 256 MiB more anonymous memory, all of it written; at 110 s the first 512 MiB freed; at 150 s
+# memstat is stopped (SIGTERM: the window cut short is not written)
+if grep -q 'memstat.wsslog=1' /proc/cmdline; then
+	banner "a --wss log over time (make wss-picture)"
+	wss_wait() {
+		i=0
+		while [ ! -e "$1" ] && [ $i -lt 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+	}
+	dd if=/dev/zero of=/var/tmp/wss.file bs=1M count=256 status=none
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	rm -f /tmp/t1 /tmp/t2 /tmp/t3 /tmp/wss.csv
+	/bin/toucher /tmp/t1 512 64 &
+	t1=$!
+	wss_wait /tmp/t1
+	$MEMSTAT --wss 10 -o /tmp/wss.csv 2>/tmp/wss.err &
+	ms=$!
+	sleep 40
+	/bin/toucher /tmp/t2 256 128 /var/tmp/wss.file &
+	t2=$!
+	sleep 40
+	/bin/toucher /tmp/t3 256 256 &
+	t3=$!
+	sleep 30
+	kill $t1
+	sleep 40
+	kill -TERM $ms
+	wait $ms
+	R "rc wss-log $?"
+	kill $t2 $t3
+	wait $t1 $t2 $t3 2>/dev/null
+	rm -f /var/tmp/wss.file
+	cat /tmp/wss.err
+	block wss-log /tmp/wss.csv
+fi
+
 # the kernel module, built by the host for this kernel: load it; its walk must reconcile too
 banner "kernel module"
 if [ -f /lib/modules/memstat.ko ]; then

@@ -400,7 +400,7 @@ fi
 say "building the binaries the VMs run (make vm-bins)"
 bash "$repo/tools/setup.sh" vm-bins "BUILD=$BUILD" >&2
 # the initramfs has no dynamic loader
-for b in memstat-test integration_tests.static churn bench vmload kmod_abuse; do
+for b in memstat-test integration_tests.static churn bench vmload kmod_abuse toucher; do
 	! readelf -l "$repo/$BUILD/$b" | grep -q 'program interpreter' ||
 		die "$BUILD/$b is not statically linked"
 done
@@ -426,7 +426,8 @@ done
 # the test build (its test hooks on, src/core/testhooks.h): the integration suite steers it
 cp "$repo/$BUILD/memstat-test" "$ird/bin/memstat"
 cp "$repo/$BUILD/integration_tests.static" "$ird/bin/integration_tests"
-cp "$repo/$BUILD/churn" "$repo/$BUILD/bench" "$repo/$BUILD/vmload" "$repo/$BUILD/kmod_abuse" "$ird/bin/"
+cp "$repo/$BUILD/churn" "$repo/$BUILD/bench" "$repo/$BUILD/vmload" "$repo/$BUILD/kmod_abuse" \
+	"$repo/$BUILD/toucher" "$ird/bin/"
 install -m 0755 "$here/init.sh" "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/base.cpio"
 
@@ -714,6 +715,9 @@ run_family() {
 		[ -z "$rc" ] || [ "$rc" = 0 ] || fails+=("memstat|$name exited $rc")
 	done
 	extract_block "$res" features >"$dir/features.txt"
+	# make wss-picture's log (memstat.wsslog=1 in MEMSTAT_VM_APPEND)
+	rm -f "$dir/wss.csv"
+	! grep -q '^@@BEGIN wss-log' "$res" || extract_block "$res" wss-log >"$dir/wss.csv"
 	if grep -q '^@@ rc memstat-features 0' "$res" && ! grep -q 'vmemmap base: *located' "$dir/features.txt"; then
 		fails+=("features|$(grep 'vmemmap base' "$dir/features.txt" || echo 'no vmemmap base line')")
 	fi
