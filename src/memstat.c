@@ -191,6 +191,8 @@ static int record_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 
 	if (!ret && w->wss)
 		ret = ms_wss_page(w->wss, pfn, r);
+	if (!ret && w->procs && r->valid)	/* --by process --wss: the runs from the records */
+		ret = ms_procs_run(w->procs, pfn, 1, (enum ms_sub)r->sub);
 	for (size_t k = 0; !ret && k < w->ngroups; k++) {
 		ret = ms_groups_page(w->groups[k], pfn, r);
 		if (w->wss)	/* --by --wss: the page's verdict to its group */
@@ -486,6 +488,11 @@ int main(int argc, char **argv)
 		procs.by_command = o.by_command;
 		procs.min_pages = o.min_set ? (double)o.min_bytes / (double)sysconf(_SC_PAGESIZE) :
 			0;
+		if (o.wss) {	/* each mapped page's verdict, kept by the walk after the window */
+			wss.keep_verdicts = true;
+			procs.verdict = ms_wss_verdict_at;
+			procs.verdict_arg = &wss;
+		}
 	}
 	runs_slab_split = ms_backend_features(&walker.be) &&
 			  ms_backend_features(&walker.be)->slab_cache_word;
@@ -641,10 +648,14 @@ int main(int argc, char **argv)
 	}
 	if (o.by_process) {
 		if (o.json)
-			ms_procs_json(stdout, &procs, &res);
+			ms_procs_json(stdout, &procs, &res, o.wss ? &wss : NULL);
 		else {
 			ms_procs_print(stdout, &procs);
 			ms_print_moved(stdout, &res);
+			if (o.wss) {
+				fputc('\n', stdout);
+				ms_wss_print(stdout, &wss, o.verbose);
+			}
 		}
 	} else if (walker.ngroups) {	/* one key: several only with -f prom (options.c) */
 		if (o.json)

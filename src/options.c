@@ -553,10 +553,10 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 					   "--approx");
 	}
 	if (o->wss && (o->runs || o->features || o->reconcile || o->approx || o->compare ||
-		       o->by_process || o->tree))
-		return ms_usage_error(NULL, "%s", "--wss is of the classes and groups: not with "
-				      "--tree, --by process or command, --runs, --features, "
-				      "--reconcile, --compare or --approx");
+		       o->tree))
+		return ms_usage_error(NULL, "%s", "--wss is of the classes, groups and processes: "
+				      "not with --tree, --runs, --features, --reconcile, --compare "
+				      "or --approx");
 	if (o->wss && o->backend == MS_BE_KPF)
 		return ms_usage_error(NULL, "%s", "--wss needs the bpf or kmod backend: "
 				      "/proc/kpageflags has no per-page records");

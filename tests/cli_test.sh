@@ -173,11 +173,16 @@ for w in 0 0.5 -1 86401 abc 5x "" nan; do
 	run "--wss '$w'" 2 "$memstat" --wss "$w"
 	one_line_err "--wss '$w'" "invalid --wss '$w'"
 done
-for extra in "--by cgroup --tree" "--by process" "--reconcile" "--features" "--runs" \
+for extra in "--by cgroup --tree" "--reconcile" "--features" "--runs" \
 	"--approx -o $tmp/w.csv"; do
 	# shellcheck disable=SC2086	# the words of $extra are options
 	run "--wss with $extra" 2 "$memstat" --wss 5 $extra
-	one_line_err "--wss with $extra" "--wss is of the classes and groups: not with"
+	one_line_err "--wss with $extra" "--wss is of the classes, groups and processes: not with"
+done
+# --by process or command with --wss: accepted (no mechanism here: exit 5), not with -a
+for by in process command; do
+	run "--wss with --by $by -a" 2 "$memstat" --wss 5 --by $by -a
+	one_line_err "--wss with --by $by -a" "--by $by is a walk and a read of the processes"
 done
 # sampling: each sample is one window, so an interval other than the window's is refused
 for extra in "1 1" "-o $tmp/w.csv 10" "4.9 -f jsonl"; do
@@ -198,6 +203,8 @@ if [ ! -e /sys/kernel/mm/lru_gen/enabled ] && [ ! -e /sys/kernel/mm/page_idle/bi
 	one_line_err "--wss without a mechanism" "no way to see page accesses here: no MGLRU"
 	run "--wss --by without a mechanism" 5 "$memstat" --wss 60 --by node
 	one_line_err "--wss --by without a mechanism" "no way to see page accesses here"
+	run "--wss --by process without a mechanism" 5 "$memstat" --wss 60 --by process
+	one_line_err "--wss --by process without a mechanism" "no way to see page accesses here"
 	run "allpages --wss without a mechanism" 5 "$memstat" allpages --wss 60
 	one_line_err "allpages --wss without a mechanism" "no way to see page accesses here: no MGLRU"
 	[ ! -s "$tmp/out" ] && ok "allpages --wss without a mechanism prints no record" ||

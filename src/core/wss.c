@@ -174,35 +174,9 @@ static void oldest(const struct ms_mglru_lruvec *v, __u64 min[2], bool full[2])
 	}
 }
 
-int ms_wss_alloc_before(struct ms_wss *w, const struct ms_ranges *ranges)
-{
-	__u64 n = 0;
-
-	w->ranges = ranges;
-	w->cur_range = 0;
-	w->range_base = calloc(ranges->n ? ranges->n : 1, sizeof(*w->range_base));
-	if (!w->range_base)
-		return -ENOMEM;
-	for (size_t i = 0; i < ranges->n; i++) {
-		w->range_base[i] = n;
-		n += ranges->r[i].end - ranges->r[i].start;
-	}
-	w->nbefore = n / 4 + 1;
-	w->before = calloc(w->nbefore, 1);
-	return w->before ? 0 : -ENOMEM;
-}
-
-/* the index of pfn among the present pages, or -1 */
-static long long page_index(struct ms_wss *w, __u64 pfn)
-{
-	long i = w->before ? ms_wss_range_of(w, pfn) : -1;
-
-	return i < 0 ? -1 : (long long)(w->range_base[i] + pfn - w->ranges->r[i].start);
-}
-
 static unsigned int before_of(struct ms_wss *w, __u64 pfn)
 {
-	long long i = page_index(w, pfn);
+	long long i = ms_wss_page_index(w, pfn);
 
 	return i < 0 ? MS_WSS_B_NONE : (w->before[i / 4] >> (2 * (i % 4))) & 3;
 }
@@ -262,7 +236,7 @@ int ms_wss_before_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 		else
 			state = referenced ? MS_WSS_B_REF : MS_WSS_B_UNREF;
 	}
-	i = page_index(w, pfn);
+	i = ms_wss_page_index(w, pfn);
 	if (i >= 0)
 		w->before[i / 4] |= (__u8)(state << (2 * (i % 4)));
 	return 0;
@@ -533,9 +507,9 @@ static struct ms_wss_lruvec *lruvec_of(struct ms_wss *w, __u64 cgroup, int node)
 	return NULL;
 }
 
-int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+/* the page's verdict (w->verdict, w->verdict_cls) and its counts */
+static int judge(struct ms_wss *w, __u64 pfn, const struct ms_page_rec *r)
 {
-	struct ms_wss *w = arg;
 	struct ms_wss_lruvec *l;
 	unsigned int v, sub = r->sub, before;
 	bool referenced;
@@ -594,6 +568,16 @@ int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 		}
 	}
 	return 0;
+}
+
+int ms_wss_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
+{
+	struct ms_wss *w = arg;
+	int ret = judge(w, pfn, r);
+
+	if (w->keep_verdicts)
+		ms_wss_keep_verdict(w, pfn);
+	return ret;
 }
 
 bool ms_wss_age_range(const struct ms_wss *w, int k, double *min_s, double *max_s)

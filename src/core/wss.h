@@ -135,6 +135,9 @@ struct ms_wss {
 	size_t ncg_start, ncg_end;
 	int said_no_hierarchy;	/* the cgroup hierarchy's absence was said */
 	int verdict, verdict_cls;	/* the last page's (enum ms_wss_verdict), for --by's groups */
+	/* --by process: each page's verdict kept for ms_wss_verdict_at(), in the 2 bits a page of
+	 * the before map once ms_wss_page() has read them (set before the window, kept) */
+	bool keep_verdicts;
 };
 
 /*
@@ -178,6 +181,14 @@ bool ms_wss_first_sight_kernel(const char *release);
 /* One record of the walk after ms_wss_end() (an ms_page_fn). */
 int ms_wss_page(void *w, __u64 pfn, const struct ms_page_rec *r);
 void ms_wss_free(struct ms_wss *w);
+/* keep_verdicts: the last page's verdict (w->verdict) kept for pfn (ms_wss_page() calls it) */
+void ms_wss_keep_verdict(struct ms_wss *w, __u64 pfn);
+/*
+ * keep_verdicts: the verdict of pfn in the last walk after a window (MS_WSS_ACCESSED, _IDLE,
+ * _UNSEEN), or MS_WSS_NONE (untracked, a class the window cannot see, not present, not kept).
+ * arg: the struct ms_wss (the lookup keeps its last range).
+ */
+int ms_wss_verdict_at(void *arg, __u64 pfn);
 /*
  * The whole window on be over ranges: where the generation sits, the first aging, the wait,
  * the second aging. MS_EXIT_OK, or MS_EXIT_UNSUPPORTED (the generation's place unknown) or
@@ -230,6 +241,8 @@ void ms_wss_clear(struct ms_wss *w, int mech, double window_s);
 void ms_wss_reset_counts(struct ms_wss *w);
 /* the index of pfn's range among w->ranges (the last one found is tried first), or -1 */
 long ms_wss_range_of(struct ms_wss *w, __u64 pfn);
+/* the index of pfn among the present pages in the 2-bit map (before), or -1 */
+long long ms_wss_page_index(struct ms_wss *w, __u64 pfn);
 /* a tracked page's verdict from the bitmap (an ms_page_fn's part of ms_wss_page()) */
 void ms_wss_idle_page(struct ms_wss *w, __u64 pfn, const struct ms_page_rec *r);
 

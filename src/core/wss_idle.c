@@ -46,6 +46,10 @@ int ms_wss_idle_start(struct ms_wss *w, double window_s, const struct ms_ranges 
 		return -1;
 	}
 	w->pg_lru = pg_lru;
+	if (w->keep_verdicts && ms_wss_alloc_before(w, ranges)) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
 	w->idle_base = calloc(ranges->n ? ranges->n : 1, sizeof(*w->idle_base));
 	n = w->idle_base ? ms_page_idle_words(ranges, w->idle_base) : 0;
 	w->idle_words = w->idle_base ? calloc(n ? n : 1, sizeof(*w->idle_words)) : NULL;

@@ -3,6 +3,8 @@
  * --wss: the window's state that every mechanism shares (wss.h): emptied for a window, its
  * counts zeroed for the next, a page's range among present memory.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "memstat_int.h"
@@ -11,9 +13,11 @@
 void ms_wss_clear(struct ms_wss *w, int mech, double window_s)
 {
 	bool cgroup_paging = w->cgroup_paging;	/* asked for before the window */
+	bool keep_verdicts = w->keep_verdicts;
 
 	memset(w, 0, sizeof(*w));
 	w->cgroup_paging = cgroup_paging;
+	w->keep_verdicts = keep_verdicts;
 	w->mech = mech;
 	w->window_s = window_s;
 	w->last_lv = -1;
@@ -54,4 +58,50 @@ long ms_wss_range_of(struct ms_wss *w, __u64 pfn)
 		}
 	}
 	return -1;
+}
+
+long long ms_wss_page_index(struct ms_wss *w, __u64 pfn)
+{
+	long i = w->before ? ms_wss_range_of(w, pfn) : -1;
+
+	return i < 0 ? -1 : (long long)(w->range_base[i] + pfn - w->ranges->r[i].start);
+}
+
+void ms_wss_keep_verdict(struct ms_wss *w, __u64 pfn)
+{
+	long long i = ms_wss_page_index(w, pfn);
+	unsigned int code = w->verdict >= 0 && w->verdict < MS_WSS_VERDICTS ?
+			    (unsigned int)w->verdict + 1 : 0, shift;
+
+	if (i < 0)
+		return;
+	shift = 2 * (unsigned int)(i % 4);
+	w->before[i / 4] = (__u8)((w->before[i / 4] & ~(3U << shift)) | (code << shift));
+}
+
+int ms_wss_verdict_at(void *arg, __u64 pfn)
+{
+	struct ms_wss *w = arg;
+	long long i = w->keep_verdicts ? ms_wss_page_index(w, pfn) : -1;
+	unsigned int code = i < 0 ? 0 : (w->before[i / 4] >> (2 * (i % 4))) & 3;
+
+	return code ? (int)code - 1 : MS_WSS_NONE;
+}
+
+int ms_wss_alloc_before(struct ms_wss *w, const struct ms_ranges *ranges)
+{
+	__u64 n = 0;
+
+	w->ranges = ranges;
+	w->cur_range = 0;
+	w->range_base = calloc(ranges->n ? ranges->n : 1, sizeof(*w->range_base));
+	if (!w->range_base)
+		return -ENOMEM;
+	for (size_t i = 0; i < ranges->n; i++) {
+		w->range_base[i] = n;
+		n += ranges->r[i].end - ranges->r[i].start;
+	}
+	w->nbefore = n / 4 + 1;
+	w->before = calloc(w->nbefore, 1);
+	return w->before ? 0 : -ENOMEM;
 }

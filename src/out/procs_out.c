@@ -10,6 +10,7 @@
 #include "escape.h"
 #include "procs.h"
 #include "procs_out.h"
+#include "wss.h"
 
 /* the table's class columns (PSS); free and unknown pages are said below it */
 static const enum ms_class cols[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_EXEC,
@@ -17,13 +18,28 @@ static const enum ms_class cols[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_E
 static const char *const col_label[] = { "Kernel", "Anon", "Shmem", "Exec", "Cache", "Hugetlb" };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-static void row(FILE *out, const struct ms_proc *p, const char *pid, const char *name)
+/* --wss: the pages of p with verdict v, over the classes the window tracks */
+static __u64 wss_pages(const struct ms_proc *p, int v)
+{
+	__u64 n = 0;
+
+	for (int c = 0; c < MS_NR_CLASSES; c++)
+		if (ms_wss_class_tracked(c))
+			n += p->wss[v][c];
+	return n;
+}
+
+static void row(FILE *out, const struct ms_procs *ps, const struct ms_proc *p, const char *pid,
+		const char *name)
 {
 	fprintf(out, "%9.1f", ms_mb(p->pss_total));
 	for (size_t c = 0; c < NCOLS; c++)
 		fprintf(out, " %8.1f", ms_mb(p->pss[cols[c]]));
-	fprintf(out, " %8.1f %8.1f %8.1f %8s  ", ms_mb((double)p->rss_total), ms_mb((double)p->uss),
-		ms_mb((double)p->swap), pid);
+	fprintf(out, " %8.1f %8.1f %8.1f", ms_mb((double)p->rss_total), ms_mb((double)p->uss),
+		ms_mb((double)p->swap));
+	for (int v = 0; ps->verdict && v < MS_WSS_VERDICTS; v++)
+		fprintf(out, " %8.1f", ms_mb((double)wss_pages(p, v)));
+	fprintf(out, " %8s  ", pid);
 	ms_esc_fputs(out, name, MS_ESC_TERM);
 	fputc('\n', out);
 }
@@ -36,8 +52,10 @@ void ms_procs_print(FILE *out, const struct ms_procs *ps)
 	fprintf(out, "%9s", "PSS MB");
 	for (size_t c = 0; c < NCOLS; c++)
 		fprintf(out, " %8s", col_label[c]);
-	fprintf(out, " %8s %8s %8s %8s  %s\n", "RSS", "USS", "Swap",
-		ps->by_command ? "Procs" : "PID", "Command");
+	fprintf(out, " %8s %8s %8s", "RSS", "USS", "Swap");
+	if (ps->verdict)
+		fprintf(out, " %8s %8s %8s", "Accessed", "Idle", "Unseen");
+	fprintf(out, " %8s  %s\n", ps->by_command ? "Procs" : "PID", "Command");
 	for (size_t i = 0; i < ps->nshown; i++) {
 		const struct ms_proc *p = &ps->p[ps->order[i]];
 
@@ -45,20 +63,24 @@ void ms_procs_print(FILE *out, const struct ms_procs *ps)
 			snprintf(pid, sizeof(pid), "%zu", p->nprocs);
 		else
 			snprintf(pid, sizeof(pid), "%d", p->pid);
-		row(out, p, pid, p->comm);
+		row(out, ps, p, pid, p->comm);
 	}
 	if (ps->nother) {
 		snprintf(name, sizeof(name), "(other: %zu %s)", ps->nother, ps->by_command ?
 			 (ps->nother == 1 ? "command" : "commands") :
 			 (ps->nother == 1 ? "process" : "processes"));
 		snprintf(pid, sizeof(pid), "%zu", ps->other.nprocs);
-		row(out, &ps->other, ps->by_command ? pid : "-", name);
+		row(out, ps, &ps->other, ps->by_command ? pid : "-", name);
 	}
 	snprintf(pid, sizeof(pid), "%zu", ps->total.nprocs);
-	row(out, &ps->total, ps->by_command ? pid : "-", "Total");
+	row(out, ps, &ps->total, ps->by_command ? pid : "-", "Total");
 	fprintf(out, "(MB; a page mapped n times counts 1/n to the PSS of each mapping's process:\n"
 		" the class columns are PSS, Cache is page cache; RSS counts every page mapped, USS\n"
 		" the pages no other mapping shares, Swap the pages swapped out)\n");
+	if (ps->verdict)
+		fprintf(out, "(Accessed, Idle, Unseen: of its RSS, the anon, shmem, exec and page cache "
+			"pages used in the\n window of --wss, not used, and of unknown use (the working "
+			"set below))\n");
 	if (!ps->kernel_mapcount)
 		fprintf(out, "(/proc/kpagecount could not be read: a page's n is its mappings in the "
 			"processes read)\n");
@@ -98,12 +120,28 @@ static void classes(struct ms_jw *w, const char *name, const double *pss, const 
 	ms_jw_end_object(w);
 }
 
-static void members(struct ms_jw *w, const struct ms_proc *p)
+static void members(struct ms_jw *w, const struct ms_procs *ps, const struct ms_proc *p)
 {
+	static const char *const names[MS_WSS_VERDICTS] = { "accessed", "idle", "unseen" };
+
 	classes(w, "pss", p->pss, NULL, p->pss_total);
 	classes(w, "rss", NULL, p->rss, (double)p->rss_total);
 	ms_jw_u64_field(w, "uss", p->uss);
 	ms_jw_u64_field(w, "swap", p->swap);
+	if (!ps->verdict)
+		return;
+	/* --wss: its mapped pages by verdict, per class (null: a class the window cannot see) */
+	ms_jw_object_field(w, "wss");
+	for (int v = 0; v < MS_WSS_VERDICTS; v++) {
+		ms_jw_object_field(w, names[v]);
+		for (int c = 0; c < MS_NR_CLASSES; c++)
+			if (ms_wss_class_tracked(c))
+				ms_jw_u64_field(w, ms_classes[c].key, p->wss[v][c]);
+			else
+				ms_jw_null_field(w, ms_classes[c].key);
+		ms_jw_end_object(w);
+	}
+	ms_jw_end_object(w);
 }
 
 void ms_procs_json_fields(struct ms_jw *w, const struct ms_procs *ps)
@@ -122,7 +160,7 @@ void ms_procs_json_fields(struct ms_jw *w, const struct ms_procs *ps)
 		else
 			ms_jw_i64_field(w, "pid", p->pid);
 		ms_jw_string_field(w, "name", p->comm);
-		members(w, p);
+		members(w, ps, p);
 		ms_jw_end_object(w);
 	}
 	ms_jw_end_array(w);
@@ -130,12 +168,12 @@ void ms_procs_json_fields(struct ms_jw *w, const struct ms_procs *ps)
 	if (ps->by_command)
 		ms_jw_u64_field(w, "commands", ps->nother);
 	ms_jw_u64_field(w, "processes", ps->other.nprocs);
-	members(w, &ps->other);
+	members(w, ps, &ps->other);
 	ms_jw_end_object(w);
 	ms_jw_object_field(w, "all");
 	ms_jw_u64_field(w, "processes", ps->total.nprocs);
 	ms_jw_u64_field(w, "mapped_pages", ps->mapped_pages);
-	members(w, &ps->total);
+	members(w, ps, &ps->total);
 	ms_jw_end_object(w);
 	ms_jw_object_field(w, "left_out");
 	ms_jw_u64_field(w, "exited", ps->exited);
@@ -147,7 +185,8 @@ void ms_procs_json_fields(struct ms_jw *w, const struct ms_procs *ps)
 	ms_jw_end_object(w);
 }
 
-void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result *r)
+void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result *r,
+		   const struct ms_wss *wss)
 {
 	struct ms_jw w;
 
@@ -156,6 +195,8 @@ void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result 
 	ms_json_walk_head(&w, r);
 	ms_json_moved_pages(&w, r);
 	ms_procs_json_fields(&w, ps);
+	if (wss)	/* --wss: the machine's window (wss_out.c) */
+		ms_wss_json(&w, wss);
 	ms_jw_end_object(&w);
 	fputc('\n', out);
 }
@@ -186,7 +227,20 @@ static void prom_rows(FILE *out, const struct ms_procs *ps, const char *metric, 
 				fprintf(out, "%llu\n", (unsigned long long)(c < MS_NR_CLASSES ?
 					p->rss[c] : p->rss_total));
 		}
-		if (what >= 2) {
+		for (int c = 0; what == 4 && c < MS_NR_CLASSES; c++) {
+			static const char *const state[MS_WSS_VERDICTS] = { "accessed", "idle",
+									    "unseen" };
+
+			if (!ms_wss_class_tracked(c))
+				continue;
+			for (int v = 0; v < MS_WSS_VERDICTS; v++) {
+				fprintf(out, "%s{pid=\"%s\",command=\"", metric, pid);
+				ms_esc_fputs(out, name, MS_ESC_PROM);
+				fprintf(out, "\",class=\"%s\",state=\"%s\"} %llu\n",
+					ms_classes[c].key, state[v], (unsigned long long)p->wss[v][c]);
+			}
+		}
+		if (what == 2 || what == 3) {
 			fprintf(out, "%s{pid=\"%s\",command=\"", metric, pid);
 			ms_esc_fputs(out, name, MS_ESC_PROM);
 			fprintf(out, "\"} %llu\n", (unsigned long long)(what == 2 ? p->uss : p->swap));
@@ -210,4 +264,10 @@ void ms_procs_prom(FILE *out, const struct ms_procs *ps)
 	fputs("# HELP memstat_process_swap_pages Pages of each process of --by process or command "
 	      "swapped out.\n# TYPE memstat_process_swap_pages gauge\n", out);
 	prom_rows(out, ps, "memstat_process_swap_pages", 3);
+	if (!ps->verdict)
+		return;
+	fputs("# HELP memstat_process_wss_pages Pages mapped by each process of --by process or "
+	      "command, by class and their state in the window of --wss (accessed, idle, "
+	      "unseen).\n# TYPE memstat_process_wss_pages gauge\n", out);
+	prom_rows(out, ps, "memstat_process_wss_pages", 4);
 }

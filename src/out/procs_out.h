@@ -9,7 +9,10 @@
 #include "procs.h"
 
 void ms_procs_print(FILE *out, const struct ms_procs *ps);
-void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result *r);
+struct ms_wss;
+/* wss: --wss's window, its summary beside the processes (NULL: none) */
+void ms_procs_json(FILE *out, const struct ms_procs *ps, const struct ms_result *r,
+		   const struct ms_wss *wss);
 /* a JSON-lines row's fields ("by", the rows, "other", "all", "left_out"), without braces */
 struct ms_jw;
 void ms_procs_json_fields(struct ms_jw *w, const struct ms_procs *ps);

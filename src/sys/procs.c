@@ -55,6 +55,16 @@ int ms_procs_run(void *arg, __u64 pfn, __u64 npages, enum ms_sub sub)
 {
 	struct ms_procs *ps = arg;
 
+	/* the record walk (--wss) gives a page at a time: it extends the last run of its sub */
+	if (ps->nruns && npages) {
+		struct ms_run *last = &ps->runs[ps->nruns - 1];
+
+		if (last->sub == sub && last->pfn + last->npages == pfn &&
+		    last->npages + npages <= UINT32_MAX) {
+			last->npages += (__u32)npages;
+			return 0;
+		}
+	}
 	/* a run's npages is 32 bits: a longer one (free memory) is split */
 	while (npages) {
 		__u32 n = npages > UINT32_MAX ? UINT32_MAX : (__u32)npages;
@@ -498,6 +508,12 @@ static int account(struct ms_procs *ps, struct counts *k, const char *kpageflags
 			}
 			p->rss[c]++;
 			p->rss_total++;
+			if (ps->verdict) {	/* --wss: the page's verdict in the window */
+				int v = ps->verdict(ps->verdict_arg, pfn);
+
+				if (v >= 0 && v < MS_WSS_VERDICTS)
+					p->wss[v][c]++;
+			}
 			p->pss[c] += 1.0 / n;
 			p->pss_total += 1.0 / n;
 			p->uss += n == 1;
@@ -515,6 +531,8 @@ static void add_to(struct ms_proc *to, const struct ms_proc *p)
 	for (int c = 0; c < MS_NR_CLASSES; c++) {
 		to->pss[c] += p->pss[c];
 		to->rss[c] += p->rss[c];
+		for (int v = 0; v < MS_WSS_VERDICTS; v++)
+			to->wss[v][c] += p->wss[v][c];
 	}
 	to->pss_total += p->pss_total;
 	to->rss_total += p->rss_total;
@@ -717,7 +735,8 @@ void ms_procs_reset(struct ms_procs *ps)
 {
 	struct ms_procs keep = { .top = ps->top, .min_pages = ps->min_pages, .partial = 0,
 				 .by_command = ps->by_command, .runs = ps->runs,
-				 .runs_cap = ps->runs_cap };
+				 .runs_cap = ps->runs_cap, .verdict = ps->verdict,
+				 .verdict_arg = ps->verdict_arg };
 
 	for (size_t i = 0; i < ps->n; i++)
 		free(ps->p[i].pfns);

@@ -23,6 +23,7 @@ struct ms_proc {
 	__u64 rss_total;
 	__u64 uss;			/* pages no other mapping shares */
 	__u64 swap;			/* pages swapped out (their pagemap entries) */
+	__u64 wss[MS_WSS_VERDICTS][MS_NR_CLASSES];	/* --wss: pages mapped, by verdict */
 	__u64 *pfns;			/* while read: the pfns mapped, one per mapping */
 	size_t npfns, cap;
 };
@@ -51,6 +52,10 @@ struct ms_procs {
 	bool scan;			/* present pages found by PAGEMAP_SCAN (>= 6.7) */
 	double read_ms;			/* reading the processes (set by the caller) */
 	bool kernel_mapcount;		/* PSS by the kernel's mapcounts, else by the mappings read */
+	/* --wss: each mapped page's verdict in the window (enum ms_wss_verdict), from the walk
+	 * after it (wss.h ms_wss_verdict_at()); NULL: none asked for */
+	int (*verdict)(void *arg, __u64 pfn);
+	void *verdict_arg;
 	/* the runs of the walk, in pfn order (ms_procs_run()) */
 	struct ms_run *runs;
 	size_t nruns, runs_cap;

@@ -473,6 +473,57 @@ TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 		}
 }
 
+// The same workload, --wss --by process: the anonymous toucher's row (its 768 MiB of anon)
+// counts its 192 MiB written in the window accessed within 10% and the rest idle or unseen; the
+// file reader's (its 256 MiB of mapped page cache) its 64 MiB read accessed (6.14+: or unseen),
+// no more than 192 MiB idle; a process's verdicts never exceed its RSS of the classes the
+// window sees, kernel is null, and the machine's window is beside the processes.
+TEST(Wss, ByProcessGivesEachProcessItsWorkingSet)
+{
+	MglruOn on;
+	SKIP_WITHOUT_A_MECHANISM();
+	const size_t mib = 1 << 20;
+	json j = with_workload({"--wss", "10", "--by", "process", "--json"});
+	ASSERT_TRUE(j.contains("processes"));
+	ASSERT_TRUE(j.contains("wss")) << "the machine's window";
+	double ps = (double)page_size() / (double)mib;
+	json anon, file;
+	for (auto &p : j["processes"]) {
+		if ((double)p["rss"]["anon"].get<long long>() * ps >= 760)
+			anon = p;
+		else if ((double)p["rss"]["page_cache"].get<long long>() * ps >= 250)
+			file = p;
+	}
+	ASSERT_TRUE(anon.is_object() && file.is_object()) << j.dump().substr(0, 3000);
+	std::cerr << "wss-process: anon " << anon["wss"].dump() << " file " << file["wss"].dump()
+		  << "\n";
+	auto mb = [&](const json &p, const char *key, const char *cls) {
+		return p["wss"][key][cls].get<double>() * ps;
+	};
+	double anon_rss = (double)anon["rss"]["anon"].get<long long>() * ps;
+	std::string all = anon.dump(1) + file.dump(1);
+	EXPECT_GE(mb(anon, "accessed", "anon"), 192 * 0.9) << all;
+	EXPECT_LE(mb(anon, "accessed", "anon"), 192 * 1.1 + (anon_rss - 768)) << all;
+	EXPECT_GE(mb(anon, "idle", "anon") + mb(anon, "unseen", "anon"), 576 * 0.9) << all;
+	double hot = mb(file, "accessed", "page_cache") +
+		     (first_sight_kernel() ? mb(file, "unseen", "page_cache") : 0.0);
+	EXPECT_GE(hot, 64 * 0.9) << all;
+	EXPECT_LE(mb(file, "accessed", "page_cache"), 64 * 1.1) << all;
+	EXPECT_LE(mb(file, "idle", "page_cache"), 192 * 1.1) << all;
+	for (const json *p : {&anon, &file}) {
+		EXPECT_TRUE((*p)["wss"]["accessed"]["kernel"].is_null()) << all;
+		for (const char *c : {"anon", "shmem", "exec", "page_cache"}) {
+			long long told = 0;
+			for (const char *v : {"accessed", "idle", "unseen"})
+				told += (*p)["wss"][v][c].get<long long>();
+			EXPECT_LE(told, (*p)["rss"][c].get<long long>()) << c << "\n" << all;
+		}
+	}
+	// all the processes' row sums theirs (a page shared counts in each process that maps it)
+	EXPECT_GE(j["all"]["wss"]["accessed"]["anon"].get<long long>(),
+		  anon["wss"]["accessed"]["anon"].get<long long>());
+}
+
 // Sampling with --wss: each sample is a window, the next opening where the last closed (its
 // opening aging is the last one's closing). Each of 3 windows of 4 s counts the workload's
 // accessed anon within 10% of 192 MiB and the rest idle or unseen, as one window does; in the

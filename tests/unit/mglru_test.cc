@@ -377,6 +377,37 @@ TEST(Wss, CountsEachPageByItsGenerationAgainstTheWindowsStart)
 	EXPECT_LT(hi, 0);		// the oldest: older generations merged into it
 }
 
+// --by process --wss: each page's verdict is kept where its state after the first aging was
+// (read first: a page whose PG_referenced was set before the window is still told idle), and
+// ms_wss_verdict_at() gives it back for the pages the processes map; a page of no verdict, or
+// outside present memory, is none.
+TEST(Wss, KeepsEachPagesVerdictForTheProcesses)
+{
+	WssFixture fx;
+	fx.w.keep_verdicts = true;
+	fx.before(3, MS_FILE, 1, true);	// referenced before the window: not an access
+	fx.page(1, MS_ANON, 2);		// accessed
+	fx.page(2, MS_ANON, 2);
+	fx.page(3, MS_FILE, 1, true, 0, true);	// idle
+	fx.page(4, MS_SHMEM, 0);	// untracked
+	fx.page(5, MS_KERNEL_SLAB, 2);	// a class it cannot see
+	fx.page(6, MS_FILE, 1);		// idle
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 1), MS_WSS_ACCESSED);
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 2), MS_WSS_ACCESSED);
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 3), MS_WSS_IDLE);
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 4), MS_WSS_NONE);
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 5), MS_WSS_NONE);
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 6), MS_WSS_IDLE);
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 9), MS_WSS_NONE);	// not walked
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, fx.range.end + 5), MS_WSS_NONE);	// not present
+	fx.page(2, MS_FILE, 1);		// a page's verdict replaces the last one, its neighbours kept
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 2), MS_WSS_IDLE);
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 1), MS_WSS_ACCESSED);
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 3), MS_WSS_IDLE);
+	fx.w.keep_verdicts = false;	// not asked for: none
+	EXPECT_EQ(ms_wss_verdict_at(&fx.w, 1), MS_WSS_NONE);
+}
+
 // PG_referenced set during the window is an access the second aging saw first (6.14+) or a
 // read(); set before it, it says nothing. On 6.14+ a folio of the generation the second aging
 // merged is unseen, not idle: the kernel cleared what would have told.
@@ -536,6 +567,8 @@ TEST(Wss, TheIdleBitmapTellsEachLruPageIdleOrAccessed)
 	w.idle_words = words;
 	w.idle_limit = ~0ull;
 	w.pg_lru = 4;
+	w.keep_verdicts = true;		// and each page's verdict kept (--by process)
+	ASSERT_EQ(ms_wss_alloc_before(&w, &ranges), 0);
 	words[0] = 1ull << 3;		// pfn 131: still idle
 	words[2] = 1ull << 63;		// pfn 319, the range's last: still idle
 	auto page = [&](__u64 pfn, ms_sub sub, bool lru) {
@@ -555,6 +588,13 @@ TEST(Wss, TheIdleBitmapTellsEachLruPageIdleOrAccessed)
 	EXPECT_EQ(w.accessed[MS_ANON], 1u);
 	EXPECT_EQ(w.idle[MS_FILE], 1u);
 	EXPECT_EQ(w.untracked[MS_FILE], 1u);
+	EXPECT_EQ(ms_wss_verdict_at(&w, 131), MS_WSS_IDLE);
+	EXPECT_EQ(ms_wss_verdict_at(&w, 132), MS_WSS_ACCESSED);
+	EXPECT_EQ(ms_wss_verdict_at(&w, 200), MS_WSS_NONE);
+	free(w.before);
+	free(w.range_base);
+	w.before = nullptr;
+	w.range_base = nullptr;
 	double lo, hi;
 	EXPECT_FALSE(ms_wss_age_range(&w, 0, &lo, &hi));	// the bitmap gives no age
 	std::string table = mstest::capture([&](FILE *f) { ms_wss_print(f, &w, false); });
