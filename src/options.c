@@ -552,11 +552,10 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "%s", "-a cannot be combined with --runs, --features or "
 					   "--approx");
 	}
-	if (o->wss && (o->runs || o->features || o->reconcile || o->approx || o->compare ||
-		       o->tree))
+	if (o->wss && (o->runs || o->features || o->reconcile || o->approx || o->compare))
 		return ms_usage_error(NULL, "%s", "--wss is of the classes, groups and processes: "
-				      "not with --tree, --runs, --features, --reconcile, --compare "
-				      "or --approx");
+				      "not with --runs, --features, --reconcile, --compare or "
+				      "--approx");
 	if (o->wss && o->backend == MS_BE_KPF)
 		return ms_usage_error(NULL, "%s", "--wss needs the bpf or kmod backend: "
 				      "/proc/kpageflags has no per-page records");

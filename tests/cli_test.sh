@@ -173,7 +173,7 @@ for w in 0 0.5 -1 86401 abc 5x "" nan; do
 	run "--wss '$w'" 2 "$memstat" --wss "$w"
 	one_line_err "--wss '$w'" "invalid --wss '$w'"
 done
-for extra in "--by cgroup --tree" "--reconcile" "--features" "--runs" \
+for extra in "--reconcile" "--features" "--runs" \
 	"--approx -o $tmp/w.csv"; do
 	# shellcheck disable=SC2086	# the words of $extra are options
 	run "--wss with $extra" 2 "$memstat" --wss 5 $extra

@@ -322,7 +322,9 @@ static int pod_rekey(struct ms_groups *g)
  * with no pages of their own but some below them become groups of no pages; removed cgroups
  * (their parent is unknown) follow the hierarchy, "(none)" comes last.
  */
-#define NCOLS (MS_NR_SUBS + MS_NR_ATTRS)	/* summed up the tree: sub-classes, attributes */
+/* summed up the tree: sub-classes, attributes, --wss's verdicts */
+#define NWSS (MS_WSS_VERDICTS * MS_NR_CLASSES)
+#define NCOLS (MS_NR_SUBS + MS_NR_ATTRS + NWSS)
 
 static int cgroup_tree(struct ms_groups *g)
 {
@@ -344,6 +346,7 @@ static int cgroup_tree(struct ms_groups *g)
 		ids[nk] = g->g[i].k1;
 		memcpy(&own[nk * NCOLS], g->g[i].sub, sizeof(g->g[i].sub));
 		memcpy(&own[nk * NCOLS + MS_NR_SUBS], g->g[i].attr, sizeof(g->g[i].attr));
+		memcpy(&own[nk * NCOLS + MS_NR_SUBS + MS_NR_ATTRS], g->g[i].wss, sizeof(g->g[i].wss));
 		idx[nk++] = i;
 	}
 	err = ms_cgroup_tree(g->cgroups, ids, own, nk, NCOLS, MS_NR_SUBS, &rows, &nrows);
@@ -367,6 +370,7 @@ static int cgroup_tree(struct ms_groups *g)
 		e->tree = true;
 		memcpy(e->sub, rows[i].tree, sizeof(e->sub));
 		memcpy(e->attr, &rows[i].tree[MS_NR_SUBS], sizeof(e->attr));
+		memcpy(e->wss, &rows[i].tree[MS_NR_SUBS + MS_NR_ATTRS], sizeof(e->wss));
 		e->total = 0;
 		for (int j = 0; j < MS_NR_SUBS; j++)
 			e->total += e->sub[j];

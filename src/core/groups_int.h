@@ -49,9 +49,11 @@ struct cgroup_extra {
 	bool elsewhere;		/* a live cgroup outside the mount's view */
 	unsigned int depth;	/* known: 0 for the root */
 	__u64 parent;		/* known and not the root: the parent's id */
-	bool tree;		/* --tree: sub[], total and attr[] are the cgroup's and its descendants' */
+	bool tree;		/* --tree: sub[], total, attr[] and wss[] are the cgroup's and its
+				 * descendants' */
 	__u64 sub[MS_NR_SUBS];
 	__u64 total, attr[MS_NR_ATTRS];
+	__u64 wss[MS_WSS_VERDICTS][MS_NR_CLASSES];
 };
 
 /* struct ms_group.extra of --by pod */

@@ -114,6 +114,7 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 		memcpy(t.sub, e->sub, sizeof(t.sub));
 		t.total = e->total;
 		memcpy(t.attr, e->attr, sizeof(t.attr));
+		memcpy(t.wss, e->wss, sizeof(t.wss));
 		x = &t;
 		indent = 2 * (int)e->depth;
 	}
@@ -210,7 +211,8 @@ static void json_attrs(struct ms_jw *w, const struct ms_groups *g, const struct 
 }
 
 /* --wss: "wss": pages accessed, idle and unseen per class (null: a class it cannot see) */
-static void json_wss(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *x)
+static void json_wss(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *x,
+		     bool paging)
 {
 	static const char *const names[MS_WSS_VERDICTS] = { "accessed", "idle", "unseen" };
 
@@ -229,7 +231,7 @@ static void json_wss(struct ms_jw *w, const struct ms_groups *g, const struct ms
 	}
 	/* --by cgroup: what its memory.stat counted in the window (null: no such counter, or
 	 * the cgroup was not there at both ends) */
-	if (g->by == MS_BY_CGROUP && g->wss->cgroup_paging && x != &g->other) {
+	if (paging && g->by == MS_BY_CGROUP && g->wss->cgroup_paging && x != &g->other) {
 		ms_jw_object_field(w, "paging");
 		for (int k = 0; k < MS_WSS_CG_NPAGING; k++) {
 			long long n = ms_wss_cgroup_paging(g->wss, x->k1, k);
@@ -257,7 +259,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 		ms_jw_string_field(w, "name", x->name);
 		json_pages(w, g, x);
 		json_attrs(w, g, x);
-		json_wss(w, g, x);
+		json_wss(w, g, x, true);
 		if (x->k1 != NONE_KEY || x->k2 != NONE_KEY)
 			by_outs[g->by].json(w, g, x);
 		ms_jw_end_object(w);
@@ -268,7 +270,7 @@ void ms_groups_json_fields(struct ms_jw *w, const struct ms_groups *g)
 	ms_jw_u64_field(w, "removed_cgroups", g->nremoved);
 	json_pages(w, g, &g->other);
 	json_attrs(w, g, &g->other);
-	json_wss(w, g, &g->other);
+	json_wss(w, g, &g->other, true);
 	ms_jw_end_object(w);
 }
 
@@ -520,9 +522,11 @@ static void json_cgroup(struct ms_jw *w, const struct ms_groups *g, const struct
 
 		memcpy(t.sub, e->sub, sizeof(t.sub));
 		memcpy(t.attr, e->attr, sizeof(t.attr));
+		memcpy(t.wss, e->wss, sizeof(t.wss));
 		ms_jw_object_field(w, "tree");
 		json_pages(w, g, &t);
 		json_attrs(w, g, &t);
+		json_wss(w, g, &t, false);	/* the paging: the cgroup's own wss */
 		ms_jw_end_object(w);
 	}
 }

@@ -417,7 +417,9 @@ TEST(Wss, CountsAWorkloadsAccessedAndIdlePages)
 }
 
 // The same workload in a cgroup of its own (the file written there too): --wss --by cgroup gives
-// that cgroup's group the window's verdicts, within 10% of what its processes did.
+// that cgroup's group the window's verdicts, within 10% of what its processes did. With --tree
+// (as here) each row's tree has its subtree's verdicts: the parent's, its own and its one
+// child's.
 TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 {
 	MglruOn on;
@@ -431,13 +433,25 @@ TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 	Cgroup cg(h, top + "/workload");
 	ASSERT_TRUE(cg.ok()) << cg.err();
 	const size_t mib = 1 << 20;
-	json j = with_workload({"--wss", "10", "--by", "cgroup", "--json"}, cg.dir());
+	json j = with_workload({"--wss", "10", "--by", "cgroup", "--tree", "--json"}, cg.dir());
 	ASSERT_TRUE(j.contains("groups"));
-	json g;
-	for (auto &x : j["groups"])
+	json g, pg;
+	for (auto &x : j["groups"]) {
 		if (x.contains("id") && x["id"].get<unsigned long long>() == cg.id())
 			g = x;
+		if (x.contains("id") && x["id"].get<unsigned long long>() == parent.id())
+			pg = x;
+	}
 	ASSERT_TRUE(g.is_object()) << "no group for " << cg.path() << "\n" << j.dump().substr(0, 2000);
+	ASSERT_TRUE(pg.is_object()) << "no --tree row for " << parent.path();
+	for (const char *v : {"accessed", "idle", "unseen"})
+		for (const char *c : {"anon", "shmem", "exec", "page_cache"}) {
+			EXPECT_EQ(g["tree"]["wss"][v][c], g["wss"][v][c]) << v << " " << c;
+			EXPECT_EQ(pg["tree"]["wss"][v][c].get<long long>(),
+				  pg["wss"][v][c].get<long long>() + g["wss"][v][c].get<long long>())
+				<< v << " " << c;
+		}
+	EXPECT_FALSE(pg["tree"]["wss"].contains("paging")) << "the paging is the cgroup's own wss's";
 	const json &w = g["wss"];
 	std::cerr << "wss-cgroup: " << w.dump() << "\n";
 	std::string all = g.dump(1);
