@@ -269,23 +269,24 @@ static int walk_backend(struct walker *w, struct ms_result *res)
 static int wss_sample_window(struct walker *w)
 {
 	char why[640];
+	const char *prefix = "";	/* ms_wss_open() says "--wss: ", next and end do not */
 	int ret = MS_EXIT_OK;
 
 	if (!w->wss_open) {
 		ret = ms_wss_open(w->wss, w->wss_s, w->release, &w->be, w->ranges, why, sizeof(why));
 		w->wss_open = !ret;
-	} else if (ms_wss_next(w->wss, &w->be, w->ranges, why + 7, sizeof(why) - 7)) {
-		memcpy(why, "--wss: ", 7);
+	} else if (ms_wss_next(w->wss, &w->be, w->ranges, why, sizeof(why))) {
+		prefix = "--wss: ";
 		ret = MS_EXIT_FAIL;
 	}
 	if (!ret && !ms_sample_sleep_until(w->wss->started_ms + w->wss_s * 1000.0))
 		return MS_SAMPLE_STOPPED;
-	if (!ret && ms_wss_end(w->wss, why + 7, sizeof(why) - 7)) {
-		memcpy(why, "--wss: ", 7);
+	if (!ret && ms_wss_end(w->wss, why, sizeof(why))) {
+		prefix = "--wss: ";
 		ret = MS_EXIT_FAIL;
 	}
 	if (ret)
-		ms_err("%s", why);
+		ms_err("%s%s", prefix, why);
 	return ret;
 }
 
@@ -465,14 +466,13 @@ int main(int argc, char **argv)
 			else
 				printf("MGLRU generation:    unknown: %s\n", mglru_why);
 		}
-		{	/* --wss's mechanism, or why there is none (its text after "here: ") */
+		{	/* --wss's mechanism, or why there is none */
 			char wwhy[1100];
-			int m = ms_wss_mechanism(wwhy, sizeof(wwhy));
-			const char *none = strstr(wwhy, "here: ");
+			int m = ms_wss_mechanism_reasons(wwhy, sizeof(wwhy));
 
 			printf("--wss mechanism:     %s\n", m == MS_WSS_MGLRU ? "MGLRU aging" :
 			       m == MS_WSS_IDLE_BITMAP ? "the idle page bitmap (MGLRU is off)" :
-			       none ? none + 6 : wwhy);
+			       wwhy);
 		}
 		ret = MS_EXIT_OK;
 		goto out;

@@ -147,6 +147,8 @@ struct ms_wss {
  * that is missing and what it needs.
  */
 int ms_wss_mechanism(char *why, size_t whylen);
+/* The same, with only the reasons in why ("no MGLRU (...); no idle page bitmap (...); ..."). */
+int ms_wss_mechanism_reasons(char *why, size_t whylen);
 
 /* a page's state after the first aging (the before-walk's) */
 enum { MS_WSS_B_NONE, MS_WSS_B_UNREF, MS_WSS_B_REF, MS_WSS_B_OLDEST };

@@ -34,7 +34,7 @@ add_reason(char *why, size_t whylen, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int mechanism(char *why, size_t whylen)
+int ms_wss_mechanism_reasons(char *why, size_t whylen)
 {
 	long caps = ms_read_long(MS_MGLRU_ENABLED), kdamonds;
 
@@ -75,7 +75,7 @@ static int mechanism(char *why, size_t whylen)
 int ms_wss_mechanism(char *why, size_t whylen)
 {
 	char each[1024];
-	int m = mechanism(each, sizeof(each));
+	int m = ms_wss_mechanism_reasons(each, sizeof(each));
 
 	if (m > 0)
 		return m;
