@@ -567,8 +567,9 @@ int main(int argc, char **argv)
 		walker.fraction = o.approx_fraction;
 		walker.seed = o.seed_given ? o.seed : random_seed();
 	}
-	/* --by cgroup --wss: each cgroup's paging in the window too (its memory.stat) */
-	wss.cgroup_paging = o.wss && ms_opts_by(&o, MS_BY_CGROUP);
+	/* --by cgroup or pod --wss: each cgroup's paging in the window too (its memory.stat; a
+	 * pod's row is its container's cgroup, or the pod's own) */
+	wss.cgroup_paging = o.wss && (ms_opts_by(&o, MS_BY_CGROUP) || ms_opts_by(&o, MS_BY_POD));
 	if (o.wss && o.sampling) {	/* each sample's walk runs its window first */
 		walker.wss = &wss;
 		walker.wss_s = o.wss;

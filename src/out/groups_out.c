@@ -231,7 +231,8 @@ static void json_wss(struct ms_jw *w, const struct ms_groups *g, const struct ms
 	}
 	/* --by cgroup: what its memory.stat counted in the window (null: no such counter, or
 	 * the cgroup was not there at both ends) */
-	if (paging && g->by == MS_BY_CGROUP && g->wss->cgroup_paging && x != &g->other) {
+	if (paging && (g->by == MS_BY_CGROUP || g->by == MS_BY_POD) && g->wss->cgroup_paging &&
+	    x != &g->other) {
 		ms_jw_object_field(w, "paging");
 		for (int k = 0; k < MS_WSS_CG_NPAGING; k++) {
 			long long n = ms_wss_cgroup_paging(g->wss, x->k1, k);
@@ -366,8 +367,8 @@ static void prom_wss(FILE *out, const struct ms_groups *g, const char *name,
 			fprintf(out, ",class=\"%s\",state=\"%s\"} %llu\n", ms_classes[c].key,
 				state[v], (unsigned long long)x->wss[v][c]);
 		}
-	for (int k = 0; paging && g->by == MS_BY_CGROUP && g->wss->cgroup_paging &&
-			x != &g->other && k < MS_WSS_CG_NPAGING; k++) {
+	for (int k = 0; paging && (g->by == MS_BY_CGROUP || g->by == MS_BY_POD) &&
+			g->wss->cgroup_paging && x != &g->other && k < MS_WSS_CG_NPAGING; k++) {
 		long long n = ms_wss_cgroup_paging(g->wss, x->k1, k);
 
 		if (n < 0)
@@ -418,7 +419,8 @@ void ms_groups_prom(FILE *out, struct ms_groups *const *gs, size_t n)
 	if (n && gs[0]->wss) {	/* --wss: every key's verdicts */
 		for (int paging = 0; paging < 1 + gs[0]->wss->cgroup_paging; paging++) {
 			fputs(paging ? "# HELP memstat_group_wss_paging_events What each cgroup's "
-			      "memory.stat counted in the window of --wss (--by cgroup).\n"
+			      "memory.stat counted in the window of --wss (--by cgroup or pod: a pod's "
+			      "container's cgroup).\n"
 			      "# TYPE memstat_group_wss_paging_events gauge\n" :
 			      "# HELP memstat_group_wss_pages Pages of each group of --by in the window "
 			      "of --wss, by class and state (the groups of memstat_group_pages).\n"

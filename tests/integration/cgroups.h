@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <map>
 #include <sstream>
 
@@ -231,6 +232,48 @@ inline bool fill_drop_read(int fd, size_t len)
 		got += n;
 	return got == len;
 }
+
+// The cgroups, made parents first and removed children first
+struct Tree {
+	const Hierarchy &h;
+	std::vector<std::unique_ptr<Cgroup>> cgs;
+
+	explicit Tree(const Hierarchy &hh) : h(hh) {}
+	~Tree()
+	{
+		while (!cgs.empty())
+			cgs.pop_back();
+	}
+	// rel and every cgroup above it; the parents give their children the memory controller
+	Cgroup *make(const std::string &rel)
+	{
+		size_t at = 0;
+		Cgroup *c = nullptr;
+		while (at != std::string::npos) {
+			at = rel.find('/', at + 1);
+			std::string part = rel.substr(0, at);
+			c = nullptr;
+			for (auto &x : cgs)
+				if (x->dir() == h.mount + "/" + part)
+					c = x.get();
+			if (c)
+				continue;
+			// v2: each ancestor of the new one (not a leaf: one with processes would refuse,
+			// and a cgroup that gives its children the controller cannot take a process)
+			for (auto &x : cgs)
+				if (part.rfind(x->dir().substr(h.mount.size() + 1) + "/", 0) == 0 &&
+				    !x->give_memory_to_children())
+					ADD_FAILURE() << "+memory in " << x->dir();
+			cgs.push_back(std::make_unique<Cgroup>(h, part));
+			c = cgs.back().get();
+			if (!c->ok()) {
+				ADD_FAILURE() << c->err();
+				return nullptr;
+			}
+		}
+		return c;
+	}
+};
 
 // Map a file's pages (resident: they stay charged where they are) and lock them, so that no
 // reclaim (another test's memory pressure, the VMs' zram swap) takes them while we count.

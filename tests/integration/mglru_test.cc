@@ -487,6 +487,42 @@ TEST(Wss, ByCgroupGivesEachCgroupItsWorkingSet)
 		}
 }
 
+// The same workload in a container's cgroup of a kubepods-shaped hierarchy: --wss --by pod gives
+// the container's row the window's verdicts (its 192 MiB written accessed within 10%) and, on
+// cgroup v2, the paging its cgroup's memory.stat counted in the window (numbers, never a
+// made-up 0 for an absent counter).
+TEST(Wss, ByPodGivesEachContainerItsWorkingSetAndPaging)
+{
+	MglruOn on;
+	SKIP_WITHOUT_A_MECHANISM();
+	Hierarchy h;
+	ASSERT_TRUE(h.ok()) << h.why;
+	Tree tree(h);
+	const std::string id(64, 'c');
+	Cgroup *ct = tree.make(test_name("wsspod") +
+			       "/kubepods/burstable/pod99999999-aaaa-4bbb-8ccc-000000000009/" + id);
+	ASSERT_NE(ct, nullptr);
+	const size_t mib = 1 << 20;
+	json j = with_workload({"--wss", "10", "--by", "pod", "--json"}, ct->dir());
+	ASSERT_TRUE(j.contains("groups"));
+	json g;
+	for (auto &x : j["groups"])
+		if (x["cgroup_id"].is_number() &&
+		    x["cgroup_id"].get<unsigned long long>() == ct->id())
+			g = x;
+	ASSERT_TRUE(g.is_object()) << "no row for " << ct->dir() << "\n" << j.dump().substr(0, 2000);
+	const json &w = g["wss"];
+	std::cerr << "wss-pod: " << w.dump() << "\n";
+	double ps = (double)page_size() / (double)mib;
+	EXPECT_GE(w["accessed"]["anon"].get<double>() * ps, 192 * 0.9) << g.dump(1);
+	EXPECT_LE(w["accessed"]["anon"].get<double>() * ps, 192 * 1.1) << g.dump(1);
+	ASSERT_TRUE(w.contains("paging")) << g.dump(1);
+	EXPECT_TRUE(w["paging"]["pgmajfault"].is_number_unsigned()) << g.dump(1);
+	if (h.version == 2)
+		for (const char *k : {"workingset_refault_anon", "workingset_refault_file"})
+			EXPECT_TRUE(w["paging"][k].is_number_unsigned()) << k << "\n" << g.dump(1);
+}
+
 // The same workload, --wss --by process: the anonymous toucher's row (its 768 MiB of anon)
 // counts its 192 MiB written in the window accessed within 10% and the rest idle or unseen; the
 // file reader's (its 256 MiB of mapped page cache) its 64 MiB read accessed (6.14+: or unseen),

@@ -32,48 +32,6 @@ bool hold_anon(long mib)
 	return p != MAP_FAILED && mlock(p, mib * kMiB) == 0;
 }
 
-// The cgroups, made parents first and removed children first
-struct Tree {
-	const Hierarchy &h;
-	std::vector<std::unique_ptr<Cgroup>> cgs;
-
-	explicit Tree(const Hierarchy &hh) : h(hh) {}
-	~Tree()
-	{
-		while (!cgs.empty())
-			cgs.pop_back();
-	}
-	// rel and every cgroup above it; the parents give their children the memory controller
-	Cgroup *make(const std::string &rel)
-	{
-		size_t at = 0;
-		Cgroup *c = nullptr;
-		while (at != std::string::npos) {
-			at = rel.find('/', at + 1);
-			std::string part = rel.substr(0, at);
-			c = nullptr;
-			for (auto &x : cgs)
-				if (x->dir() == h.mount + "/" + part)
-					c = x.get();
-			if (c)
-				continue;
-			// v2: each ancestor of the new one (not a leaf: one with processes would refuse,
-			// and a cgroup that gives its children the controller cannot take a process)
-			for (auto &x : cgs)
-				if (part.rfind(x->dir().substr(h.mount.size() + 1) + "/", 0) == 0 &&
-				    !x->give_memory_to_children())
-					ADD_FAILURE() << "+memory in " << x->dir();
-			cgs.push_back(std::make_unique<Cgroup>(h, part));
-			c = cgs.back().get();
-			if (!c->ok()) {
-				ADD_FAILURE() << c->err();
-				return nullptr;
-			}
-		}
-		return c;
-	}
-};
-
 // Processes in cgroups, ended last first: each holds the pipes of those made before it (fork),
 // so an earlier one sees its end only once the later ones are gone
 struct Members {
