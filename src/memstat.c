@@ -408,12 +408,19 @@ int main(int argc, char **argv)
 		return err == -EPERM ? MS_EXIT_PERM : MS_EXIT_FAIL;
 	}
 
-	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened */
-	if (o.wss && ms_wss_mechanism(why, sizeof(why)) < 0) {
-		ms_err("%s", why);
-		ms_fail_json(why);
-		ms_ranges_free(&ranges);
-		return MS_EXIT_UNSUPPORTED;
+	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened; DAMON
+	 * gives totals of a window: not of groups, processes or samples */
+	if (o.wss) {
+		int mech = ms_wss_mechanism(why, sizeof(why));
+
+		if (mech == MS_WSS_DAMON && (o.sampling || o.nby || o.by_process))
+			snprintf(why, sizeof(why), "--wss: %s", MS_WSS_DAMON_TOTALS);
+		if (mech < 0 || (mech == MS_WSS_DAMON && (o.sampling || o.nby || o.by_process))) {
+			ms_err("%s", why);
+			ms_fail_json(why);
+			ms_ranges_free(&ranges);
+			return MS_EXIT_UNSUPPORTED;
+		}
 	}
 	if (o.sampling)
 		ms_sample_signals();	/* before the slow part: a SIGHUP then does not kill us */
@@ -472,7 +479,8 @@ int main(int argc, char **argv)
 
 			printf("--wss mechanism:     %s\n", m == MS_WSS_MGLRU ? "MGLRU aging" :
 			       m == MS_WSS_IDLE_BITMAP ? "the idle page bitmap (MGLRU is off)" :
-			       wwhy);
+			       m == MS_WSS_DAMON ? "DAMON, totals of anonymous and file-backed "
+			       "memory (no MGLRU aging, no idle page bitmap)" : wwhy);
 		}
 		ret = MS_EXIT_OK;
 		goto out;

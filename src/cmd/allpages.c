@@ -530,10 +530,16 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	}
 
 	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened */
-	if (wss_s && ms_wss_mechanism(why, sizeof(why)) < 0) {
-		ms_err("%s", why);
-		ret = MS_EXIT_UNSUPPORTED;
-		goto out;
+	if (wss_s) {	/* DAMON: totals only, no page's verdict */
+		int mech = ms_wss_mechanism(why, sizeof(why));
+
+		if (mech == MS_WSS_DAMON)
+			snprintf(why, sizeof(why), "allpages --wss: %s", MS_WSS_DAMON_TOTALS);
+		if (mech < 0 || mech == MS_WSS_DAMON) {
+			ms_err("%s", why);
+			ret = MS_EXIT_UNSUPPORTED;
+			goto out;
+		}
 	}
 	if (d->by_pid) {	/* its page tables now: the pages it maps as the walk starts */
 		ret = read_pid_pfns(d);

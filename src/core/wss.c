@@ -19,6 +19,7 @@
 #include "attrs.h"
 #include "backend.h"
 #include "cgroup.h"
+#include "damon.h"
 #include "wss.h"
 #include "mglru_bits.h"
 
@@ -517,6 +518,8 @@ static int judge(struct ms_wss *w, __u64 pfn, const struct ms_page_rec *r)
 	int t;
 
 	w->verdict = MS_WSS_NONE;
+	if (w->mech == MS_WSS_DAMON)	/* totals only: no page's verdict */
+		return 0;
 	if (!r->valid || sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[sub].cls))
 		return 0;
 	w->verdict_cls = (int)ms_subs[sub].cls;
@@ -630,9 +633,13 @@ int ms_wss_open(struct ms_wss *w, double window_s, const char *release, struct m
 		const struct ms_ranges *ranges, char *why, size_t whylen)
 {
 	char err[512], none[1100];
-	int gen;
+	int gen, mech = ms_wss_mechanism(none, sizeof(none));
 
-	if (ms_wss_mechanism(none, sizeof(none)) == MS_WSS_IDLE_BITMAP) {
+	if (mech == MS_WSS_DAMON) {	/* ms_wss_window() runs its window whole */
+		snprintf(why, whylen, "--wss: %s", MS_WSS_DAMON_TOTALS);
+		return MS_EXIT_UNSUPPORTED;
+	}
+	if (mech == MS_WSS_IDLE_BITMAP) {
 		const struct ms_features *feat = ms_backend_features(be);
 		struct ms_attr_facts f;
 		/* PG_lru from BTF, else from the backend (the module knows it without BTF) */
@@ -660,8 +667,11 @@ int ms_wss_window(struct ms_wss *w, double window_s, const char *release, struct
 		  const struct ms_ranges *ranges, char *why, size_t whylen)
 {
 	char err[512];
-	int ret = ms_wss_open(w, window_s, release, be, ranges, why, whylen);
+	int ret;
 
+	if (ms_wss_mechanism(err, sizeof(err)) == MS_WSS_DAMON)
+		return ms_wss_damon_window(w, window_s, release, ranges, why, whylen);
+	ret = ms_wss_open(w, window_s, release, be, ranges, why, whylen);
 	if (ret)
 		return ret;
 	ms_wss_wait(w);

@@ -81,7 +81,7 @@ struct ms_wss_lruvec {
 };
 
 /* the mechanisms (ms_wss_mechanism()) */
-enum ms_wss_mech { MS_WSS_MGLRU = 1, MS_WSS_IDLE_BITMAP = 2 };
+enum ms_wss_mech { MS_WSS_MGLRU = 1, MS_WSS_IDLE_BITMAP = 2, MS_WSS_DAMON = 3 };
 
 struct ms_wss {
 	int mech;		/* enum ms_wss_mech */
@@ -138,6 +138,10 @@ struct ms_wss {
 	/* --by process: each page's verdict kept for ms_wss_verdict_at(), in the 2 bits a page of
 	 * the before map once ms_wss_page() has read them (set before the window, kept) */
 	bool keep_verdicts;
+	/* DAMON (damon.c): pages of LRU folios, [anonymous, file-backed][accessed, idle]: totals
+	 * only, no class, group or page */
+	__u64 damon[2][2];
+	bool damon_mglru;	/* MGLRU was on (without what --wss needs of it): read() is unseen */
 };
 
 /*
@@ -149,6 +153,11 @@ struct ms_wss {
 int ms_wss_mechanism(char *why, size_t whylen);
 /* The same, with only the reasons in why ("no MGLRU (...); no idle page bitmap (...); ..."). */
 int ms_wss_mechanism_reasons(char *why, size_t whylen);
+/* What DAMON cannot give (the message of each refusal: groups, processes, pages, samples) */
+#define MS_WSS_DAMON_TOTALS "DAMON, this machine's only way to see page accesses, gives the " \
+	"window's totals of anonymous and file-backed memory: no group's, process's or page's, " \
+	"and a window at a time (no sampling)"
+
 
 /* a page's state after the first aging (the before-walk's) */
 enum { MS_WSS_B_NONE, MS_WSS_B_UNREF, MS_WSS_B_REF, MS_WSS_B_OLDEST };

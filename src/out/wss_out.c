@@ -67,11 +67,50 @@ static void paging_line(FILE *out, const struct ms_wss *w)
 		fputs(" (/proc/vmstat).\n", out);
 }
 
+static const char *const damon_mglru_read_note =
+	"page cache read through read() with MGLRU on moves its reference bits, not PG_idle "
+	"(folio_mark_accessed()): DAMON's young filter sees it idle";
+static const char *const damon_why =
+	"DAMON counts the LRU folios of anonymous and of file-backed memory: shmem, exec and "
+	"page cache are not told apart (file_backed)";
+
+/* DAMON: totals of anonymous and file-backed memory, no sub-class, age, group or page */
+static void damon_print(FILE *out, const struct ms_wss *w)
+{
+	static const char *const label[2] = { "Anon", "File-backed" };
+	__u64 total[2] = {};
+
+	fprintf(out, "%-20s %10s %7s %10s %7s\n", "Working Set (DAMON)", "Accessed", "MB", "Idle",
+		"MB");
+	fprintf(out, "%-20s %10s %7s %10s %7s\n", "--------------------", "----------", "-------",
+		"----------", "-------");
+	for (int t = 0; t <= 2; t++) {
+		const __u64 *n = t < 2 ? w->damon[t] : total;
+
+		fprintf(out, "%-20s %10llu %7.0f %10llu %7.0f\n", t < 2 ? label[t] : "Total",
+			(unsigned long long)n[0], ms_mb((double)n[0]), (unsigned long long)n[1],
+			ms_mb((double)n[1]));
+		for (int k = 0; t < 2 && k < 2; k++)
+			total[k] += n[k];
+	}
+	fprintf(out, "\nWindow %.1f s (DAMON: a kdamond of memstat's whose stat schemes ran at its "
+		"start, %.1f s after the kdamond began, and its end; stopped and removed since).\n",
+		w->measured_s, w->aging_ms[0] / 1000.0);
+	paging_line(out, w);
+	fputs("File-backed: shmem, exec and libs, and page cache, which DAMON does not tell apart.\n"
+	      "Kernel, hugetlb and free pages are on no LRU list: not tracked.\n", out);
+}
+
 void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose)
 {
 	const __u64 *cols[4] = { w->accessed, w->idle, w->unseen, w->untracked };
 	__u64 total[4] = {};
 	char label[64];
+
+	if (w->mech == MS_WSS_DAMON) {
+		damon_print(out, w);
+		return;
+	}
 
 	fprintf(out, "%-20s %10s %7s %10s %7s %10s %7s %10s %7s\n", "Working Set", "Accessed",
 		"MB", "Idle", "MB", "Unseen", "MB", "Untracked", "MB");
@@ -159,17 +198,69 @@ static void detail_counts(struct ms_jw *jw, const char *name, const __u64 *sub)
 	ms_jw_end_object(jw);
 }
 
+/* DAMON: a state's pages per class: anon's, null for the others (k < 0: every class null) */
+static void damon_counts(struct ms_jw *jw, const char *name, const struct ms_wss *w, int k)
+{
+	ms_jw_object_field(jw, name);
+	for (int c = 0; c < MS_NR_CLASSES; c++)
+		if (c == MS_C_ANON && k >= 0)
+			ms_jw_u64_field(jw, ms_classes[c].key, w->damon[0][k]);
+		else
+			ms_jw_null_field(jw, ms_classes[c].key);
+	ms_jw_end_object(jw);
+}
+
+static void paging_json(struct ms_jw *jw, const struct ms_wss *w)
+{
+	ms_jw_object_field(jw, "paging");	/* /proc/vmstat's growth in the window */
+	for (int k = 0; k < MS_WSS_NPAGING; k++) {
+		if (ms_wss_paging(w, k) < 0)
+			ms_jw_null_field(jw, ms_wss_paging_keys[k]);
+		else
+			ms_jw_u64_field(jw, ms_wss_paging_keys[k], (__u64)ms_wss_paging(w, k));
+	}
+	ms_jw_end_object(jw);
+}
+
+static void damon_json(struct ms_jw *jw, const struct ms_wss *w)
+{
+	damon_counts(jw, "accessed", w, 0);
+	damon_counts(jw, "idle", w, 1);
+	damon_counts(jw, "unseen", w, -1);
+	damon_counts(jw, "untracked", w, -1);
+	ms_jw_object_field(jw, "file_backed");
+	ms_jw_u64_field(jw, "accessed", w->damon[1][0]);
+	ms_jw_u64_field(jw, "idle", w->damon[1][1]);
+	ms_jw_end_object(jw);
+	ms_jw_object_field(jw, "why_null");
+	for (int c = 0; c < MS_NR_CLASSES; c++)
+		if (c != MS_C_ANON)
+			ms_jw_string_field(jw, ms_classes[c].key,
+					   ms_wss_class_tracked(c) ? damon_why : untracked_why);
+	ms_jw_end_object(jw);
+	ms_jw_array_field(jw, "idle_by_age");	/* DAMON's counts tell no age */
+	ms_jw_end_array(jw);
+	paging_json(jw, w);
+	ms_jw_string_field(jw, "read_accesses", w->damon_mglru ? damon_mglru_read_note :
+			   idle_read_note);
+	ms_jw_end_object(jw);
+}
+
 void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
 {
 	ms_jw_object_field(jw, "wss");
 	ms_jw_string_field(jw, "mechanism", w->mech == MS_WSS_IDLE_BITMAP ? "idle_bitmap" :
-			   "mglru");
+			   w->mech == MS_WSS_DAMON ? "damon" : "mglru");
 	ms_jw_double_field(jw, "window_s", "%.3f", w->window_s);
 	ms_jw_double_field(jw, "measured_s", "%.3f", w->measured_s);
 	ms_jw_array_field(jw, "aging_ms");
 	ms_jw_double(jw, "%.3f", w->aging_ms[0]);
 	ms_jw_double(jw, "%.3f", w->aging_ms[1]);
 	ms_jw_end_array(jw);
+	if (w->mech == MS_WSS_DAMON) {
+		damon_json(jw, w);
+		return;
+	}
 	ms_jw_u64_field(jw, "lruvecs", w->nlv);
 	class_counts(jw, "accessed", w->accessed);
 	class_counts(jw, "idle", w->idle);
@@ -204,14 +295,7 @@ void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
 	ms_jw_u64_field(jw, "unattributed", w->unattributed);
 	ms_jw_u64_field(jw, "kernel_aged", w->kernel_aged);
 	ms_jw_u64_field(jw, "not_aged", w->not_aged);
-	ms_jw_object_field(jw, "paging");	/* /proc/vmstat's growth in the window */
-	for (int k = 0; k < MS_WSS_NPAGING; k++) {
-		if (ms_wss_paging(w, k) < 0)
-			ms_jw_null_field(jw, ms_wss_paging_keys[k]);
-		else
-			ms_jw_u64_field(jw, ms_wss_paging_keys[k], (__u64)ms_wss_paging(w, k));
-	}
-	ms_jw_end_object(jw);
+	paging_json(jw, w);
 	ms_jw_string_field(jw, "read_accesses", w->mech == MS_WSS_IDLE_BITMAP ?
 			   idle_read_note : read_note);
 	ms_jw_end_object(jw);

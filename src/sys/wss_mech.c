@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * --wss: which mechanism this machine offers (wss.h ms_wss_mechanism()): MGLRU on, with its
- * debugfs files; else the idle page bitmap; else one message naming what each lacks, DAMON
- * included (read only: memstat never writes under /sys/kernel/mm/damon).
+ * debugfs files; else the idle page bitmap; else DAMON where nothing else uses it (damon.h);
+ * else one message naming what each lacks. Reads only.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "memstat_int.h"
+#include "damon.h"
 #include "mglru.h"
 #include "page_idle.h"
 #include "wss.h"
 
-#define DAMON_NR_KDAMONDS "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
 /* /sys/kernel/mm/lru_gen/enabled: LRU_GEN_MM_WALK, aging scans page tables (6.1+) */
 #define MGLRU_MM_WALK 0x2
 
@@ -36,7 +37,9 @@ add_reason(char *why, size_t whylen, const char *fmt, ...)
 
 int ms_wss_mechanism_reasons(char *why, size_t whylen)
 {
-	long caps = ms_read_long(MS_MGLRU_ENABLED), kdamonds;
+	long caps = ms_read_long(MS_MGLRU_ENABLED);
+	struct utsname u;
+	char damon[512];
 
 	why[0] = '\0';
 	if (caps < 0)
@@ -60,15 +63,11 @@ int ms_wss_mechanism_reasons(char *why, size_t whylen)
 			   MS_PAGE_IDLE_BITMAP, strerror(errno));
 	else
 		return MS_WSS_IDLE_BITMAP;
-	kdamonds = ms_read_long(DAMON_NR_KDAMONDS);
-	if (kdamonds < 0)
-		add_reason(why, whylen, "no DAMON sysfs interface (%s)", DAMON_NR_KDAMONDS);
-	else if (kdamonds > 0)
-		add_reason(why, whylen, "DAMON is in use (%s reads %ld): its kdamonds are not "
-			   "memstat's to change", DAMON_NR_KDAMONDS, kdamonds);
-	else
-		add_reason(why, whylen, "DAMON (%s reads %ld), which memstat does not use yet",
-			   DAMON_NR_KDAMONDS, kdamonds);
+	if (uname(&u))
+		snprintf(damon, sizeof(damon), "DAMON: uname() failed");
+	else if (!ms_damon_usable(u.release, damon, sizeof(damon)))
+		return MS_WSS_DAMON;
+	add_reason(why, whylen, "%s", damon);
 	return -1;
 }
 

@@ -67,6 +67,21 @@ struct MglruOn {
 	}
 };
 
+// MGLRU off for the test's span (in a test VM only), as it was after
+struct MglruOff {
+	bool switched = false;
+	MglruOff()
+	{
+		if (ms_mglru_enabled(MS_MGLRU_ENABLED) > 0 && in_test_vm())
+			switched = MglruOn::write_sysfs("n");
+	}
+	~MglruOff()
+	{
+		if (switched)
+			MglruOn::write_sysfs("y");
+	}
+};
+
 TEST(Mglru, GenerationBitsMatchTheKernelsCounts)
 {
 	MglruOn on;
@@ -138,6 +153,20 @@ std::string damon_state()
 	return s;
 }
 
+// memstat --wss 30 in the background (stdout to /dev/null): its pid, to be signalled in the window
+pid_t start_wss30()
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		std::string path = memstat_path();
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execl(path.c_str(), path.c_str(), "--wss", "30", (char *)nullptr);
+		_exit(127);
+	}
+	return pid;
+}
+
 // Where no mechanism can see accesses (this machine: no MGLRU, no idle page bitmap, its DAMON
 // its init's), --wss is one line naming each and exit 5; where one can, a window is counted.
 // Either way nothing under /sys/kernel/mm/damon changes, and a signal in the window ends
@@ -184,14 +213,7 @@ TEST(Wss, SaysWhatItCannotSeeAndLeavesDamonAlone)
 				  j["wss"]["untracked"][c].get<long long>(), pages(j, c)) << c;
 	}
 	// a signal during the window: memstat ends by it, and leaves no process behind
-	pid_t pid = fork();
-	if (pid == 0) {
-		std::string path = memstat_path();
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		execl(path.c_str(), path.c_str(), "--wss", "30", (char *)nullptr);
-		_exit(127);
-	}
+	pid_t pid = start_wss30();
 	ASSERT_GT(pid, 0);
 	usleep(have ? 1500 * 1000 : 300 * 1000);
 	kill(pid, SIGTERM);
@@ -416,6 +438,111 @@ TEST(Wss, CountsAWorkloadsAccessedAndIdlePages)
 	EXPECT_GE(w["idle_by_age"][0]["min_s"].get<double>(), 9.5) << all;
 }
 
+// DAMON where MGLRU is off (switched off here, in a test VM) and nothing else uses it: on 6.14+
+// --wss 5 counts the workload's 192 MiB written accessed within 10% of it (plus what the rest
+// of the machine accessed), the rest of its anon idle, and the file reader's 64 MiB among the
+// file-backed accessed; the other classes are null; afterwards DAMON's sysfs tree is as it was
+// (nr_kdamonds 0), also after a SIGTERM during the window, which memstat dies of. --by, -o and
+// allpages are refused (totals only). Before 6.14 DAMON cannot count pages: exit 5 saying so.
+TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
+{
+	if (!in_test_vm())
+		GTEST_SKIP() << "switches MGLRU off and runs a kdamond: in a test VM only";
+	MglruOff off;
+	char why[1024];
+	int mech;
+	// Debian's 6.17+ kernels run the DAMON_STAT module: DAMON is then not memstat's (said so);
+	// switched off for the test, as it was after
+	const char *stat = "/sys/module/damon_stat/parameters/enabled";
+	bool stat_on = read_file(stat).rfind("Y", 0) == 0, stat_switched = false;
+	if (stat_on) {
+		mech = ms_wss_mechanism(why, sizeof(why));
+		EXPECT_LT(mech, 0);
+		EXPECT_NE(std::string(why).find("damon_stat/parameters/enabled reads Y"),
+			  std::string::npos) << why;
+		stat_switched = write_str(stat, "N");
+		ASSERT_TRUE(stat_switched) << "switching DAMON_STAT off";
+	}
+	struct Restore {
+		const char *path;
+		bool on;
+		~Restore()
+		{
+			if (on)
+				write_str(path, "Y");
+		}
+	} restore{stat, stat_switched};
+	std::string damon_before = damon_state();
+	mech = ms_wss_mechanism(why, sizeof(why));
+	if (!first_sight_kernel()) {	/* before 6.14 */
+		EXPECT_LT(mech, 0) << "mechanism " << mech;
+		std::string w = why;	/* 6.12: too old; 6.1's cloud kernel: no DAMON sysfs */
+		EXPECT_TRUE(w.find("from 6.14 on") != std::string::npos ||
+			    w.find("no DAMON sysfs interface") != std::string::npos) << w;
+		RunResult r = run_memstat({"--wss", "1"});
+		EXPECT_EQ(r.status, 5) << r.out;
+		EXPECT_EQ(damon_state(), damon_before);
+		return;
+	}
+	ASSERT_EQ(mech, MS_WSS_DAMON) << why;
+	for (const char *args : {"--wss 5 --by cgroup", "--wss 5 -f jsonl", "allpages --wss 5"}) {
+		std::string cmd = memstat_path() + " " + args + " 2>&1", out;
+		FILE *p = popen(cmd.c_str(), "r");
+		ASSERT_NE(p, nullptr);
+		char buf[4096];
+		for (size_t n; (n = fread(buf, 1, sizeof(buf), p)) > 0;)
+			out.append(buf, n);
+		int st = pclose(p);
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 5) << args << ": " << st;
+		EXPECT_NE(out.find("totals of anonymous and file-backed memory"), std::string::npos)
+			<< args << ": " << out;
+	}
+	const size_t mib = 1 << 20;
+	json j = with_workload({"--wss", "5", "--json"});
+	ASSERT_TRUE(j.contains("wss"));
+	const json &w = j["wss"];
+	std::cerr << "wss-damon: " << w.dump() << "\n";
+	std::string all = w.dump(1);
+	EXPECT_EQ(w["mechanism"], "damon") << all;
+	EXPECT_GE(w["measured_s"].get<double>(), 4.5) << all;
+	double ps = (double)page_size() / (double)mib;
+	double anon_other = (double)pages(j, "anon") * ps - 768;
+	double file_other = (double)(pages(j, "page_cache") + pages(j, "shmem") + pages(j, "exec")) *
+			    ps - 256;
+	EXPECT_GE(w["accessed"]["anon"].get<double>() * ps, 192 * 0.9) << all;
+	EXPECT_LE(w["accessed"]["anon"].get<double>() * ps, 192 * 1.1 + anon_other) << all;
+	EXPECT_GE(w["idle"]["anon"].get<double>() * ps, 576 * 0.9) << all;
+	EXPECT_GE(w["file_backed"]["accessed"].get<double>() * ps, 64 * 0.9) << all;
+	EXPECT_LE(w["file_backed"]["accessed"].get<double>() * ps, 64 * 1.1 + file_other) << all;
+	EXPECT_GE(w["file_backed"]["idle"].get<double>() * ps, 192 * 0.9) << all;
+	for (const char *c : {"shmem", "exec", "page_cache", "kernel"}) {
+		EXPECT_TRUE(w["accessed"][c].is_null()) << c;
+		EXPECT_TRUE(w["why_null"][c].is_string()) << c;
+	}
+	EXPECT_EQ(damon_state(), damon_before) << "the kdamond was not removed";
+	// the table, as a user sees it (in the VM's log for the docs)
+	RunResult t = run_with_workload({"--wss", "5"});
+	std::istringstream lines(t.out);
+	for (std::string l; std::getline(lines, l);)
+		std::cerr << "wss-damon-table: " << l << "\n";
+	EXPECT_NE(t.out.find("File-backed"), std::string::npos) << t.out;
+	// a SIGTERM in the window: the kdamond is stopped and removed, then memstat dies of it
+	pid_t pid = start_wss30();
+	ASSERT_GT(pid, 0);
+	long kd = 0;
+	for (int i = 0; i < 100 && kd < 1; i++) {	/* until its kdamond is there */
+		usleep(100 * 1000);
+		kd = ms_read_long("/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds");
+	}
+	EXPECT_EQ(kd, 1) << "no kdamond of memstat's seen";
+	usleep(500 * 1000);
+	kill(pid, SIGTERM);
+	int st = 0;
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) << st;
+	EXPECT_EQ(damon_state(), damon_before) << "a kdamond was left behind";
+}
+
 // The same workload in a cgroup of its own (the file written there too): --wss --by cgroup gives
 // that cgroup's group the window's verdicts, within 10% of what its processes did. With --tree
 // (as here) each row's tree has its subtree's verdicts: the parent's, its own and its one
@@ -518,9 +645,10 @@ TEST(Wss, ByPodGivesEachContainerItsWorkingSetAndPaging)
 	EXPECT_LE(w["accessed"]["anon"].get<double>() * ps, 192 * 1.1) << g.dump(1);
 	ASSERT_TRUE(w.contains("paging")) << g.dump(1);
 	EXPECT_TRUE(w["paging"]["pgmajfault"].is_number_unsigned()) << g.dump(1);
-	if (h.version == 2)
+	if (h.version == 2) {
 		for (const char *k : {"workingset_refault_anon", "workingset_refault_file"})
 			EXPECT_TRUE(w["paging"][k].is_number_unsigned()) << k << "\n" << g.dump(1);
+	}
 }
 
 // The same workload, --wss --by process: the anonymous toucher's row (its 768 MiB of anon)

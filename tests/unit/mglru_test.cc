@@ -18,6 +18,7 @@ extern "C" {
 #include "wss.h"
 #include "output.h"
 #include "page_idle.h"
+#include "json.h"
 }
 
 #include <map>
@@ -25,6 +26,8 @@ extern "C" {
 #include <vector>
 
 #include "capture.h"
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -643,3 +646,51 @@ TEST(Wss, TheFirstSightRuleIsSix14AndLater)
 }
 
 } // namespace
+
+// DAMON's totals: the table has the rows Anon and File-backed and no unseen or ages; the JSON
+// gives anon's accessed and idle, every other class null with its reason, and file_backed.
+TEST(Wss, DamonsTotalsInTheTableAndTheJson)
+{
+	ms_wss w = {};
+	w.mech = MS_WSS_DAMON;
+	w.window_s = 10;
+	w.measured_s = 10.2;
+	w.damon[0][0] = 49152;	// anon accessed
+	w.damon[0][1] = 147456;
+	w.damon[1][0] = 16384;	// file-backed
+	w.damon[1][1] = 49152;
+	for (int k = 0; k < MS_WSS_NPAGING; k++)
+		w.paging_start[k] = w.paging_end[k] = -1;
+	std::string table = mstest::capture([&](FILE *f) { ms_wss_print(f, &w, true); });
+	EXPECT_NE(table.find("Working Set (DAMON)"), std::string::npos) << table;
+	EXPECT_NE(table.find("Anon                      49152     192     147456     576"),
+		  std::string::npos) << table;
+	EXPECT_NE(table.find("File-backed               16384      64      49152     192"),
+		  std::string::npos) << table;
+	EXPECT_NE(table.find("Total                     65536     256     196608     768"),
+		  std::string::npos) << table;
+	EXPECT_EQ(table.find("Unseen"), std::string::npos) << table;
+	std::string text = mstest::capture([&](FILE *f) {
+		struct ms_jw jw;
+
+		ms_jw_init(&jw, f);
+		ms_jw_start_object(&jw);
+		ms_wss_json(&jw, &w);
+		ms_jw_end_object(&jw);
+	});
+	nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+	ASSERT_FALSE(j.is_discarded()) << text;
+	const nlohmann::json &x = j["wss"];
+	EXPECT_EQ(x["mechanism"], "damon");
+	EXPECT_EQ(x["accessed"]["anon"], 49152);
+	EXPECT_EQ(x["idle"]["anon"], 147456);
+	EXPECT_EQ(x["file_backed"]["accessed"], 16384);
+	EXPECT_EQ(x["file_backed"]["idle"], 49152);
+	for (const char *c : {"shmem", "exec", "page_cache", "kernel", "free"}) {
+		EXPECT_TRUE(x["accessed"][c].is_null()) << c;
+		EXPECT_TRUE(x["why_null"][c].is_string()) << c;
+	}
+	EXPECT_TRUE(x["unseen"]["anon"].is_null());
+	EXPECT_TRUE(x["idle_by_age"].empty());
+	EXPECT_TRUE(x["paging"]["pgmajfault"].is_null()) << "the kernel's absent counter";
+}
