@@ -412,10 +412,11 @@ int main(int argc, char **argv)
 	 * gives totals of a window: not of groups, processes or samples */
 	if (o.wss) {
 		int mech = ms_wss_mechanism(why, sizeof(why));
+		bool totals_only = mech == MS_WSS_DAMON && (o.sampling || o.nby || o.by_process);
 
-		if (mech == MS_WSS_DAMON && (o.sampling || o.nby || o.by_process))
+		if (totals_only)
 			snprintf(why, sizeof(why), "--wss: %s", MS_WSS_DAMON_TOTALS);
-		if (mech < 0 || (mech == MS_WSS_DAMON && (o.sampling || o.nby || o.by_process))) {
+		if (mech < 0 || totals_only) {
 			ms_err("%s", why);
 			ms_fail_json(why);
 			ms_ranges_free(&ranges);

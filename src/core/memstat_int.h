@@ -214,6 +214,8 @@ int ms_drop_root(void);
 double ms_mb(double pages);
 /* the number a sysfs-like file starts with (decimal, 0x hex), or -1 when unreadable */
 long ms_read_long(const char *path);
+/* write s to the file at path (a sysfs, procfs or cgroup control file): 0, or -errno */
+int ms_write_str(const char *path, const char *s);
 /* MEMSTAT_DEBUG's level (0: unset) */
 int ms_debug_level(void);
 /* sprintf into a malloc'd string; NULL when out of memory */

@@ -2,6 +2,7 @@
 /* Names of the classes and sub-classes, errors, time. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <sys/prctl.h>
 #include <errno.h>
@@ -204,6 +205,20 @@ int ms_drop_root(void)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	return 0;
+}
+
+int ms_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
 }
 
 long ms_read_long(const char *path)

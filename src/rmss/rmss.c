@@ -137,11 +137,11 @@ static int run_once(struct driver *d, struct run *r)
 			e = 0;
 			if (d->cg.freezer[0]) {
 				snprintf(path, sizeof(path), "%s/cgroup.procs", d->cg.freezer);
-				e = ms_rmss_write_str(path, "0");
+				e = ms_write_str(path, "0");
 			}
 			ms_rmss_cg_file(&d->cg, "cgroup.procs", path, sizeof(path));
 			if (!e)
-				e = ms_rmss_write_str(path, "0");
+				e = ms_write_str(path, "0");
 			if (e) {
 				e = -e;
 				if (write(err_pipe[1], &e, sizeof(e)) < 0) {}

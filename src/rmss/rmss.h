@@ -40,7 +40,6 @@ struct ms_rmss_state {
 
 /* small helpers (rmss_util.c) */
 void ms_rmss_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int ms_rmss_write_str(const char *path, const char *s);
 void ms_rmss_sleep_ms(long ms);
 unsigned long long ms_rmss_proc_starttime(pid_t pid, char *comm, size_t commlen);
 void ms_rmss_run_path(char *buf, size_t len, const char *name);

@@ -50,7 +50,7 @@ static int v2_enable_memory(const char *dir, struct ms_rmss_state *st)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
-	err = ms_rmss_write_str(path, "+memory");
+	err = ms_write_str(path, "+memory");
 	if (err) {
 		rerr("--cgroup: cannot enable the memory controller in %s: %s", path,
 			    strerror(-err));
@@ -124,10 +124,10 @@ static int in_scope(struct cg *cg, const struct ms_rmss_guard *g)
 	}
 	snprintf(path, sizeof(path), "%s/guard/cgroup.procs", dir);
 	snprintf(pid, sizeof(pid), "%d", (int)g->pid);
-	err = ms_rmss_write_str(path, pid);
+	err = ms_write_str(path, pid);
 	if (!err) {
 		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
-		err = ms_rmss_write_str(path, "+memory");
+		err = ms_write_str(path, "+memory");
 	}
 	if (err) {
 		rerr("--cgroup: cannot write %s: %s", path, strerror(-err));
@@ -251,37 +251,37 @@ int ms_rmss_cg_limit(struct cg *cg, double mb, double swap_mb)
 		snprintf(val, sizeof(val), "%llu", b);
 		snprintf(swp, sizeof(swp), "%llu", b + s);
 		if (access(memsw, F_OK)) {
-			err = ms_rmss_write_str(path, val);
+			err = ms_write_str(path, val);
 		} else {
 			/* memsw >= memory at every moment: raise memsw first, lower it last */
-			err = ms_rmss_write_str(memsw, swp);
+			err = ms_write_str(memsw, swp);
 			if (!err)
-				err = ms_rmss_write_str(path, val);
+				err = ms_write_str(path, val);
 			if (!err)
-				err = ms_rmss_write_str(memsw, swp);
+				err = ms_write_str(memsw, swp);
 			else
-				(void)ms_rmss_write_str(path, val);
+				(void)ms_write_str(path, val);
 			if (err == -EINVAL) {
-				err = ms_rmss_write_str(path, val);
+				err = ms_write_str(path, val);
 				if (!err)
-					err = ms_rmss_write_str(memsw, swp);
+					err = ms_write_str(memsw, swp);
 			}
 		}
 		if (!err) {
 			ms_rmss_cg_file(cg, "memory.max_usage_in_bytes", path, sizeof(path));
-			ms_rmss_write_str(path, "0");
+			ms_write_str(path, "0");
 		}
 		return err;
 	}
 	ms_rmss_cg_file(cg, "memory.max", path, sizeof(path));
 	snprintf(val, sizeof(val), "%llu", b);
-	err = ms_rmss_write_str(path, val);
+	err = ms_write_str(path, val);
 	if (err)
 		return err;
 	ms_rmss_cg_file(cg, "memory.swap.max", path, sizeof(path));
 	snprintf(swp, sizeof(swp), "%llu", s);
 	if (access(path, F_OK) == 0)
-		ms_rmss_write_str(path, swp);
+		ms_write_str(path, swp);
 	if (cg->peak_fd >= 0)
 		close(cg->peak_fd);
 	ms_rmss_cg_file(cg, "memory.peak", path, sizeof(path));

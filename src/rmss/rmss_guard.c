@@ -267,7 +267,7 @@ static int pool_main(int argc, char **argv)
 	}
 	prctl(PR_SET_NAME, POOL_COMM);
 	/* the OOM killer's first choice: the pool, not a real process */
-	ms_rmss_write_str("/proc/self/oom_score_adj", "1000");
+	ms_write_str("/proc/self/oom_score_adj", "1000");
 	msg.pid = getpid();
 	msg.starttime = ms_rmss_proc_starttime(msg.pid, NULL, 0);
 	if (write(3, &msg, sizeof(msg)) != sizeof(msg) || read_full(4, &go, 1) != 1)
@@ -314,10 +314,10 @@ int ms_rmss_zram_remove(int id)
 		err = -1;
 	}
 	snprintf(path, sizeof(path), "/sys/block/zram%d/reset", id);
-	ms_rmss_write_str(path, "1");
+	ms_write_str(path, "1");
 	snprintf(buf, sizeof(buf), "%d", id);
 	if (access(path, F_OK) == 0 &&
-	    ms_rmss_write_str("/sys/class/zram-control/hot_remove", buf)) {
+	    ms_write_str("/sys/class/zram-control/hot_remove", buf)) {
 		ms_rmss_err("--zram: cannot remove zram%d", id);
 		err = -1;
 	}
@@ -411,14 +411,14 @@ static void cg_kill(const char *dir, int v, const char *freezer)
 		char procs[MS_RMSS_PATH_MAX + 32];
 
 		path_in(path, sizeof(path), dir, "cgroup.kill");
-		if (!ms_rmss_write_str(path, "1"))
+		if (!ms_write_str(path, "1"))
 			return;
 		/* before 5.14: frozen (5.2+), nothing forks meanwhile; SIGKILL still acts */
 		path_in(path, sizeof(path), dir, "cgroup.freeze");
-		ms_rmss_write_str(path, "1");
+		ms_write_str(path, "1");
 		path_in(procs, sizeof(procs), dir, "cgroup.procs");
 		kill_listed(procs);
-		ms_rmss_write_str(path, "0");
+		ms_write_str(path, "0");
 		return;
 	}
 	if (freezer && freezer[0]) {
@@ -426,7 +426,7 @@ static void cg_kill(const char *dir, int v, const char *freezer)
 
 		path_in(state, sizeof(state), freezer, "freezer.state");
 		path_in(procs, sizeof(procs), freezer, "cgroup.procs");
-		if (!ms_rmss_write_str(state, "FROZEN")) {
+		if (!ms_write_str(state, "FROZEN")) {
 			for (int i = 0; i < 100; i++) {	/* 1 s */
 				if (!ms_read_text(state, buf, sizeof(buf)) &&
 				    !strncmp(buf, "FROZEN", 6))
@@ -439,7 +439,7 @@ static void cg_kill(const char *dir, int v, const char *freezer)
 			path_in(path, sizeof(path), dir, "cgroup.procs");
 			kill_listed(path);
 		}
-		ms_rmss_write_str(state, "THAWED");	/* the killed die as they thaw */
+		ms_write_str(state, "THAWED");	/* the killed die as they thaw */
 		return;
 	}
 	if (dir && dir[0]) {
@@ -484,7 +484,7 @@ int ms_rmss_subtree_revert(const char *dir)
 	if (!dir || !dir[0])
 		return 0;
 	path_in(path, sizeof(path), dir, "cgroup.subtree_control");
-	err = ms_rmss_write_str(path, "-memory");
+	err = ms_write_str(path, "-memory");
 	/* EBUSY: another child enabled it below since, and needs it; ENOENT: gone */
 	if (err && err != -EBUSY && err != -ENOENT) {
 		ms_rmss_err("--cgroup: cannot disable the memory controller in %s: %s", path,
@@ -685,7 +685,7 @@ static int guard_main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGUSR1);
-	ms_rmss_write_str("/proc/self/oom_score_adj", "-1000");
+	ms_write_str("/proc/self/oom_score_adj", "-1000");
 	pidfd = fcntl(4, F_GETFD) >= 0;
 	if (write(6, "r", 1) != 1)
 		return 1;

@@ -172,7 +172,7 @@ int ms_rmss_zram_setup(double mb, struct ms_rmss_state *s, char *dev, size_t dev
 		return MS_EXIT_FAIL;
 	snprintf(path, sizeof(path), "/sys/block/zram%d/disksize", id);
 	snprintf(buf, sizeof(buf), "%llu", bytes);
-	err = ms_rmss_write_str(path, buf);
+	err = ms_write_str(path, buf);
 	if (err) {
 		rerr("--zram: cannot size zram%d: %s", id, strerror(-err));
 		return MS_EXIT_FAIL;

@@ -43,20 +43,6 @@ void ms_rmss_run_path(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/memstat-rmss.%s", run_dir(), name);
 }
 
-int ms_rmss_write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 void ms_rmss_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

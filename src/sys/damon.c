@@ -11,13 +11,9 @@
  * tried): the first opens the window, the second closes it.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,41 +43,6 @@ static const struct {
 };
 
 static const char *const modules[] = { "damon_reclaim", "damon_lru_sort", "damon_stat" };
-
-static int __attribute__((format(printf, 2, 3))) wr(const char *path, const char *fmt, ...)
-{
-	char buf[64];
-	va_list ap;
-	int fd, n, err = 0;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, (size_t)n) != n)
-		err = errno ? -errno : -EIO;
-	close(fd);
-	return err;
-}
-
-static int rd_u64(const char *path, __u64 *v)
-{
-	char buf[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	*v = strtoull(buf, NULL, 10);
-	return 0;
-}
 
 int ms_damon_usable(const char *release, char *why, size_t whylen)
 {
@@ -144,18 +105,19 @@ static void teardown(void)
 {
 	if (!made)
 		return;
-	wr(KD "/state", "off");
-	wr(MS_DAMON_ADMIN "/nr_kdamonds", "0");
+	ms_write_str(KD "/state", "off");
+	ms_write_str(MS_DAMON_ADMIN "/nr_kdamonds", "0");
 	made = false;
 }
 
 static int setup(double window_s, const struct ms_ranges *r, long page, char *why, size_t whylen)
 {
-	char path[256];
+	char path[256], val[32];
 	int err;
 
 #define W(p, ...) do {								\
-		if ((err = wr(p, __VA_ARGS__))) {					\
+		snprintf(val, sizeof(val), __VA_ARGS__);				\
+		if ((err = ms_write_str(p, val))) {					\
 			snprintf(why, whylen, "writing %s: %s", p, strerror(-err));	\
 			return -1;							\
 		}								\
@@ -216,7 +178,7 @@ static int wait_applied(int k, __u64 size, double deadline_ms, __u64 passed[NSCH
 			char *why, size_t whylen)
 {
 	char path[128];
-	__u64 tried = 0;
+	long tried = 0;
 	int err;
 
 	for (;;) {
@@ -224,14 +186,17 @@ static int wait_applied(int k, __u64 size, double deadline_ms, __u64 passed[NSCH
 
 		if (stop_sig)
 			return 1;
-		err = wr(KD "/state", "update_schemes_stats");
-		if (!err)
-			err = rd_u64(SCH "/3/stats/sz_tried", &tried);
+		err = ms_write_str(KD "/state", "update_schemes_stats");
 		if (err) {
-			snprintf(why, whylen, "reading DAMON's scheme stats: %s", strerror(-err));
+			snprintf(why, whylen, "asking DAMON for its scheme stats: %s", strerror(-err));
 			return -1;
 		}
-		if (tried >= (__u64)k * size)
+		tried = ms_read_long(SCH "/3/stats/sz_tried");
+		if (tried < 0) {
+			snprintf(why, whylen, "%s cannot be read", SCH "/3/stats/sz_tried");
+			return -1;
+		}
+		if ((__u64)tried >= (__u64)k * size)
 			break;
 		if (ms_now_ms() > deadline_ms) {
 			snprintf(why, whylen, "DAMON applied its schemes over %llu of %llu bytes by "
@@ -242,11 +207,14 @@ static int wait_applied(int k, __u64 size, double deadline_ms, __u64 passed[NSCH
 		nanosleep(&ts, NULL);
 	}
 	for (int s = 0; s < NSCHEMES; s++) {
+		long v;
+
 		snprintf(path, sizeof(path), SCH "/%d/stats/sz_ops_filter_passed", s);
-		if ((err = rd_u64(path, &passed[s]))) {
-			snprintf(why, whylen, "reading %s: %s", path, strerror(-err));
+		if ((v = ms_read_long(path)) < 0) {
+			snprintf(why, whylen, "%s cannot be read", path);
 			return -1;
 		}
+		passed[s] = (__u64)v;
 	}
 	return 0;
 }
@@ -258,11 +226,12 @@ int ms_wss_damon_window(struct ms_wss *w, double window_s, const char *release,
 	__u64 size = 0, at_open[NSCHEMES], at_close[NSCHEMES];
 	long page = sysconf(_SC_PAGESIZE);
 	double t0 = ms_now_ms(), slack_ms;
+	long mglru = ms_read_long(MS_MGLRU_ENABLED);
 	char err[512];
 	int ret;
 
 	ms_wss_clear(w, MS_WSS_DAMON, window_s);
-	w->damon_mglru = ms_read_long(MS_MGLRU_ENABLED) > 0 && (ms_read_long(MS_MGLRU_ENABLED) & 1);
+	w->damon_mglru = mglru > 0 && (mglru & 1);
 	if (ms_damon_usable(release, err, sizeof(err))) {
 		snprintf(why, whylen, "--wss: %s", err);
 		return MS_EXIT_UNSUPPORTED;
