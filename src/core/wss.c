@@ -175,13 +175,6 @@ static void oldest(const struct ms_mglru_lruvec *v, __u64 min[2], bool full[2])
 	}
 }
 
-static unsigned int before_of(struct ms_wss *w, __u64 pfn)
-{
-	long long i = ms_wss_page_index(w, pfn);
-
-	return i < 0 ? MS_WSS_B_NONE : (w->before[i / 4] >> (2 * (i % 4))) & 3;
-}
-
 /* the folio's list type: anon (0) or file (1), as folio_is_file_lru() */
 static int lru_type(const struct ms_wss *w, const struct ms_page_rec *r)
 {
@@ -213,7 +206,6 @@ int ms_wss_before_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 	struct ms_wss_lruvec *l;
 	unsigned int v, state, sub = r->sub;
 	bool referenced;
-	long long i;
 	int t;
 
 	if (!r->valid || sub >= MS_NR_SUBS || !ms_wss_class_tracked(ms_subs[sub].cls))
@@ -237,9 +229,7 @@ int ms_wss_before_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 		else
 			state = referenced ? MS_WSS_B_REF : MS_WSS_B_UNREF;
 	}
-	i = ms_wss_page_index(w, pfn);
-	if (i >= 0)
-		w->before[i / 4] |= (__u8)(state << (2 * (i % 4)));
+	ms_wss_map_set(w, pfn, state);
 	return 0;
 }
 
@@ -545,7 +535,7 @@ static int judge(struct ms_wss *w, __u64 pfn, const struct ms_page_rec *r)
 		return 0;
 	}
 	seq = seq_of(l->end_seq, v);
-	before = before_of(w, pfn);
+	before = ms_wss_map_get(w, pfn);	/* MS_WSS_B_NONE where none */
 	referenced = (r->head_flags >> w->pg_referenced) & 1;
 	t = lru_type(w, r);
 	if (seq >= l->start_seq) {

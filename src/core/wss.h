@@ -252,8 +252,10 @@ void ms_wss_clear(struct ms_wss *w, int mech, double window_s);
 void ms_wss_reset_counts(struct ms_wss *w);
 /* the index of pfn's range among w->ranges (the last one found is tried first), or -1 */
 long ms_wss_range_of(struct ms_wss *w, __u64 pfn);
-/* the index of pfn among the present pages in the 2-bit map (before), or -1 */
-long long ms_wss_page_index(struct ms_wss *w, __u64 pfn);
+/* pfn's 2 bits in the map (before): the state after the first aging, or once ms_wss_page()
+ * has read it, the kept verdict; 0 for a pfn outside present memory or with no map */
+unsigned int ms_wss_map_get(struct ms_wss *w, __u64 pfn);
+void ms_wss_map_set(struct ms_wss *w, __u64 pfn, unsigned int code);
 /* a tracked page's verdict from the bitmap (an ms_page_fn's part of ms_wss_page()) */
 void ms_wss_idle_page(struct ms_wss *w, __u64 pfn, const struct ms_page_rec *r);
 

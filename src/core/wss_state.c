@@ -60,30 +60,42 @@ long ms_wss_range_of(struct ms_wss *w, __u64 pfn)
 	return -1;
 }
 
-long long ms_wss_page_index(struct ms_wss *w, __u64 pfn)
+/* the index of pfn among the present pages in the 2-bit map (before), or -1 */
+static long long page_index(struct ms_wss *w, __u64 pfn)
 {
 	long i = w->before ? ms_wss_range_of(w, pfn) : -1;
 
 	return i < 0 ? -1 : (long long)(w->range_base[i] + pfn - w->ranges->r[i].start);
 }
 
-void ms_wss_keep_verdict(struct ms_wss *w, __u64 pfn)
+unsigned int ms_wss_map_get(struct ms_wss *w, __u64 pfn)
 {
-	long long i = ms_wss_page_index(w, pfn);
-	unsigned int code = w->verdict >= 0 && w->verdict < MS_WSS_VERDICTS ?
-			    (unsigned int)w->verdict + 1 : 0, shift;
+	long long i = page_index(w, pfn);
+
+	return i < 0 ? 0 : (w->before[i / 4] >> (2 * (i % 4))) & 3;
+}
+
+void ms_wss_map_set(struct ms_wss *w, __u64 pfn, unsigned int code)
+{
+	long long i = page_index(w, pfn);
+	unsigned int shift;
 
 	if (i < 0)
 		return;
 	shift = 2 * (unsigned int)(i % 4);
-	w->before[i / 4] = (__u8)((w->before[i / 4] & ~(3U << shift)) | (code << shift));
+	w->before[i / 4] = (__u8)((w->before[i / 4] & ~(3U << shift)) | ((code & 3) << shift));
+}
+
+void ms_wss_keep_verdict(struct ms_wss *w, __u64 pfn)
+{
+	ms_wss_map_set(w, pfn, w->verdict >= 0 && w->verdict < MS_WSS_VERDICTS ?
+			       (unsigned int)w->verdict + 1 : 0);
 }
 
 int ms_wss_verdict_at(void *arg, __u64 pfn)
 {
 	struct ms_wss *w = arg;
-	long long i = w->keep_verdicts ? ms_wss_page_index(w, pfn) : -1;
-	unsigned int code = i < 0 ? 0 : (w->before[i / 4] >> (2 * (i % 4))) & 3;
+	unsigned int code = w->keep_verdicts ? ms_wss_map_get(w, pfn) : 0;
 
 	return code ? (int)code - 1 : MS_WSS_NONE;
 }
