@@ -271,6 +271,16 @@ bool ms_wss_age_range(const struct ms_wss *w, int k, double *min_s, double *max_
 struct ms_jw;
 void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose);
 void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w);
+/* the verdicts' names in JSON and Prometheus, by enum ms_wss_verdict (wss_out.c) */
+extern const char *const ms_wss_verdict_names[MS_WSS_VERDICTS];
+/*
+ * A group's or a process's "accessed", "idle" and "unseen" objects: pages per class of cls
+ * (NULL: every class in order), null for a class the window cannot see.
+ */
+void ms_wss_verdicts_json(struct ms_jw *jw, const __u64 v[MS_WSS_VERDICTS][MS_NR_CLASSES],
+			  const enum ms_class *cls, size_t ncls);
+/* the pages of one verdict over the classes the window tracks */
+__u64 ms_wss_tracked_pages(const __u64 per_class[MS_NR_CLASSES]);
 /* Sampling: the CSV columns and values, the terminal rows' (line 0: the header's first line,
  * 1: its second), the Prometheus gauges. */
 void ms_wss_csv_header(FILE *out);

@@ -92,14 +92,11 @@ static void attr_cells(FILE *out, const struct ms_groups *g, const struct ms_gro
 	}
 }
 
-/* --wss: a group's pages accessed, idle and unseen, over the classes the window tracks */
-static __u64 wss_pages(const struct ms_group *x, int verdict)
+/* --by cgroup or pod --wss: whether x's row has its cgroup's paging (not (other)'s) */
+static bool has_cgroup_paging(const struct ms_groups *g, const struct ms_group *x)
 {
-	__u64 n = 0;
-
-	for (int c = 0; c < MS_NR_CLASSES; c++)
-		n += x->wss[verdict][c];
-	return n;
+	return (g->by == MS_BY_CGROUP || g->by == MS_BY_POD) && g->wss->cgroup_paging &&
+	       x != &g->other;
 }
 
 static void table_row(FILE *out, const struct ms_groups *g, const struct ms_group *x)
@@ -129,7 +126,7 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 	if (g->attrs)
 		attr_cells(out, g, x);
 	for (int v = 0; g->wss && v < MS_WSS_VERDICTS; v++)
-		fprintf(out, " %8.0f", ms_mb(wss_pages(x, v)));
+		fprintf(out, " %8.0f", ms_mb(ms_wss_tracked_pages(x->wss[v])));
 	if (by_outs[g->by].cols)
 		by_outs[g->by].cols(out, g, x);
 	fprintf(out, "  %*s", indent, "");
@@ -214,25 +211,13 @@ static void json_attrs(struct ms_jw *w, const struct ms_groups *g, const struct 
 static void json_wss(struct ms_jw *w, const struct ms_groups *g, const struct ms_group *x,
 		     bool paging)
 {
-	static const char *const names[MS_WSS_VERDICTS] = { "accessed", "idle", "unseen" };
-
 	if (!g->wss)
 		return;
 	ms_jw_object_field(w, "wss");
-	for (int v = 0; v < MS_WSS_VERDICTS; v++) {
-		ms_jw_object_field(w, names[v]);
-		for (size_t c = 0; c < NSHOWN; c++)
-			if (ms_wss_class_tracked(shown_classes[c]))
-				ms_jw_u64_field(w, ms_classes[shown_classes[c]].key,
-						x->wss[v][shown_classes[c]]);
-			else
-				ms_jw_null_field(w, ms_classes[shown_classes[c]].key);
-		ms_jw_end_object(w);
-	}
+	ms_wss_verdicts_json(w, x->wss, shown_classes, NSHOWN);
 	/* --by cgroup: what its memory.stat counted in the window (null: no such counter, or
 	 * the cgroup was not there at both ends) */
-	if (paging && (g->by == MS_BY_CGROUP || g->by == MS_BY_POD) && g->wss->cgroup_paging &&
-	    x != &g->other) {
+	if (paging && has_cgroup_paging(g, x)) {
 		ms_jw_object_field(w, "paging");
 		for (int k = 0; k < MS_WSS_CG_NPAGING; k++) {
 			long long n = ms_wss_cgroup_paging(g->wss, x->k1, k);
@@ -349,7 +334,6 @@ static void prom_group(FILE *out, const struct ms_groups *g, const char *name,
 static void prom_wss(FILE *out, const struct ms_groups *g, const char *name,
 		     const struct ms_group *x, bool paging)
 {
-	static const char *const state[MS_WSS_VERDICTS] = { "accessed", "idle", "unseen" };
 	char key[96];
 
 	key_text(g, x, key, sizeof(key));
@@ -365,10 +349,9 @@ static void prom_wss(FILE *out, const struct ms_groups *g, const char *name,
 			if (by_outs[g->by].prom_labels)
 				by_outs[g->by].prom_labels(out, g, x);
 			fprintf(out, ",class=\"%s\",state=\"%s\"} %llu\n", ms_classes[c].key,
-				state[v], (unsigned long long)x->wss[v][c]);
+				ms_wss_verdict_names[v], (unsigned long long)x->wss[v][c]);
 		}
-	for (int k = 0; paging && (g->by == MS_BY_CGROUP || g->by == MS_BY_POD) &&
-			g->wss->cgroup_paging && x != &g->other && k < MS_WSS_CG_NPAGING; k++) {
+	for (int k = 0; paging && has_cgroup_paging(g, x) && k < MS_WSS_CG_NPAGING; k++) {
 		long long n = ms_wss_cgroup_paging(g->wss, x->k1, k);
 
 		if (n < 0)

@@ -18,17 +18,6 @@ static const enum ms_class cols[] = { MS_C_KERNEL, MS_C_ANON, MS_C_SHMEM, MS_C_E
 static const char *const col_label[] = { "Kernel", "Anon", "Shmem", "Exec", "Cache", "Hugetlb" };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-/* --wss: the pages of p with verdict v, over the classes the window tracks */
-static __u64 wss_pages(const struct ms_proc *p, int v)
-{
-	__u64 n = 0;
-
-	for (int c = 0; c < MS_NR_CLASSES; c++)
-		if (ms_wss_class_tracked(c))
-			n += p->wss[v][c];
-	return n;
-}
-
 static void row(FILE *out, const struct ms_procs *ps, const struct ms_proc *p, const char *pid,
 		const char *name)
 {
@@ -38,7 +27,7 @@ static void row(FILE *out, const struct ms_procs *ps, const struct ms_proc *p, c
 	fprintf(out, " %8.1f %8.1f %8.1f", ms_mb((double)p->rss_total), ms_mb((double)p->uss),
 		ms_mb((double)p->swap));
 	for (int v = 0; ps->verdict && v < MS_WSS_VERDICTS; v++)
-		fprintf(out, " %8.1f", ms_mb((double)wss_pages(p, v)));
+		fprintf(out, " %8.1f", ms_mb((double)ms_wss_tracked_pages(p->wss[v])));
 	fprintf(out, " %8s  ", pid);
 	ms_esc_fputs(out, name, MS_ESC_TERM);
 	fputc('\n', out);
@@ -122,8 +111,6 @@ static void classes(struct ms_jw *w, const char *name, const double *pss, const 
 
 static void members(struct ms_jw *w, const struct ms_procs *ps, const struct ms_proc *p)
 {
-	static const char *const names[MS_WSS_VERDICTS] = { "accessed", "idle", "unseen" };
-
 	classes(w, "pss", p->pss, NULL, p->pss_total);
 	classes(w, "rss", NULL, p->rss, (double)p->rss_total);
 	ms_jw_u64_field(w, "uss", p->uss);
@@ -132,15 +119,7 @@ static void members(struct ms_jw *w, const struct ms_procs *ps, const struct ms_
 		return;
 	/* --wss: its mapped pages by verdict, per class (null: a class the window cannot see) */
 	ms_jw_object_field(w, "wss");
-	for (int v = 0; v < MS_WSS_VERDICTS; v++) {
-		ms_jw_object_field(w, names[v]);
-		for (int c = 0; c < MS_NR_CLASSES; c++)
-			if (ms_wss_class_tracked(c))
-				ms_jw_u64_field(w, ms_classes[c].key, p->wss[v][c]);
-			else
-				ms_jw_null_field(w, ms_classes[c].key);
-		ms_jw_end_object(w);
-	}
+	ms_wss_verdicts_json(w, p->wss, NULL, MS_NR_CLASSES);
 	ms_jw_end_object(w);
 }
 
@@ -228,16 +207,14 @@ static void prom_rows(FILE *out, const struct ms_procs *ps, const char *metric, 
 					p->rss[c] : p->rss_total));
 		}
 		for (int c = 0; what == 4 && c < MS_NR_CLASSES; c++) {
-			static const char *const state[MS_WSS_VERDICTS] = { "accessed", "idle",
-									    "unseen" };
-
 			if (!ms_wss_class_tracked(c))
 				continue;
 			for (int v = 0; v < MS_WSS_VERDICTS; v++) {
 				fprintf(out, "%s{pid=\"%s\",command=\"", metric, pid);
 				ms_esc_fputs(out, name, MS_ESC_PROM);
 				fprintf(out, "\",class=\"%s\",state=\"%s\"} %llu\n",
-					ms_classes[c].key, state[v], (unsigned long long)p->wss[v][c]);
+					ms_classes[c].key, ms_wss_verdict_names[v],
+					(unsigned long long)p->wss[v][c]);
 			}
 		}
 		if (what == 2 || what == 3) {

@@ -301,6 +301,35 @@ void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
 	ms_jw_end_object(jw);
 }
 
+const char *const ms_wss_verdict_names[MS_WSS_VERDICTS] = { "accessed", "idle", "unseen" };
+
+void ms_wss_verdicts_json(struct ms_jw *jw, const __u64 v[MS_WSS_VERDICTS][MS_NR_CLASSES],
+			  const enum ms_class *cls, size_t ncls)
+{
+	for (int k = 0; k < MS_WSS_VERDICTS; k++) {
+		ms_jw_object_field(jw, ms_wss_verdict_names[k]);
+		for (size_t i = 0; i < ncls; i++) {
+			int c = cls ? (int)cls[i] : (int)i;
+
+			if (ms_wss_class_tracked(c))
+				ms_jw_u64_field(jw, ms_classes[c].key, v[k][c]);
+			else
+				ms_jw_null_field(jw, ms_classes[c].key);
+		}
+		ms_jw_end_object(jw);
+	}
+}
+
+__u64 ms_wss_tracked_pages(const __u64 per_class[MS_NR_CLASSES])
+{
+	__u64 n = 0;
+
+	for (int c = 0; c < MS_NR_CLASSES; c++)
+		if (ms_wss_class_tracked(c))
+			n += per_class[c];
+	return n;
+}
+
 /*
  * Sampling with --wss: the CSV columns (wss_window_s, wss_measured_s, then wss_<state>_<class>
  * for each state and each class the window tracks, in pages) and a sample's values.
