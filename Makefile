@@ -20,11 +20,11 @@ CXXFLAGS  ?= -O2 -g
 CXXFLAGS  += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -std=gnu++17
 # the layout: include/ (the ABI and the classifier, shared with BPF and the module), src/ and its
 # parts (docs/development.md); every part's headers by name, objects flat in $(BUILD)
-SRC_DIRS  := src src/cmd src/rmss src/backend src/core src/sys src/out
+SRC_DIRS  := src src/cmd src/rmss src/backend src/core src/sys src/out src/dump
 CPPFLAGS  += -Iinclude -Ibpf $(addprefix -I,$(SRC_DIRS)) -I$(BUILD) -MMD -MP
 BPFFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
              $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH)) -Iinclude -Ibpf
-LDLIBS    := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -ljansson -lm
+LDLIBS    := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -llzo2 -lsnappy -lstdc++ -ljansson -lm
 LDFLAGS   += -static
 
 # SANITIZE=1: user space under ASan+UBSan, built by clang (one runtime for both, which honours
@@ -37,7 +37,7 @@ override CC  := $(CLANG) $(SAN_FLAGS)
 override CXX := $(CLANGXX) $(SAN_FLAGS)
 CFLAGS    += -DMEMSTAT_TEST_HOOKS
 LDFLAGS   := $(filter-out -static,$(LDFLAGS))
-LDLIBS    := -lbpf -lelf -lz -lzstd -ljansson -lm
+LDLIBS    := -lbpf -lelf -lz -lzstd -llzo2 -lsnappy -lstdc++ -ljansson -lm
 endif
 
 ifeq ($(V),1)
@@ -219,7 +219,8 @@ cli: $(BUILD)/memstat $(BUILD)/memstat-test $(BUILD)/nobpf
 
 pytest: $(BUILD)/memstat-test
 	MEMSTAT=$(BUILD)/memstat-test /usr/bin/python3 -m pytest -q tests/sampling_test.py tests/picture_test.py \
-		tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/compare_test.py tests/serve_test.py
+		tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/compare_test.py tests/serve_test.py \
+		tests/core_test.py
 
 # every suite, then one "N passed, N failed" line
 test: $(BUILD)/memstat $(BUILD)/memstat-test $(MAN_OUT) $(BUILD)/nobpf $(BUILD)/unit_tests $(BUILD)/integration_tests fuzz-bins san-bins \
@@ -229,7 +230,7 @@ test: $(BUILD)/memstat $(BUILD)/memstat-test $(MAN_OUT) $(BUILD)/nobpf $(BUILD)/
 # ---- fuzzing (tests/fuzz: libFuzzer, clang) and the sanitizer build ----
 # one fuzzer per parser of outside input; `make fuzz` runs each FUZZ_SECONDS, `make test` briefly
 FUZZ_TARGETS := iomem zoneinfo meminfo csv_header cmdline allpages_cmdline plot_log mountinfo escape \
-                diff_log http_request mglru
+                diff_log http_request mglru dump
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -237,7 +238,7 @@ FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unu
                 -Wno-unused-function -DMEMSTAT_VERSION='"$(VERSION)"' $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 # user space with coverage; memstat.c (main) only where a target includes it
 FUZZ_LIB     := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(notdir $(filter-out src/memstat.c,$(USER_SRCS))))
-FUZZ_LINK     = $(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer $^ -lbpf -lelf -lz -lzstd -ljansson -lm -o $@
+FUZZ_LINK     = $(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer $^ -lbpf -lelf -lz -lzstd -llzo2 -lsnappy -lstdc++ -ljansson -lm -o $@
 
 $(FUZZ_DIR)/obj/%.o: %.c
 	$(call msg,CC-FUZZ,$@)

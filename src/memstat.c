@@ -22,6 +22,7 @@
 #include "mglru_bits.h"
 #include "backend.h"
 #include "mountinfo.h"
+#include "vmcore.h"
 #include "meminfo.h"
 #include "testhooks.h"
 #include "attrs.h"
@@ -388,6 +389,8 @@ int main(int argc, char **argv)
 	ro.kernel = uts.release;
 	ro.verbose = o.verbose;
 	ro.timings = &ms_timings;	/* JSON and JSON lines: where the time went */
+	if (o.core)	/* a dump: nothing of the running kernel is walked (vmcore.c) */
+		return ms_core_main(&o, t0, print_run, &runs_slab_split);
 
 	cap = ms_missing_capability();
 	if (cap) {

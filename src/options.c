@@ -87,6 +87,12 @@ static const char usage_text[] =
 	"                         class (MGLRU aging, the idle page bitmap or DAMON; bpf or\n"
 	"                         kmod backend); with -o or -f,\n"
 	"                         one sample per window, windows back to back\n"
+	"      --core FILE        a crash dump's memory instead of the running kernel's: an\n"
+	"                         ELF core (a saved /proc/vmcore, makedumpfile -E, QEMU's\n"
+	"                         dump-guest-memory); with -v, --json, --runs, --jobs\n"
+	"      --btf FILE         with --core: the dumped kernel's BTF (its\n"
+	"                         /sys/kernel/btf/vmlinux, or a vmlinux; default: the running\n"
+	"                         kernel's, when it is the dumped one)\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -247,7 +253,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 {
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
 	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN, OPT_COMPARE, OPT_LISTEN, OPT_INTERVAL,
-	       OPT_OCI_BUNDLES };
+	       OPT_OCI_BUNDLES, OPT_CORE, OPT_BTF };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attributes", no_argument, NULL, 'a' },
@@ -272,6 +278,8 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "oci-bundles", required_argument, NULL, OPT_OCI_BUNDLES },
 		{ "wss", required_argument, NULL, 'w' },
+		{ "core", required_argument, NULL, OPT_CORE },
+		{ "btf", required_argument, NULL, OPT_BTF },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -296,7 +304,8 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		    !strcmp(a, "--seed") || !strcmp(a, "--jobs") || !strcmp(a, "--by") ||
 		    !strcmp(a, "--top") || !strcmp(a, "--min") || !strcmp(a, "--compare") ||
 		    !strcmp(a, "--oci-bundles") || !strcmp(a, "-w") || !strcmp(a, "--wss") ||
-		    !strcmp(a, "--listen") || !strcmp(a, "--interval")) {
+		    !strcmp(a, "--listen") || !strcmp(a, "--interval") || !strcmp(a, "--core") ||
+		    !strcmp(a, "--btf")) {
 			c++;	/* the next word is this option's argument */
 			continue;
 		}
@@ -444,6 +453,13 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 				return ms_usage_error(NULL, "%s", "--oci-bundles needs a directory");
 			o->bundle_dirs[o->nbundle_dirs++] = optarg;
 			break;
+		case OPT_CORE:
+		case OPT_BTF:
+			if (!*optarg)
+				return ms_usage_error(NULL, "%s needs a file name",
+						      c == OPT_CORE ? "--core" : "--btf");
+			*(c == OPT_CORE ? &o->core : &o->btf) = optarg;
+			break;
 		case OPT_INTERVAL:
 			err = parse_interval(optarg, &o->so.interval);
 			if (err)
@@ -582,6 +598,14 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "%s", "--by with an interval or -o needs --format jsonl "
 					   "or prom (csv and the terminal rows have no group columns)");
 	}
+	if (o->btf && !o->core)
+		return ms_usage_error(NULL, "%s", "--btf needs --core FILE");
+	if (o->core && (o->sampling || o->by >= 0 || o->by_process || o->attributes || o->wss ||
+			o->reconcile || o->compare || o->approx || o->features ||
+			o->backend != MS_BE_AUTO))
+		return ms_usage_error(NULL, "%s", "--core reads a dump: the summary, with -v, --json, "
+				      "--runs or --jobs (not an interval, -o, -f, --by, -a, --wss, "
+				      "--reconcile, --compare, --approx, --features or --backend)");
 	if (o->nby + o->by_process > 1 && !(o->sampling && o->format == MS_FMT_PROM))
 		return ms_usage_error(NULL, "%s", "--by given more than once: only with --format prom "
 				      "or in memstat serve (a table or a JSON document has one key)");

@@ -33,6 +33,8 @@ struct ms_opts {
 #define MS_MAX_BUNDLE_DIRS 8
 	const char *bundle_dirs[MS_MAX_BUNDLE_DIRS];	/* --oci-bundles DIR (--by pod) */
 	size_t nbundle_dirs;
+	const char *core;	/* --core FILE: a crash dump (src/cmd/vmcore.c) */
+	const char *btf;	/* --btf FILE: its kernel's BTF */
 	int compare;		/* --compare TOOL: enum ms_compare_tool (report.h); 0 none */
 	bool serve;		/* memstat serve (serve.c): --listen, --interval */
 	const char *listen;

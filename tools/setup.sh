@@ -14,6 +14,8 @@ packages=(
 	make gcc g++ clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev pkg-config
 	# memstat diff reads JSON with Jansson (linked statically)
 	libjansson-dev
+	# memstat --core: kdump-compressed dumps' pages (zlib and zstd above, LZO, snappy)
+	liblzo2-dev libsnappy-dev
 	# the man page (docs/memstat.8.scd)
 	scdoc
 )
@@ -37,7 +39,8 @@ test_packages=(
 	dpkg-dev debhelper dh-dkms fakeroot lintian debootstrap zstd
 )
 # the VM matrix (tools/vm): kernels are downloaded there, into a cache outside the tree
-vm_packages=(qemu-system-x86 busybox-static cpio e2fsprogs kmod xz-utils zstd debootstrap)
+# (makedumpfile: the VM's dump filtered and compressed as kdump saves one, for memstat --core)
+vm_packages=(qemu-system-x86 busybox-static cpio e2fsprogs kmod xz-utils zstd debootstrap makedumpfile)
 # make vmtest-debug (tools/vm/debug-kernel.sh): building a kernel from Debian's linux-source
 kernel_packages=(bc bison flex libssl-dev openssl)
 

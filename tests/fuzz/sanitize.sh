@@ -76,7 +76,8 @@ reports cli
 echo "--- pytest (ASan+UBSan)"
 rm -f "$san/pytest.xml"
 MEMSTAT="$san/memstat" "$py" -m pytest -q -rs tests/sampling_test.py tests/picture_test.py \
-	tests/grafana_test.py tests/formats_test.py tests/compare_test.py tests/serve_test.py --junitxml="$san/pytest.xml"
+	tests/grafana_test.py tests/formats_test.py tests/compare_test.py tests/serve_test.py tests/core_test.py \
+	--junitxml="$san/pytest.xml"
 rc=$?
 if [ -f "$san/pytest.xml" ]; then
 	read -r t f sk < <("$py" tests/tools/report_counts.py "$san/pytest.xml")

@@ -289,6 +289,26 @@ if [ -n "$vmload" ]; then
 	wait $vmload 2>/dev/null
 	unset MEMSTAT_VM_LOAD
 fi
+
+# f. memstat --core: the host dumps this VM's memory through QEMU's monitor (the VM stops while
+# it does; tools/vm/qemu_dump.py) and reads the dump; the walks just before and after it are
+# what the dump's summary must lie between. The host answers on the third serial port.
+banner "a dump of this VM's memory (memstat --core on the host)"
+if [ $bpf = 1 ] && [ -c /dev/ttyS2 ]; then
+	stty -F /dev/ttyS2 raw -echo 2>/dev/null
+	[ -d /sys/firmware/qemu_fw_cfg ] || echo "no qemu_fw_cfg: the dump will have no VMCOREINFO note"
+	for name in elf; do
+		$MEMSTAT --json >/tmp/core-before.json 2>/dev/null
+		R "dump-request $name $name"
+		ack=$(timeout 600 head -n 1 /dev/ttyS2)
+		$MEMSTAT --json >/tmp/core-after.json 2>/dev/null
+		echo "host: ${ack:-no answer}"
+		block core-before-$name /tmp/core-before.json
+		block core-after-$name /tmp/core-after.json
+	done
+else
+	R "dump-fail no third serial port (/dev/ttyS2) or no bpf backend"
+fi
 echo 2 >/sys/kernel/mm/ksm/run
 swapoff /dev/zram0 2>/dev/null
 echo 0 >/proc/sys/vm/nr_hugepages

@@ -56,7 +56,7 @@ VM_MODULES=(virtio_pci virtio_blk ext4)
 # taken where the kernel has them (6.1's zram finds lzo-rle through the crypto API, not a
 # dependency; 6.12+ link their own backends); veth, for the page_pool test (a veth pair with
 # XDP: KernelOther.VethXdpPagePoolPagesArePagePool)
-VM_LOAD_MODULES=(zram lzo_rle lzo lz4_compress lz4_decompress veth)
+VM_LOAD_MODULES=(zram lzo_rle lzo lz4_compress lz4_decompress veth qemu_fw_cfg)
 
 fetch_only=0
 families=()
@@ -671,9 +671,18 @@ run_family() {
 			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT * 3 / 4)) $KFENCE_ARGS $stress_args ${MEMSTAT_VM_APPEND:-}" \
 			-drive "file=$run/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe" \
 			-serial mon:stdio -serial "file:$res" \
+			-device vmcoreinfo -qmp "unix:$run/qmp-$fam.sock,server=on,wait=off" \
+			-chardev "socket,id=ack,path=$run/ack-$fam.sock,server=on,wait=off" \
+			-serial chardev:ack \
 			</dev/null >"$console" 2>&1 &
 		vm_pid=$!
+		# memstat --core: the dumps /init asks for, through QEMU's monitor (qemu_dump.py)
+		rm -f "$dir"/dump-*.core
+		"$PY" "$here/qemu_dump.py" watch "$res" "$run/qmp-$fam.sock" "$run/ack-$fam.sock" \
+			"$dir" 2>>"$dir/dumps.log" &
+		dump_pid=$!
 		wait "$vm_pid" || rc=$?
+		wait "$dump_pid" || true
 		vm_pid=
 		if [ $attempt = 1 ] && [ $rc != 124 ] && [ $rc != 137 ] && ! grep -q '^@@ start' "$res"; then
 			mv "$console" "$console.first-boot"
@@ -750,6 +759,28 @@ run_family() {
 		fails+=("tests|integration tests exited ${rc:-?} without a complete report (crash or timeout? see $console)")
 	fi
 
+	local extra=""
+	# memstat --core on the host, of each dump of the VM's memory, against the VM's own walks
+	# just before and just after it (qemu_dump.py check); the dumps are removed after
+	local dumped=0
+	while read -r name fmt; do
+		dumped=$((dumped + 1))
+		extract_block "$res" "core-before-$name" >"$dir/core-before-$name.json" || true
+		extract_block "$res" "core-after-$name" >"$dir/core-after-$name.json" || true
+		if [ ! -s "$dir/dump-$name.core" ]; then
+			fails+=("core|no dump $name ($fmt) was written: $(tail -n 1 "$dir/dumps.log" 2>/dev/null)")
+		elif line=$("$PY" "$here/qemu_dump.py" check "$repo/$BUILD/memstat-test" \
+			"$dir/dump-$name.core" "$dir/core-before-$name.json" "$dir/core-after-$name.json"); then
+			extra="${extra:+$extra; }core $name: ${line#ok: }"
+		else
+			fails+=("core|memstat --core of the $fmt dump: ${line#fail: }")
+		fi
+		rm -f "$dir/dump-$name.core"
+	done < <(sed -n 's/^@@ dump-request //p' "$res")
+	if grep -q '^@@ start' "$res" && [ $dumped = 0 ]; then
+		fails+=("core|the VM asked for no dump of its memory: $(sed -n 's/^@@ dump-fail //p' "$res" | head -n 1)")
+	fi
+
 	# the load the module-versus-BPF test needs (hugetlb, KSM, zram swap) was set up
 	if grep -q '^@@ start' "$res" && ! grep -q '^@@ load ok' "$res"; then
 		fails+=("load|$(sed -n 's/^@@ load-fail //p' "$res" | head -n 1 | grep . || echo 'no result of the load set-up')")
@@ -778,7 +809,6 @@ run_family() {
 	fi
 
 	# the stress family: walks under churn, an offlined block, reconciliation afterwards
-	local extra=""
 	if [ "$fam" = "$STRESS" ] && grep -q '^@@ start' "$res"; then
 		line=$(sed -n 's/^@@ stress walks //p' "$res" | head -n 1)
 		case $line in

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A dump's types from BTF (dump_types.h): what the BPF walker learns by CO-RE
+ * (bpf/core_fixes.bpf.h ms_kernel_facts(), whose rules and kernel commits hold here too: the
+ * same names are looked up, and classify.h's ms_features_from_facts() turns them into the
+ * walk's features), and the offsets the dump walk follows pointers by.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "classify.h"
+#include "dump_types.h"
+#include "memstat_int.h"
+
+/* The byte offset of member path ("a.b": b within a) of struct or union sname; -1: none. */
+static long member_in(const struct btf *b, __u32 id, const char *path)
+{
+	const struct btf_type *t;
+	const char *dot = strchr(path, '.');
+	size_t len = dot ? (size_t)(dot - path) : strlen(path);
+
+	id = (__u32)btf__resolve_type(b, id);
+	t = btf__type_by_id(b, id);
+	if (!t || !(btf_is_struct(t) || btf_is_union(t)))
+		return -1;
+	for (__u16 i = 0; i < btf_vlen(t); i++) {
+		const struct btf_member *m = btf_members(t) + i;
+		const char *name = btf__name_by_offset(b, m->name_off);
+		long off = (long)(btf_member_bit_offset(t, i) / 8), sub;
+
+		if (name && *name) {
+			if (strlen(name) != len || strncmp(name, path, len))
+				continue;
+			if (!dot)
+				return off;
+			sub = member_in(b, m->type, dot + 1);
+			return sub < 0 ? -1 : off + sub;
+		}
+		sub = member_in(b, m->type, path);	/* an anonymous struct or union */
+		if (sub >= 0)
+			return off + sub;
+	}
+	return -1;
+}
+
+static long member_off(const struct btf *b, const char *sname, const char *path)
+{
+	__s32 id = btf__find_by_name_kind(b, sname, BTF_KIND_STRUCT);
+
+	return id < 0 ? -1 : member_in(b, (__u32)id, path);
+}
+
+/* The size of member path of struct sname; 0: none. */
+static __u32 member_size(const struct btf *b, const char *sname, const char *name)
+{
+	__s32 id = btf__find_by_name_kind(b, sname, BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(b, (__u32)id);
+
+	for (__u16 i = 0; t && i < btf_vlen(t); i++) {
+		const struct btf_member *m = btf_members(t) + i;
+		const char *n = btf__name_by_offset(b, m->name_off);
+
+		if (n && !strcmp(n, name)) {
+			__s64 sz = btf__resolve_size(b, m->type);
+
+			return sz > 0 ? (__u32)sz : 0;
+		}
+	}
+	return 0;
+}
+
+/* An enumerator of enum ename (any enum of that name): 0 and *val, or -1. */
+static int enum_value(const struct btf *b, const char *ename, const char *name, __s64 *val)
+{
+	__u32 n = btf__type_cnt(b);
+
+	for (__u32 id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		const char *tn;
+
+		if (!btf_is_enum(t) && !btf_is_enum64(t))
+			continue;
+		tn = btf__name_by_offset(b, t->name_off);
+		if (!tn || strcmp(tn, ename))
+			continue;
+		for (__u16 i = 0; i < btf_vlen(t); i++) {
+			const char *en;
+
+			if (btf_is_enum(t)) {
+				en = btf__name_by_offset(b, btf_enum(t)[i].name_off);
+				if (en && !strcmp(en, name)) {
+					*val = btf_enum(t)[i].val;
+					return 0;
+				}
+			} else {
+				en = btf__name_by_offset(b, btf_enum64(t)[i].name_off);
+				if (en && !strcmp(en, name)) {
+					*val = (__s64)btf_enum64_value(btf_enum64(t) + i);
+					return 0;
+				}
+			}
+		}
+		return -1;
+	}
+	return -1;
+}
+
+static bool enum_exists(const struct btf *b, const char *ename)
+{
+	return btf__find_by_name_kind(b, ename, BTF_KIND_ENUM) > 0 ||
+	       btf__find_by_name_kind(b, ename, BTF_KIND_ENUM64) > 0;
+}
+
+static __u8 pgflag(const struct btf *b, const char *name)
+{
+	__s64 v;
+
+	return enum_value(b, "pageflags", name, &v) || v < 0 || v > 63 ? (__u8)MS_NO_BIT : (__u8)v;
+}
+
+static __u32 ptype(const struct btf *b, const char *ename, const char *name)
+{
+	__s64 v;
+
+	return enum_value(b, ename, name, &v) ? 0 : (__u32)v;
+}
+
+/* ms_kernel_facts() of core_fixes.bpf.h, from a BTF object: a MS_MISSING_* mask */
+static __u32 kernel_facts(const struct btf *b, struct ms_kernel_facts *k)
+{
+	__s32 page = btf__find_by_name_kind(b, "page", BTF_KIND_STRUCT);
+	__u32 missing = 0;
+	__s64 v;
+	long off;
+
+	memset(k, 0, sizeof(*k));
+	k->page_size = page > 0 ? (__u32)btf__resolve_size(b, (__u32)page) : 0;
+	if (k->page_size != 64)
+		missing |= MS_MISSING_PAGE_SIZE;
+	if (member_off(b, "page", "mapping") != 24 || member_off(b, "page", "private") != 40 ||
+	    member_off(b, "page", "_refcount") != 52)
+		missing |= MS_MISSING_OFFSETS;
+	off = member_off(b, "page", "page_type");
+	if (off >= 0 && off != 48)
+		missing |= MS_MISSING_OFFSETS;
+	off = member_off(b, "page", "compound_info");
+	if (off < 0)
+		off = member_off(b, "page", "compound_head");
+	if (off < 0)
+		missing |= MS_MISSING_HEAD;
+	else if (off != 8)
+		missing |= MS_MISSING_OFFSETS;
+	off = member_off(b, "page", "pp_magic");
+	if (off >= 0 && off != 8)
+		missing |= MS_MISSING_OFFSETS;
+	k->pp_dma_index = member_off(b, "page_pool", "dma_mapped") >= 0;
+	off = member_off(b, "slab", "slab_cache");
+	if (off >= 0 && off % 8 == 0 && off < 64)
+		k->slab_cache_word = (__u8)(off / 8);
+
+	k->pg_head = pgflag(b, "PG_head");
+	k->pg_reserved = pgflag(b, "PG_reserved");
+	k->pg_swapbacked = pgflag(b, "PG_swapbacked");
+	k->pg_owner_priv_1 = pgflag(b, "PG_owner_priv_1");
+	k->pg_lru = pgflag(b, "PG_lru");
+	k->pg_slab = pgflag(b, "PG_slab");
+	k->pg_hugetlb = pgflag(b, "PG_hugetlb");
+	k->pg_movable_ops = pgflag(b, "PG_movable_ops");
+	if (k->pg_head == MS_NO_BIT || k->pg_reserved == MS_NO_BIT ||
+	    k->pg_swapbacked == MS_NO_BIT || k->pg_owner_priv_1 == MS_NO_BIT)
+		missing |= MS_MISSING_PAGEFLAGS;
+
+	k->has_compound_dtor = member_off(b, "page", "compound_dtor") >= 0 ||
+			       member_off(b, "folio", "_folio_dtor") >= 0;
+	k->has_dtor_enum = enum_exists(b, "compound_dtor_id");
+	k->hugetlb_page_dtor = enum_value(b, "compound_dtor_id", "HUGETLB_PAGE_DTOR", &v) ? -1 :
+			       (__s16)v;
+	if (!enum_value(b, "pagetype", "PGTY_buddy", &v)) {
+		static const char *const s3[] = {
+			[MS_T_BUDDY] = "PGTY_buddy", [MS_T_OFFLINE] = "PGTY_offline",
+			[MS_T_TABLE] = "PGTY_table", [MS_T_GUARD] = "PGTY_guard",
+			[MS_T_HUGETLB] = "PGTY_hugetlb", [MS_T_SLAB] = "PGTY_slab",
+			[MS_T_ZSMALLOC] = "PGTY_zsmalloc", [MS_T_UNACCEPTED] = "PGTY_unaccepted",
+			[MS_T_LARGE_KMALLOC] = "PGTY_large_kmalloc",
+		};
+
+		k->type_scheme = MS_PT_UPPER_BYTE;
+		for (int i = MS_T_BUDDY; i <= MS_T_LARGE_KMALLOC; i++)
+			k->ptype[i] = ptype(b, "pagetype", s3[i]);
+	} else if (!enum_value(b, "pagetype", "PG_buddy", &v)) {
+		static const char *const s2[] = {
+			[MS_T_BUDDY] = "PG_buddy", [MS_T_OFFLINE] = "PG_offline",
+			[MS_T_TABLE] = "PG_table", [MS_T_GUARD] = "PG_guard",
+			[MS_T_HUGETLB] = "PG_hugetlb", [MS_T_SLAB] = "PG_slab",
+			[MS_T_ZSMALLOC] = "PG_zsmalloc", [MS_T_UNACCEPTED] = "PG_unaccepted",
+		};
+
+		k->type_scheme = MS_PT_INVERTED_ENUM;
+		k->pt_base = ptype(b, "pagetype", "PAGE_TYPE_BASE");
+		for (int i = MS_T_BUDDY; i <= MS_T_UNACCEPTED; i++)
+			k->ptype[i] = ptype(b, "pagetype", s2[i]);
+	} else {
+		k->type_scheme = MS_PT_INVERTED_BITS;
+	}
+	return missing;
+}
+
+/* The walk's types from BTF object b, named name in messages; b is freed. */
+static int types_of(struct btf *b, const char *name, struct ms_dump_types *t, char *why,
+		    size_t whylen)
+{
+	struct ms_kernel_facts k;
+	__u32 missing;
+	__s64 bit = 0;
+	int has_bit;
+
+	missing = kernel_facts(b, &k);
+	if (missing) {
+		snprintf(why, whylen, "%s: struct page is not laid out as memstat knows it "
+			 "(missing %#x)", name, missing);
+		btf__free(b);
+		return MS_EXIT_UNSUPPORTED;
+	}
+	ms_features_from_facts(&k, &t->f);
+	t->as_host = member_off(b, "address_space", "host");
+	t->as_i_mmap = member_off(b, "address_space", "i_mmap");
+	t->inode_sb = member_off(b, "inode", "i_sb");
+	t->inode_ino = member_off(b, "inode", "i_ino");
+	t->sb_magic = member_off(b, "super_block", "s_magic");
+	t->sb_dev = member_off(b, "super_block", "s_dev");
+	t->vma_rb = member_off(b, "vm_area_struct", "shared.rb");
+	t->vma_flags = member_off(b, "vm_area_struct", "vm_flags");
+	t->rb_right = member_off(b, "rb_node", "rb_right");
+	t->rb_left = member_off(b, "rb_node", "rb_left");
+	t->kc_flags = member_off(b, "kmem_cache", "flags");
+	has_bit = !enum_value(b, "_slab_flag_bits", "_SLAB_RECLAIM_ACCOUNT", &bit);
+	t->slab_reclaim_mask = ms_slab_reclaim_mask_of(member_size(b, "kmem_cache", "flags"),
+						       enum_exists(b, "_slab_flag_bits"), has_bit,
+						       (__u32)bit);
+	if (t->kc_flags < 0)
+		t->slab_reclaim_mask = -1;
+	if (t->slab_reclaim_mask < 0)
+		t->f.slab_cache_word = 0;	/* reclaimable slab cannot be told apart */
+	btf__free(b);
+	if (t->as_host < 0 || t->inode_sb < 0 || t->sb_magic < 0 || t->inode_ino < 0 ||
+	    t->sb_dev < 0) {
+		snprintf(why, whylen, "%s: no address_space.host, inode.i_sb or super_block.s_magic",
+			 name);
+		return MS_EXIT_UNSUPPORTED;
+	}
+	return MS_EXIT_OK;
+}
+
+/*
+ * A file's BTF (data NULL: btf__parse() of name, raw or ELF) or len bytes of raw BTF at data:
+ * types_of() it, or MS_EXIT_USAGE with why. libbpf's own lines are kept off memstat's stderr.
+ */
+static int load(const char *name, const void *data, size_t len, struct ms_dump_types *t,
+		char *why, size_t whylen)
+{
+	libbpf_print_fn_t old = libbpf_set_print(NULL);
+	struct btf *b = data ? btf__new(data, (__u32)len) : btf__parse(name, NULL);
+	int err = errno;
+
+	libbpf_set_print(old);
+	memset(t, 0, sizeof(*t));
+	if (!b) {
+		snprintf(why, whylen, "cannot read BTF from %s: %s", name, err < 4000 ?
+			 strerror(err) : data ? "malformed types or strings" :
+			 "neither BTF nor an ELF file with a .BTF section");
+		return MS_EXIT_USAGE;
+	}
+	return types_of(b, name, t, why, whylen);
+}
+
+int ms_dump_types_load(const char *path, struct ms_dump_types *t, char *why, size_t whylen)
+{
+	return load(path, NULL, 0, t, why, whylen);
+}
+
+int ms_dump_types_from(const void *data, size_t len, const char *name, struct ms_dump_types *t,
+		       char *why, size_t whylen)
+{
+	return load(name, data, len, t, why, whylen);
+}

@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""memstat --core on a dump file (src/cmd/vmcore.c, src/dump/): a synthetic x86_64 ELF core
+(tests/tools/mkdump.py) whose 64 pages are each of a known kind, walked by the same walk and
+classifier as a live run, exactly; and bad input, one line and a documented exit code each.
+The real kernels' dumps are the VM matrix's (tests/integration/core_test.cc).
+    MEMSTAT=build/memstat-test python3 -m pytest -q tests/core_test.py
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools"))
+import mkdump  # noqa: E402
+
+MEMSTAT = os.path.abspath(os.environ.get("MEMSTAT", "build/memstat-test"))
+
+
+def run(*args, user=None):
+    cmd = [MEMSTAT, *args]
+    if user is not None:
+        cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups", *cmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture()
+def dump(tmp_path):
+    core, btf = tmp_path / "dump.core", tmp_path / "types.btf"
+    core.write_bytes(mkdump.elf_core(mkdump.memory(), mkdump.vmcoreinfo()))
+    btf.write_bytes(mkdump.btf_raw())
+    return core, btf
+
+
+def one_line(r, code, text):
+    assert r.returncode == code, (r.returncode, r.stderr)
+    assert text in r.stderr, r.stderr
+    lines = [l for l in r.stderr.splitlines() if not l.startswith("Try 'memstat --help'")]
+    assert len(lines) == 1 and r.stdout == "", (r.stderr, r.stdout)
+
+
+def test_every_page_is_counted_as_what_its_struct_page_says(dump):
+    core, btf = dump
+    r = run("--core", str(core), "--btf", str(btf), "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["backend"] == "dump"
+    assert j["kernel"] == mkdump.RELEASE
+    assert j["pages"]["total"] == mkdump.EXPECTED["total"]
+    assert j["holes"] == mkdump.EXPECTED["holes"]
+    got = {k: v for k, v in j["detail"].items() if v}
+    assert got == mkdump.EXPECTED["detail"]
+    assert j["slab_split"] and j["exec_known"]
+
+
+def test_the_types_are_found_in_the_dump(tmp_path):
+    # a kernel image holds its own BTF (CONFIG_DEBUG_INFO_BTF): no --btf is needed
+    core = tmp_path / "with-btf.core"
+    core.write_bytes(mkdump.elf_core(mkdump.memory(with_btf=True), mkdump.vmcoreinfo(with_btf=True)))
+    r = run("--core", str(core), "--json")
+    assert r.returncode == 0, r.stderr
+    got = {k: v for k, v in json.loads(r.stdout)["detail"].items() if v}
+    assert got == mkdump.EXPECTED["detail"]
+
+
+def test_without_the_note_the_kernels_vmcoreinfo_is_found_in_memory(tmp_path, dump):
+    # a QEMU dump of a guest without -device vmcoreinfo: the kernel's own page of VMCOREINFO,
+    # not the copy before it that names another release
+    core = tmp_path / "no-note.core"
+    core.write_bytes(mkdump.elf_core(mkdump.memory(with_vmcoreinfo=True), None))
+    r = run("--core", str(core), "--btf", str(dump[1]), "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["kernel"] == mkdump.RELEASE
+    assert {k: v for k, v in j["detail"].items() if v} == mkdump.EXPECTED["detail"]
+
+
+@pytest.mark.parametrize("flattened", [False, True], ids=["kdump", "flattened"])
+def test_a_kdump_compressed_dump_gives_the_same_summary(tmp_path, dump, flattened):
+    # makedumpfile's format (zlib pages, a few raw), and its flattened form (makedumpfile -F,
+    # QEMU's kdump-zlib); pages filtered out that hold no struct page change nothing
+    mem = mkdump.memory()
+    core = tmp_path / "dump.kdump"
+    core.write_bytes(mkdump.kdump(mem, mkdump.vmcoreinfo(), flattened=flattened,
+                                  leave_out=range(16, 48), raw=(1, 5)))
+    r = run("--core", str(core), "--btf", str(dump[1]), "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["pages"]["total"] == 64 and j["holes"] == 16
+    assert {k: v for k, v in j["detail"].items() if v} == mkdump.EXPECTED["detail"]
+
+
+def test_struct_pages_filtered_out_are_holes(tmp_path, dump):
+    # the vmemmap page (pfn 5) left out: no struct page can be read, every page is a hole
+    core = tmp_path / "dump.kdump"
+    core.write_bytes(mkdump.kdump(mkdump.memory(), mkdump.vmcoreinfo(), leave_out=(5,)))
+    r = run("--core", str(core), "--btf", str(dump[1]), "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["pages"]["total"] == 0 and j["holes"] == 80
+
+
+def test_the_table_and_the_runs_say_the_same(dump):
+    core, btf = dump
+    r = run("--core", str(core), "--btf", str(btf))
+    assert r.returncode == 0, r.stderr
+    rows = {l[:24].strip(): int(l[24:42]) for l in r.stdout.splitlines()[2:] if l[24:42].strip().isdigit()}
+    assert rows["Exec and libs"] == 4 and rows["Anon"] == 8 and rows["Total"] == 64
+    assert "16 present pages could not be read" in r.stdout
+    r = run("--core", str(core), "--btf", str(btf), "--runs")
+    assert r.returncode == 0, r.stderr
+    runs = [l.split() for l in r.stdout.splitlines()]
+    assert runs[0] == ["0", "8", "kernel", "kernel_reserved"]
+    assert ["0x20", "4", "exec", "exec"] in runs
+    assert sum(int(x[1]) for x in runs) == 64
+
+
+def test_workers_in_parallel_count_the_same(dump):
+    core, btf = dump
+    one = json.loads(run("--core", str(core), "--btf", str(btf), "--json", "--jobs", "1").stdout)
+    four = json.loads(run("--core", str(core), "--btf", str(btf), "--json", "--jobs", "4").stdout)
+    assert one["detail"] == four["detail"] and one["holes"] == four["holes"]
+
+
+def test_no_root_is_needed(dump):
+    # the files where user nobody (65534) can read them: a directory of /tmp, mode 0755
+    d = tempfile.mkdtemp(prefix="memstat-core-")
+    try:
+        os.chmod(d, 0o755)
+        for p in dump:
+            shutil.copy(p, d)
+            os.chmod(os.path.join(d, p.name), 0o644)
+        r = run("--core", os.path.join(d, "dump.core"), "--btf", os.path.join(d, "types.btf"),
+                "--json", user=65534)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["pages"]["total"] == 64
+    finally:
+        shutil.rmtree(d)
+
+
+def test_bad_files_give_one_line_and_exit_2(dump, tmp_path):
+    core, btf = dump
+    data = core.read_bytes()
+    cases = {
+        "missing": (None, "cannot open it"),
+        "empty": (b"", "shorter than any dump's header"),
+        "text": (b"MemTotal: 1 kB\n" * 10, "neither an ELF core nor a kdump-compressed dump"),
+        "elf32": (data[:4] + b"\x01" + data[5:], "not a 64-bit little-endian core"),
+        "exec": (data[:16] + struct.pack("<H", 2) + data[18:], "not a 64-bit little-endian core"),
+        "headers-cut": (data[:100], "program headers are past its end"),
+        "memory-cut": (data[:len(data) // 2], "is past the file's end"),
+        "kdump-cut": (mkdump.kdump(mkdump.memory(), mkdump.vmcoreinfo())[:5000],
+                      "its bitmaps are cut"),
+        "flat-cut": (mkdump.kdump(mkdump.memory(), mkdump.vmcoreinfo(), flattened=True)[:9000],
+                     "truncated dump: a flattened piece"),
+    }
+    for name, (content, text) in cases.items():
+        p = tmp_path / name
+        if content is not None:
+            p.write_bytes(content)
+        r = run("--core", str(p), "--btf", str(btf))
+        one_line(r, 2, text)
+        assert str(p) in r.stderr
+    r = run("--core", str(core), "--btf", str(tmp_path / "text"))
+    one_line(r, 2, "cannot read BTF")
+    assert core.read_bytes() == data, "memstat changed the dump"
+
+
+def test_what_the_dump_lacks_is_named_with_exit_5(dump, tmp_path):
+    core, btf = dump
+    mem = mkdump.memory()
+    cases = {
+        "no-note": (mkdump.elf_core(mem, None), "no VMCOREINFO note"),
+        "no-pgt": (mkdump.elf_core(mem, mkdump.vmcoreinfo().replace(b"SYMBOL(init_top_pgt)",
+                                                                    b"SYMBOL(other)")),
+                   "has no SYMBOL(init_top_pgt)"),
+        "arm64": (mkdump.elf_core(mem, mkdump.vmcoreinfo())[:18] + struct.pack("<H", 183) +
+                  mkdump.elf_core(mem, mkdump.vmcoreinfo())[20:], "another architecture"),
+        "no-sections": (mkdump.elf_core(bytearray(len(mem)), mkdump.vmcoreinfo()),
+                        "no present memory section"),
+    }
+    for name, (content, text) in cases.items():
+        p = tmp_path / name
+        p.write_bytes(content)
+        one_line(run("--core", str(p), "--btf", str(btf)), 5, text)
+    # no BTF in it, and its build id is not the running kernel's: the types must be given
+    one_line(run("--core", str(core)), 5, "give its types with --btf FILE")
+    r = run("--core", str(core), "--json")
+    assert r.returncode == 5 and "give its types" in json.loads(r.stdout)["error"]
+
+
+def test_options_that_need_a_live_kernel_are_refused(dump):
+    core, btf = dump
+    for extra in (["--by", "node"], ["-a"], ["--wss", "1"], ["--reconcile"], ["1"],
+                  ["--backend", "bpf"], ["--features"]):
+        one_line(run("--core", str(core), "--btf", str(btf), *extra), 2, "--core reads a dump")
+    r = run("--btf", str(btf))
+    assert r.returncode == 2 and "--btf needs --core" in r.stderr

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Fuzz target: a crash dump file (src/dump/): the ELF header, program headers and notes
+ * (ms_dump_open_fd), the VMCOREINFO text and the layout read through the dump's own page tables
+ * and mem_section (ms_dump_layout), present memory (ms_dump_ranges) and the walk over whatever
+ * struct pages, mappings and page tables the bytes make (ms_dump_walk), with the types of
+ * tests/tools/mkdump.py's synthetic kernel. Seeds: that script's dumps (--fuzz-seeds): ELF,
+ * kdump-compressed and flattened.
+ *
+ * Invariants: a refused file gets one line (no newline) and exit 2, 5 or 1; an accepted one's
+ * present memory lies within its segments; the walk succeeds and counts every present page once,
+ * as a class or a hole.
+ */
+#include "fuzz.h"
+
+#include <fcntl.h>
+
+#include "classify.h"
+#include "dump.h"
+#include "dump_types.h"
+#include "dump_walk.h"
+
+static void synthetic_types(struct ms_dump_types *t)
+{
+	struct ms_kernel_facts k;
+
+	memset(&k, 0, sizeof(k));
+	memset(t, 0, sizeof(*t));
+	k.page_size = 64;
+	k.pg_lru = 5;
+	k.pg_head = 6;
+	k.pg_owner_priv_1 = 10;
+	k.pg_reserved = 13;
+	k.pg_swapbacked = 19;
+	k.pg_slab = k.pg_hugetlb = k.pg_movable_ops = MS_NO_BIT;
+	k.hugetlb_page_dtor = -1;
+	k.type_scheme = MS_PT_UPPER_BYTE;
+	k.slab_cache_word = 1;
+	for (int i = MS_T_BUDDY; i <= MS_T_LARGE_KMALLOC; i++)
+		k.ptype[i] = 0xf0 + (__u32)(i - MS_T_BUDDY);
+	ms_features_from_facts(&k, &t->f);
+	t->as_host = 0;
+	t->as_i_mmap = 8;
+	t->inode_sb = 40;
+	t->inode_ino = 64;
+	t->sb_dev = 16;
+	t->sb_magic = 96;
+	t->vma_flags = 32;
+	t->vma_rb = 64;
+	t->rb_right = 8;
+	t->rb_left = 16;
+	t->kc_flags = 8;
+	t->slab_reclaim_mask = 1 << 15;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct ms_dump_types t;
+	static int types_made;
+	const char *path = fuzz_file(data, size);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	struct ms_dump d;
+	char why[512] = "";
+
+	if (!types_made++)
+		synthetic_types(&t);
+	FUZZ_CHECK(fd >= 0, "cannot open the input");
+	ret = ms_dump_open_fd(fd, &d, why, sizeof(why));
+	if (ret) {
+		FUZZ_CHECK(ret == MS_EXIT_USAGE || ret == MS_EXIT_UNSUPPORTED || ret == MS_EXIT_FAIL,
+			   "ms_dump_open_fd returned %d", ret);
+		FUZZ_CHECK(why[0] && !strchr(why, '\n'), "refused without one line: '%s'", why);
+		close(fd);
+		return 0;
+	}
+	why[0] = 0;
+	ret = ms_dump_layout(&d, why, sizeof(why));
+	if (ret) {
+		FUZZ_CHECK(ret == MS_EXIT_UNSUPPORTED, "ms_dump_layout returned %d", ret);
+		FUZZ_CHECK(why[0] && !strchr(why, '\n'), "refused without one line: '%s'", why);
+	} else {
+		struct ms_ranges r;
+		struct ms_result res;
+		__u64 seg_pages = 0;
+
+		for (size_t i = 0; i < d.nseg; i++)
+			seg_pages += d.seg[i].filesz / 4096 + 1;
+		FUZZ_CHECK(ms_dump_ranges(&d, &r) == 0, "ms_dump_ranges failed");
+		FUZZ_CHECK(r.pages <= seg_pages, "%llu present pages from %llu pages of segments",
+			   (unsigned long long)r.pages, (unsigned long long)seg_pages);
+		t.f.vmemmap_base = d.vmemmap;
+		FUZZ_CHECK(ms_dump_walk(&d, &t, &r, 1, &res, NULL, NULL) == 0, "the walk failed");
+		FUZZ_CHECK(res.total + res.holes == r.pages,
+			   "%llu pages counted and %llu holes of %llu present",
+			   (unsigned long long)res.total, (unsigned long long)res.holes,
+			   (unsigned long long)r.pages);
+		ms_ranges_free(&r);
+	}
+	ms_dump_close(&d);
+	return 0;
+}

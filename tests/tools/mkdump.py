@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""A small synthetic crash dump for memstat --core's tests and fuzz corpus: an x86_64 ELF core
+with a VMCOREINFO note, 4-level page tables, mem_section, 64 pages whose struct pages hold one
+known kind of page each (and 16 more whose vmemmap is not mapped: holes), and the raw BTF of
+the few types the dump walk reads. EXPECTED is what memstat --core --json must count.
+
+Usage: mkdump.py DIR   writes DIR/dump.core, DIR/types.btf (and prints EXPECTED as JSON)
+       mkdump.py --fuzz-seeds DIR   smaller dumps (the first 16 pages) for tests/fuzz/dump.c:
+                                    ELF, kdump-compressed and flattened"""
+import json
+import os
+import struct
+import sys
+import zlib
+
+PAGE = 4096
+START_KERNEL_MAP = 0xffffffff80000000
+DIRECT = 0xffff888000000000          # page_offset_base without KASLR
+VMEMMAP = 0xffffea0000000000         # vmemmap_base without KASLR
+PRESENT = 0x63                       # present, rw, accessed, dirty
+PSE = 0x80
+
+# page flags and types of the synthetic kernel (BTF below says the same)
+PG = {"PG_lru": 5, "PG_head": 6, "PG_owner_priv_1": 10, "PG_reserved": 13, "PG_swapbacked": 19}
+PGTY = {"PGTY_buddy": 0xf0, "PGTY_offline": 0xf1, "PGTY_table": 0xf2, "PGTY_guard": 0xf3,
+        "PGTY_hugetlb": 0xf4, "PGTY_slab": 0xf5, "PGTY_zsmalloc": 0xf6, "PGTY_unaccepted": 0xf7,
+        "PGTY_large_kmalloc": 0xf8}
+SLAB_RECLAIM_BIT = 15
+TMPFS_MAGIC, BDEVFS_MAGIC, EXT4_MAGIC = 0x01021994, 0x62646576, 0xEF53
+VM_READ, VM_EXEC = 0x1, 0x4
+
+# offsets (bytes) of the members the walk follows; BTF below says the same
+OFF = {"as_host": 0, "as_i_mmap": 8, "inode_sb": 40, "inode_ino": 64, "sb_dev": 16,
+       "sb_magic": 96, "vma_flags": 32, "vma_shared": 64, "rb_right": 8, "rb_left": 16,
+       "kc_flags": 8}
+
+EXPECTED = {"total": 64, "holes": 16, "detail": {
+    "kernel_reserved": 8, "free_buddy": 8, "kernel_slab_reclaimable": 2,
+    "kernel_slab_unreclaimable": 2, "anon_private": 8, "page_cache_file": 4, "exec": 4,
+    "shmem": 2, "page_cache_buffers": 2, "kernel_pagetables": 2, "free_pcp": 1,
+    "kernel_other": 5, "free_uninit": 16}}
+
+
+def va(pa):
+    return DIRECT + pa
+
+
+def btf_raw():
+    """Raw BTF (include/uapi/linux/btf.h) of the types memstat --core reads."""
+    strs = bytearray(b"\0")
+    names = {}
+
+    def s(name):
+        if name not in names:
+            names[name] = len(strs)
+            strs.extend(name.encode() + b"\0")
+        return names[name]
+
+    types = []       # encoded types; ids from 1
+
+    def add(blob):
+        types.append(blob)
+        return len(types)
+
+    def info(kind, vlen=0):
+        return (kind << 24) | vlen
+
+    def integer(name, size):
+        return add(struct.pack("<III", s(name), info(1), size) + struct.pack("<I", size * 8))
+
+    def ptr():
+        return add(struct.pack("<III", 0, info(2), 0))
+
+    def struct_(name, size, members):
+        blob = struct.pack("<III", s(name) if name else 0, info(4, len(members)), size)
+        for mname, mtype, off in members:
+            blob += struct.pack("<III", s(mname), mtype, off * 8)
+        return add(blob)
+
+    def enum(name, values):
+        blob = struct.pack("<III", s(name), info(6, len(values)), 4)
+        for k, v in values.items():
+            blob += struct.pack("<Ii", s(k), v if v < 0x80000000 else v - 0x100000000)
+        return add(blob)
+
+    ul = integer("unsigned long", 8)
+    ui = integer("unsigned int", 4)
+    vp = ptr()
+    struct_("page", 64, [("flags", ul, 0), ("compound_head", ul, 8), ("mapping", vp, 24),
+                         ("index", ul, 32), ("private", ul, 40), ("page_type", ui, 48),
+                         ("_refcount", ui, 52), ("memcg_data", ul, 56)])
+    enum("pageflags", PG)
+    enum("pagetype", PGTY)
+    struct_("slab", 64, [("slab_cache", vp, 8)])
+    struct_("kmem_cache", 128, [("flags", ui, OFF["kc_flags"])])
+    enum("_slab_flag_bits", {"_SLAB_RECLAIM_ACCOUNT": SLAB_RECLAIM_BIT})
+    struct_("address_space", 64, [("host", vp, OFF["as_host"]), ("i_mmap", vp, OFF["as_i_mmap"])])
+    struct_("inode", 128, [("i_sb", vp, OFF["inode_sb"]), ("i_ino", ul, OFF["inode_ino"])])
+    struct_("super_block", 128, [("s_dev", ui, OFF["sb_dev"]), ("s_magic", ul, OFF["sb_magic"])])
+    rb = struct_("rb_node", 24, [("__rb_parent_color", ul, 0), ("rb_right", vp, OFF["rb_right"]),
+                                 ("rb_left", vp, OFF["rb_left"])])
+    shared = struct_(None, 32, [("rb", rb, 0), ("rb_subtree_last", ul, 24)])
+    struct_("vm_area_struct", 128, [("vm_flags", ul, OFF["vma_flags"]),
+                                    ("shared", shared, OFF["vma_shared"])])
+    s("memstat synthetic kernel " + "." * 1024)     # a real vmlinux BTF is megabytes
+    tblob = b"".join(types)
+    hdr = struct.pack("<HBBIIIII", 0xeB9F, 1, 0, 24, 0, len(tblob), len(tblob), len(strs))
+    return hdr + tblob + bytes(strs)
+
+
+BTF_PA = 0x20000        # with_btf: where the kernel image's .BTF is, _stext 4 KiB before it
+VMCOREINFO_PA = 0x30000  # with_vmcoreinfo: the kernel's vmcoreinfo_data page
+UTS_PA = 0xf000          # init_uts_ns
+RELEASE = "6.18.0-memstat-synthetic"
+
+
+def memory(with_btf=False, with_vmcoreinfo=False):
+    """Physical memory [0, 0x50000): pfns 0-63 with struct pages, 64-79 without (holes); with
+    with_btf, the kernel's BTF in it as in a kernel image (vmcoreinfo(with_btf=True)); with
+    with_vmcoreinfo, the kernel's VMCOREINFO text in a page of its own, as the kernel keeps it,
+    and a page before it that looks the same but names another release (a copy in some file)."""
+    mem = bytearray(0x50000)
+    if with_btf:
+        blob = btf_raw()
+        mem[BTF_PA:BTF_PA + len(blob)] = blob
+    if with_vmcoreinfo:
+        text = vmcoreinfo(with_btf)
+        decoy = text.replace(RELEASE.encode(), b"5.10.0-another-kernel")
+        mem[VMCOREINFO_PA - 0x1000:VMCOREINFO_PA - 0x1000 + len(decoy)] = decoy
+        mem[VMCOREINFO_PA:VMCOREINFO_PA + len(text)] = text
+    rel = RELEASE.encode()
+    mem[UTS_PA + 4 + 130:UTS_PA + 4 + 130 + len(rel)] = rel    # init_uts_ns.name.release
+
+    def put(pa, fmt, *v):
+        struct.pack_into(fmt, mem, pa, *v)
+
+    # page tables: init_top_pgt at 0x1000; vmemmap -> 0x2000 -> 0x3000 -> 0x4000 -> 0x5000;
+    # the direct map: one 1 GiB page at 0 through the PUD table at 0x6000
+    put(0x1000 + ((VMEMMAP >> 39) & 511) * 8, "<Q", 0x2000 | PRESENT)
+    put(0x2000 + ((VMEMMAP >> 30) & 511) * 8, "<Q", 0x3000 | PRESENT)
+    put(0x3000 + ((VMEMMAP >> 21) & 511) * 8, "<Q", 0x4000 | PRESENT)
+    put(0x4000, "<Q", 0x5000 | PRESENT)      # pfns 0-63; the next piece (64-127) unmapped
+    put(0x1000 + ((DIRECT >> 39) & 511) * 8, "<Q", 0x6000 | PRESENT)
+    put(0x6000 + ((DIRECT >> 30) & 511) * 8, "<Q", 0 | PRESENT | PSE)
+    # mem_section: the roots at 0x7000, root 0's sections at 0x8000; section 0 has struct pages
+    put(0x7000, "<Q", va(0x8000))
+    put(0x8000, "<Q", VMEMMAP | 0x3)
+    # kernel objects (direct-map addresses)
+    put(0x9000 + OFF["kc_flags"], "<I", 1 << SLAB_RECLAIM_BIT)    # a reclaimable cache
+    put(0x9100 + OFF["kc_flags"], "<I", 0x2000)                   # another flag only
+    for sb, magic in ((0xa000, EXT4_MAGIC), (0xa200, TMPFS_MAGIC), (0xa400, BDEVFS_MAGIC)):
+        put(sb + OFF["sb_magic"], "<Q", magic)
+    for ino, sb in ((0xb000, 0xa000), (0xb100, 0xa000), (0xb200, 0xa200), (0xb300, 0xa400)):
+        put(ino + OFF["inode_sb"], "<Q", va(sb))
+        put(ino + OFF["inode_ino"], "<Q", ino >> 4)
+    for m, ino in ((0xc000, 0xb000), (0xc100, 0xb100), (0xc200, 0xb200), (0xc300, 0xb300)):
+        put(m + OFF["as_host"], "<Q", va(ino))
+    # the executable's i_mmap: a read-only VMA at the root, an executable one its left child
+    node = lambda vma: va(vma + OFF["vma_shared"])
+    put(0xc100 + OFF["as_i_mmap"], "<Q", node(0xd000))
+    put(0xd000 + OFF["vma_flags"], "<Q", VM_READ)
+    put(0xd000 + OFF["vma_shared"] + OFF["rb_left"], "<Q", node(0xd100))
+    put(0xd100 + OFF["vma_flags"], "<Q", VM_READ | VM_EXEC)
+    # the page cache file's i_mmap: one read-only VMA
+    put(0xc000 + OFF["as_i_mmap"], "<Q", node(0xd200))
+    put(0xd200 + OFF["vma_flags"], "<Q", VM_READ)
+
+    def page(pfn, flags=0, head=0, mapping=0, index=0, private=0, ptype=0xffffffff, ref=1,
+             memcg=0):
+        put(0x5000 + pfn * 64, "<QQQQQQIIQ", flags, head, 0, mapping, index, private, ptype,
+            ref, memcg)
+
+    bit = lambda *names: sum(1 << PG[n] for n in names)
+    for pfn in range(0, 8):
+        page(pfn, flags=bit("PG_reserved"))
+    page(8, ptype=PGTY["PGTY_buddy"] << 24, private=3, ref=0)      # 8-15 free, order 3
+    for pfn in (16, 17):
+        page(pfn, head=va(0x9000), ptype=PGTY["PGTY_slab"] << 24)
+    for pfn in (18, 19):
+        page(pfn, head=va(0x9100), ptype=PGTY["PGTY_slab"] << 24)
+    for pfn in range(20, 28):
+        page(pfn, flags=bit("PG_lru"), mapping=va(0xe000) | 1, ptype=0)
+    for pfn in range(28, 32):
+        page(pfn, flags=bit("PG_lru"), mapping=va(0xc000), index=pfn, ptype=0)
+    for pfn in range(32, 36):
+        page(pfn, flags=bit("PG_lru"), mapping=va(0xc100), index=pfn, ptype=0)
+    for pfn in (36, 37):
+        page(pfn, flags=bit("PG_lru", "PG_swapbacked"), mapping=va(0xc200), ptype=0)
+    for pfn in (38, 39):
+        page(pfn, flags=bit("PG_lru"), mapping=va(0xc300), ptype=0)
+    for pfn in (40, 41):
+        page(pfn, ptype=PGTY["PGTY_table"] << 24)
+    page(42, ref=0)                                                # a per-cpu free page
+    for pfn in range(43, 48):
+        page(pfn)                                                  # kernel, untyped
+    return mem                                                     # 48-63: never initialised
+
+
+def vmcoreinfo(with_btf=False):
+    stext = "SYMBOL(_stext)=%x\n" % (START_KERNEL_MAP + BTF_PA - 0x1000) if with_btf else ""
+    return ("OSRELEASE=%s\nBUILD-ID=%s\nPAGESIZE=4096\n" % (RELEASE, "00" * 20)).encode() + \
+        stext.encode() + ("SYMBOL(init_uts_ns)=%x\nOFFSET(uts_namespace.name)=4\n" % va(UTS_PA) +
+            "SYMBOL(init_top_pgt)=%x\nNUMBER(phys_base)=0\nKERNELOFFSET=0\n"
+            "NUMBER(pgtable_l5_enabled)=0\nNUMBER(sme_mask)=0\nSYMBOL(mem_section)=%x\n"
+            "LENGTH(mem_section)=2048\nSIZE(mem_section)=16\nOFFSET(mem_section.section_mem_map)=0\n"
+            "NUMBER(SECTION_SIZE_BITS)=27\nNUMBER(MAX_PHYSMEM_BITS)=46\n"
+            % (START_KERNEL_MAP + 0x1000, va(0x7000))).encode()
+
+
+def elf_core(mem, note_desc, segments=((0, 0x40000), (0x40000, 0x10000))):
+    """An ELF64 x86_64 core: a PT_NOTE with VMCOREINFO (note_desc None: no note), PT_LOADs."""
+    notes = b""
+    if note_desc is not None:
+        name = b"VMCOREINFO\0"
+        notes = struct.pack("<III", len(name), len(note_desc), 0)
+        notes += name + b"\0" * (-len(name) % 4) + note_desc + b"\0" * (-len(note_desc) % 4)
+    phdrs = []
+    nph = len(segments) + (1 if notes else 0)
+    off = 64 + 56 * nph
+    if notes:
+        phdrs.append(struct.pack("<IIQQQQQQ", 4, 0, off, 0, 0, len(notes), 0, 4))
+        off += len(notes)
+    off = (off + PAGE - 1) // PAGE * PAGE
+    data = b""
+    for pa, size in segments:
+        phdrs.append(struct.pack("<IIQQQQQQ", 1, 7, off + len(data), 0, pa, size, size, PAGE))
+        data += bytes(mem[pa:pa + size])
+    ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8
+    eh = ident + struct.pack("<HHIQQQIHHHHHH", 4, 62, 1, 0, 64, 0, 0, 64, 56, nph, 0, 0, 0)
+    head = eh + b"".join(phdrs) + notes
+    return head + b"\0" * (off - len(head)) + data
+
+
+def kdump(mem, note_desc, flattened=False, leave_out=(), raw=()):
+    """The same memory as a kdump-compressed dump (makedumpfile's format, diskdump_mod.h):
+    every page written zlib-compressed, except the pfns in leave_out (filtered out: absent
+    from the second bitmap) and those in raw (written uncompressed); flattened: as
+    makedumpfile -F and QEMU's kdump-zlib write it."""
+    bs, npages = PAGE, len(mem) // PAGE
+    written = [pfn for pfn in range(npages) if pfn not in leave_out]
+    head = bytearray(bs * 4)
+    struct.pack_into("<8si", head, 0, b"KDUMP   ", 6)
+    struct.pack_into("<IiiIIIIIIi", head, 424, 0, bs, 1, 2, npages, npages, 0, len(written),
+                     0, 1)
+    vmci_off = bs + 104
+    struct.pack_into("<QiiQQqQqQqQQQQ", head, bs, 0, 31, 0, 0, npages, vmci_off,
+                     len(note_desc or b""), 0, 0, 0, 0, 0, npages, npages)
+    head[vmci_off:vmci_off + len(note_desc or b"")] = note_desc or b""
+    for pfn in range(npages):
+        head[2 * bs + pfn // 8] |= 1 << (pfn % 8)           # the first bitmap: memory
+    for pfn in written:
+        head[3 * bs + pfn // 8] |= 1 << (pfn % 8)           # the second: pages written
+    descs, data = b"", b""
+    data_off = len(head) + 24 * len(written)
+    for pfn in written:
+        page = bytes(mem[pfn * bs:(pfn + 1) * bs])
+        blob, flags = (page, 0) if pfn in raw else (zlib.compress(page), 0x1)
+        descs += struct.pack("<qIIQ", data_off + len(data), len(blob), flags, 0)
+        data += blob
+    plain = bytes(head) + descs + data
+    if not flattened:
+        return plain
+    # pieces of at most 8 KiB, the header's last (written in another order than the offsets)
+    out = b"makedumpfile".ljust(16, b"\0") + struct.pack(">qq", 1, 1)
+    out = out.ljust(4096, b"\0")
+    pieces = [(o, plain[o:o + 8192]) for o in range(4096, len(plain), 8192)] + [(0, plain[:4096])]
+    for off, chunk in pieces:
+        out += struct.pack(">qq", off, len(chunk)) + chunk
+    return out + struct.pack(">qq", -1, 0)
+
+
+def main():
+    if sys.argv[1] == "--fuzz-seeds":
+        small = memory()[:0x10000]
+        seeds = {"synthetic-x86_64.core": elf_core(small, vmcoreinfo(), segments=((0, 0x10000),)),
+                 "synthetic-x86_64.kdump": kdump(small, vmcoreinfo(), raw=(1,)),
+                 "synthetic-x86_64.flat": kdump(small, vmcoreinfo(), flattened=True)}
+        for name, data in seeds.items():
+            with open(os.path.join(sys.argv[2], name), "wb") as f:
+                f.write(data)
+        return
+    d = sys.argv[1]
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "dump.core"), "wb") as f:
+        f.write(elf_core(memory(), vmcoreinfo()))
+    with open(os.path.join(d, "types.btf"), "wb") as f:
+        f.write(btf_raw())
+    print(json.dumps(EXPECTED))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Dumps of a test VM's memory for memstat --core (tools/vm/matrix.sh, tools/vm/init.sh).
+
+  qemu_dump.py watch RESULTS QMP_SOCKET ACK_SOCKET OUTDIR
+      While the VM runs: for each "@@ dump-request NAME FORMAT" its /init writes to RESULTS,
+      dump the guest's memory through QEMU's monitor (dump-guest-memory, FORMAT elf or
+      kdump-zlib; the VM is stopped while it is written) to OUTDIR/dump-NAME.core, then write
+      "dumped NAME ok" (or "dumped NAME error ...") to the VM's third serial port (ACK_SOCKET),
+      which /init waits on. Ends when QEMU does.
+  qemu_dump.py check MEMSTAT DUMP BEFORE_JSON AFTER_JSON
+      memstat --core DUMP --json on the host, against the VM's own walks just before and just
+      after the dump: the same present memory and holes, every class within 0.5% of the total
+      of the range the two live walks span. Prints "ok: ..." or "fail: ..." (exit 0 or 1).
+"""
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+
+
+def connect(path, seconds=120):
+    end = time.time() + seconds
+    while time.time() < end:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            return s
+        except OSError:
+            s.close()
+            time.sleep(0.1)
+    return None
+
+
+class Qmp:
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+
+    def line(self, timeout):
+        while b"\n" not in self.buf:
+            r, _, _ = select.select([self.sock], [], [], timeout)
+            if not r:
+                return None
+            data = self.sock.recv(65536)
+            if not data:
+                raise EOFError
+            self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def command(self, name, args=None):
+        msg = {"execute": name}
+        if args:
+            msg["arguments"] = args
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        while True:     # events may come before the answer
+            r = self.line(None)
+            if "return" in r:
+                return None
+            if "error" in r:
+                return r["error"].get("desc", "error")
+
+
+def watch(results, qmp_path, ack_path, outdir):
+    s = connect(qmp_path)
+    if not s:
+        return 0
+    qmp = Qmp(s)
+    try:
+        qmp.line(None)                      # the greeting
+        qmp.command("qmp_capabilities")
+    except EOFError:
+        return 0
+    ack = connect(ack_path)
+    done = 0
+    while True:
+        try:
+            with open(results, errors="replace") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            lines = []
+        reqs = [l.split()[2:4] for l in lines if l.startswith("@@ dump-request ")]
+        for name, fmt in reqs[done:]:
+            path = os.path.join(outdir, "dump-%s.core" % name)
+            t0 = time.time()
+            try:
+                err = qmp.command("dump-guest-memory", {"paging": False, "protocol": "file:" + path,
+                                                        "format": fmt})
+            except EOFError:
+                return 0
+            msg = "ok %.1f s" % (time.time() - t0) if err is None else "error " + err
+            print("qemu_dump: %s (%s): %s" % (path, fmt, msg), file=sys.stderr)
+            if ack:
+                ack.sendall(("dumped %s %s\n" % (name, msg)).encode())
+            done += 1
+        if any(l.startswith("@@ end") for l in lines):
+            return 0
+        try:
+            if qmp.line(0.2) is None:
+                continue
+        except EOFError:
+            return 0
+
+
+def check(memstat, dump, before_path, after_path):
+    with open(before_path) as f:
+        before = json.load(f)
+    with open(after_path) as f:
+        after = json.load(f)
+    t0 = time.time()
+    r = subprocess.run([memstat, "--core", dump, "--json"], capture_output=True, text=True,
+                       timeout=600)
+    secs = time.time() - t0
+    if r.returncode != 0:
+        print("fail: memstat --core exited %d: %s" % (r.returncode, r.stderr.strip()[:300]))
+        return 1
+    core = json.loads(r.stdout)
+    total = core["pages"]["total"]
+    bad = []
+    if total != before["pages"]["total"] or core["holes"] != before["holes"]:
+        bad.append("total %d and holes %d, live %d and %d" % (
+            total, core["holes"], before["pages"]["total"], before["holes"]))
+    tol = total // 200
+    for sub, v in core["detail"].items():
+        a, b = before["detail"].get(sub), after["detail"].get(sub)
+        if v is None or a is None or b is None:
+            continue
+        if not min(a, b) - tol <= v <= max(a, b) + tol:
+            bad.append("%s %d, live %d and %d" % (sub, v, a, b))
+    summary = "total %d pages in %.1f s; anon %d, page cache %d, exec %d, kernel %d, free %d" % (
+        total, secs, core["pages"]["anon"], core["pages"]["page_cache"], core["pages"]["exec"],
+        core["pages"]["kernel"], core["pages"]["free"])
+    if bad:
+        print("fail: %s (%s)" % ("; ".join(bad), summary))
+        return 1
+    print("ok: %s" % summary)
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "watch":
+        sys.exit(watch(*sys.argv[2:]))
+    if len(sys.argv) == 6 and sys.argv[1] == "check":
+        sys.exit(check(*sys.argv[2:]))
+    sys.exit(__doc__)
