@@ -32,13 +32,23 @@ void ms_gen_hist_add(struct ms_gen_hist *h, __u64 head_flags, bool lru, bool oth
 	}
 }
 
-static __u64 absdiff(__u64 a, __u64 b)
+/* How far n lies outside [a, b] (or [b, a]). */
+static __u64 outside(__u64 n, __u64 a, __u64 b)
 {
-	return a > b ? a - b : b - a;
+	__u64 lo = a < b ? a : b, hi = a < b ? b : a;
+
+	return n < lo ? lo - n : n > hi ? n - hi : 0;
 }
 
 int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
 		  const __u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
+{
+	return ms_gen_locate_between(h, lo, by_gen, by_gen, why, whylen);
+}
+
+int ms_gen_locate_between(const struct ms_gen_hist *h, unsigned int lo,
+			  const __u64 before[MS_MGLRU_GENS], const __u64 after[MS_MGLRU_GENS],
+			  char *why, size_t whylen)
 {
 	__u64 slack_lru = h->lru_pages / 1000 + 16, slack_other = h->other_pages / 1000 + 16;
 	__u64 kernel = 0, tol;
@@ -46,7 +56,7 @@ int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
 	int found = -1, fits = 0;
 
 	for (v = 0; v < MS_MGLRU_GENS; v++)
-		kernel += by_gen[v];
+		kernel += after[v];
 	if (!h->lru_pages || !kernel) {
 		snprintf(why, whylen, "no folio is on an MGLRU list (%llu pages on LRU lists, %llu "
 			 "in the kernel's generations)", (unsigned long long)h->lru_pages,
@@ -60,7 +70,7 @@ int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
 		if (off > slack_lru || h->other_set[o] > slack_other)
 			continue;
 		for (v = 1; v <= MS_MGLRU_GENS; v++)
-			dist += absdiff(h->lru[o][v], by_gen[v - 1]);
+			dist += outside(h->lru[o][v], before[v - 1], after[v - 1]);
 		if (dist > tol)
 			continue;
 		fits++;
@@ -135,8 +145,7 @@ static int locate_once(struct ms_backend *be, const struct ms_ranges *ranges,
 {
 	struct ms_result res;
 	__u64 before[MS_MGLRU_GENS], after[MS_MGLRU_GENS];
-	char why2[256];
-	int err, ret;
+	int err;
 
 	if (ms_mglru_ready(before, why, whylen))
 		return -1;
@@ -149,10 +158,12 @@ static int locate_once(struct ms_backend *be, const struct ms_ranges *ranges,
 	}
 	if (kernel_gens(after, why, whylen))
 		return -1;
-	ret = ms_gen_locate(&l->h, f->nr_pageflags, after, why, whylen);
-	if (ret < 0)
-		ret = ms_gen_locate(&l->h, f->nr_pageflags, before, why2, sizeof(why2));
-	return ret;
+	/*
+	 * The walk saw each page at some moment between the two reads of the kernel's counts:
+	 * where a generation grew or shrank meanwhile (a workload faulting memory in, its pages
+	 * aged), its count at the walk's moment lies between them.
+	 */
+	return ms_gen_locate_between(&l->h, f->nr_pageflags, before, after, why, whylen);
 }
 
 int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char *why,

@@ -39,6 +39,14 @@ void ms_gen_hist_add(struct ms_gen_hist *h, __u64 head_flags, bool lru, bool oth
  */
 int ms_gen_locate(const struct ms_gen_hist *h, unsigned int lo,
 		  const __u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen);
+/*
+ * The same against the kernel's counts read before and after the walk: each generation's pages
+ * are compared with the range between its two counts (pages were added, freed or aged while the
+ * walk ran), not with one of them.
+ */
+int ms_gen_locate_between(const struct ms_gen_hist *h, unsigned int lo,
+			  const __u64 before[MS_MGLRU_GENS], const __u64 after[MS_MGLRU_GENS],
+			  char *why, size_t whylen);
 
 struct ms_backend;
 struct ms_ranges;

@@ -205,6 +205,16 @@ TEST(Mglru, FindsTheOneWindowThatAgreesWithTheKernel)
 	// the kernel's counts moved a little during the walk: still found
 	__u64 near[MS_MGLRU_GENS] = { by[0] + 100, by[1] - 100, by[2] + 40, by[3] };
 	EXPECT_EQ(ms_gen_locate(&h, 24, near, why, sizeof(why)), 37) << why;
+	// a workload grew by 10% while the walk ran: the walk's counts lie between the kernel's
+	// before and after, each of which is too far from them alone
+	__u64 before[MS_MGLRU_GENS], after[MS_MGLRU_GENS];
+	for (int g = 0; g < MS_MGLRU_GENS; g++) {
+		before[g] = by[g] - by[g] / 20;
+		after[g] = by[g] + by[g] / 20;
+	}
+	EXPECT_EQ(ms_gen_locate(&h, 24, before, why, sizeof(why)), -1);
+	EXPECT_EQ(ms_gen_locate(&h, 24, after, why, sizeof(why)), -1);
+	EXPECT_EQ(ms_gen_locate_between(&h, 24, before, after, why, sizeof(why)), 37) << why;
 	// counts that are another kernel's: none
 	__u64 other[MS_MGLRU_GENS] = { by[3], by[2], by[1], by[0] };
 	EXPECT_EQ(ms_gen_locate(&h, 24, other, why, sizeof(why)), -1);
