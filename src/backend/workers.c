@@ -164,4 +164,5 @@ void ms_result_add(struct ms_result *sum, const struct ms_result *part)
 	sum->holes += part->holes;
 	sum->reads += part->reads;
 	sum->mapping_lookups += part->mapping_lookups;
+	sum->exec_unknown_mappings += part->exec_unknown_mappings;
 }

@@ -73,12 +73,14 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 	const char *btf = o->btf;
 	char why[512], running[41];
 	void *btf_buf = NULL;
+	__u64 from = 0;
 	size_t btf_len = 0;
 	int ret, err;
 
 	ret = ms_dump_open(o->core, &d, why, sizeof(why));
 	if (ret)
 		return fail(o->core, why, ret);
+	ms_timings.detect = ms_now_ms();
 	ret = ms_dump_layout(&d, why, sizeof(why));
 	if (ret) {
 		fail(o->core, why, ret);
@@ -86,10 +88,16 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 	}
 	/* the types: --btf, else the dumped kernel's own BTF, else the running kernel's when it
 	 * is the dumped one */
-	if (!btf && !ms_dump_find_btf(&d, &btf_buf, &btf_len)) {
+	ret = -1;
+	/* the kernel's .BTF is the first in its image; a module's (split BTF) is not whole */
+	for (int n = 0; !btf && ret && n < 16 && !ms_dump_find_btf(&d, &from, &btf_buf, &btf_len);
+	     n++) {
 		ret = ms_dump_types_from(btf_buf, btf_len, "the BTF in the dump", &t, why,
 					 sizeof(why));
 		free(btf_buf);
+	}
+	if (!ret) {
+		/* the dump's own types */
 	} else if (!btf) {
 		running_build_id(running, sizeof(running));
 		if (!d.build_id[0] || strcmp(running, d.build_id)) {
@@ -109,6 +117,7 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 		goto out;
 	}
 	t.f.vmemmap_base = d.vmemmap;
+	ms_timings.detect = ms_now_ms() - ms_timings.detect;	/* the layout and the types */
 	err = ms_dump_ranges(&d, &r);
 	if (!err && !r.n)
 		err = -ENOENT;
@@ -127,6 +136,8 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 	ret = MS_EXIT_OK;
 	if (o->runs)
 		goto out;
+	ms_timings.walk = res.walk_ms;
+	ro.timings = &ms_timings;
 	ro.kernel = d.release;
 	ro.verbose = o->verbose;
 	ro.elapsed_ms = ms_now_ms() - t0;

@@ -100,6 +100,8 @@ struct ms_result {
 	bool slab_split;		/* the walker read every slab's cache flags: reclaimable
 					 * slab is kernel_slab_reclaimable, the rest kernel_slab */
 	__u64 exec_mappings;		/* VM_EXEC file mappings seen (bpf) */
+	__u64 exec_unknown_mappings;	/* dump: file mappings whose VMAs the dump does not hold
+					 * (their pages count as page cache) */
 	__u64 mapping_lookups;		/* mapping facts read from the kernel (bpf) */
 	__u64 reads;			/* bulk reads of struct pages (bpf) or preads (kpageflags) */
 	double walk_ms;			/* the page walk alone */

@@ -92,10 +92,12 @@ int ms_dump_read_virt(struct ms_dump *d, __u64 va, void *buf, size_t len);
 __u64 ms_dump_u64(struct ms_dump *d, __u64 va);
 
 /*
- * The dumped kernel's BTF, as found in its image in the dump: 0 with *out (malloc'd) and
- * *outlen, or -ENOENT (not found: filtered out, or a kernel without BTF), -ENOMEM.
+ * The dumped kernel's BTF, as found in its image in the dump: the first raw BTF header at or
+ * after image offset *from (0 at first), 0 with *out (malloc'd) and *outlen, *from moved past
+ * it (a caller that finds it is not the kernel's looks on); -ENOENT (not found: filtered out,
+ * or a kernel without BTF), -ENOMEM.
  */
-int ms_dump_find_btf(struct ms_dump *d, void **out, size_t *outlen);
+int ms_dump_find_btf(struct ms_dump *d, __u64 *from, void **out, size_t *outlen);
 
 /*
  * Present memory of the dump: the pages its segments hold, in the memory sections that have

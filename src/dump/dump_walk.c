@@ -46,33 +46,51 @@ struct dump_ctx {
 	__u64 fact_key[FACT_SLOTS];	/* a mapping or a slab cache, tagged in bit 0 */
 	__u32 fact_val[FACT_SLOTS];
 	__u64 lookups;
+	__u64 exec_unknown;		/* mappings whose VMAs are not all in the dump */
 };
 
-/* Whether any VMA in the i_mmap tree at root maps its file executable. */
-static bool mapped_exec(struct dump_ctx *c, __u64 root)
+/* Read a pointer-sized word: 0, or -1 where the dump does not hold it. */
+static int word(struct dump_ctx *c, __u64 va, __u64 *v)
+{
+	return ms_dump_read_virt(&c->d, va, v, sizeof(*v)) ? -1 : 0;
+}
+
+/*
+ * Whether any VMA in the file's i_mmap tree (at mapping + as_i_mmap) maps it executable: 1, 0,
+ * or -1 when a node or a VMA is not in the dump (a filtered dump may have left their slab pages
+ * out) and no VMA read says exec.
+ */
+static int mapped_exec(struct dump_ctx *c, __u64 mapping)
 {
 	const struct ms_dump_types *t = c->t;
-	__u64 stack[64];
+	__u64 stack[64], root;
 	unsigned int sp = 0, seen = 0;
+	int unknown = 0;
 
 	if (t->as_i_mmap < 0 || t->vma_rb < 0 || t->vma_flags < 0 || t->rb_left < 0 ||
-	    t->rb_right < 0 || !root)
-		return false;
-	stack[sp++] = root;
+	    t->rb_right < 0)
+		return 0;
+	if (word(c, mapping + (__u64)t->as_i_mmap, &root))
+		return -1;
+	if (root)
+		stack[sp++] = root;
 	while (sp && seen++ < MAX_VMAS) {
-		__u64 n = stack[--sp], l, r;
+		__u64 n = stack[--sp], l = 0, r = 0, flags = 0;
 
-		if (ms_dump_u64(&c->d, n - (__u64)t->vma_rb + (__u64)t->vma_flags) & VM_EXEC)
-			return true;
-		l = ms_dump_u64(&c->d, n + (__u64)t->rb_left);
-		r = ms_dump_u64(&c->d, n + (__u64)t->rb_right);
+		if (word(c, n - (__u64)t->vma_rb + (__u64)t->vma_flags, &flags) ||
+		    word(c, n + (__u64)t->rb_left, &l) || word(c, n + (__u64)t->rb_right, &r)) {
+			unknown = 1;
+			continue;
+		}
+		if (flags & VM_EXEC)
+			return 1;
 		/* a tree deeper than the stack is corrupt: what is left is not looked at */
 		if (l && sp < 64)
 			stack[sp++] = l;
 		if (r && sp < 64)
 			stack[sp++] = r;
 	}
-	return false;
+	return unknown ? -1 : 0;
 }
 
 static __u32 *fact_slot(struct dump_ctx *c, __u64 key, bool *hit)
@@ -103,8 +121,14 @@ static __u32 ms_hook_facts(void *ctx, __u64 mapping)
 		facts |= MS_MAP_BDEV;
 	else if (magic == TMPFS_MAGIC)
 		facts |= MS_MAP_SHMEM;
-	if (t->as_i_mmap >= 0 && mapped_exec(c, ms_dump_u64(&c->d, mapping + (__u64)t->as_i_mmap)))
+	switch (mapped_exec(c, mapping)) {
+	case 1:
 		facts |= MS_MAP_EXEC;
+		break;
+	case -1:
+		c->exec_unknown++;	/* counted as page cache */
+		break;
+	}
 	*v = facts;
 	return facts;
 }
@@ -242,6 +266,7 @@ static int walk_ranges(struct dump_ctx *c, const struct ms_ranges *r, struct ms_
 	res->holes += w->holes;
 	res->reads += c->d.reads;
 	res->mapping_lookups += c->lookups;
+	res->exec_unknown_mappings += c->exec_unknown;
 	free(w);
 	free(runs);
 	return ret;

@@ -103,8 +103,20 @@ static int kread(struct ms_dump *d, void *buf, size_t len, __u64 off)
 			if (k->piece[i].off <= off && off - k->piece[i].off < k->piece[i].size &&
 			    (!p || k->piece[i].order > p->order))
 				p = &k->piece[i];
-		if (!p)
-			return -ENOENT;
+		if (!p) {
+			/* a gap no piece wrote (QEMU leaves the rest of the header's block out):
+			 * zeros, as in the file makedumpfile -R would write, up to the next piece */
+			n = k->piece[lo].off > off ? k->piece[lo].off - off :
+			    lo + 1 < k->npiece ? k->piece[lo + 1].off - off : 0;
+			if (!n)
+				return -ENOENT;	/* past the last piece: past the file's end */
+			n = n < len ? n : len;
+			memset(buf, 0, n);
+			buf = (char *)buf + n;
+			off += n;
+			len -= n;
+			continue;
+		}
 		n = p->size - (off - p->off) < len ? (size_t)(p->size - (off - p->off)) : len;
 		if (pread_all(d->fd, buf, n, p->pos + (off - p->off)))
 			return -EIO;

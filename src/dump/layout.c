@@ -226,7 +226,7 @@ static int layout_of(struct ms_dump *d, char *why, size_t whylen)
  */
 #define BTF_SCAN_BYTES	(256ULL << 20)	/* image text and rodata: ~30 MiB on Debian's kernels */
 #define BTF_MAX_BYTES	(64U << 20)
-int ms_dump_find_btf(struct ms_dump *d, void **out, size_t *outlen)
+int ms_dump_find_btf(struct ms_dump *d, __u64 *from, void **out, size_t *outlen)
 {
 	static const unsigned char magic[8] = { 0x9f, 0xeb, 1, 0, 24, 0, 0, 0 };
 	const size_t chunk = 1 << 20;
@@ -243,7 +243,8 @@ int ms_dump_find_btf(struct ms_dump *d, void **out, size_t *outlen)
 	buf = malloc(chunk + sizeof(magic));
 	if (!buf)
 		return -ENOMEM;
-	for (__u64 off = 0; off < BTF_SCAN_BYTES && ret == -ENOENT; off += chunk) {
+	for (__u64 off = *from / chunk * chunk; off < BTF_SCAN_BYTES && ret == -ENOENT;
+	     off += chunk) {
 		if (ms_dump_read(d, pa0 + off, buf, chunk + sizeof(magic))) {
 			/* a hole in the chunk (filtered pages, the end of memory): page by page,
 			 * a missing page read as zeros */
@@ -255,7 +256,8 @@ int ms_dump_find_btf(struct ms_dump *d, void **out, size_t *outlen)
 					memset(buf + p, 0, n);
 			}
 		}
-		for (size_t i = 0; i < chunk; i += 4) {	/* the section is 4-byte aligned */
+		/* the section is 4-byte aligned */
+		for (size_t i = off < *from ? (size_t)(*from - off) : 0; i < chunk; i += 4) {
 			__u32 h[6];
 			__u64 len;
 			void *b;
@@ -279,6 +281,7 @@ int ms_dump_find_btf(struct ms_dump *d, void **out, size_t *outlen)
 			}
 			*out = b;
 			*outlen = len;
+			*from = off + i + 4;
 			ret = 0;
 			break;
 		}

@@ -140,6 +140,11 @@ void ms_print_summary(FILE *out, const struct ms_result *r, const struct ms_repo
 	if (!r->exec_known)
 		fprintf(out, "(backend %s: exec and libs are counted in Page cache; "
 			"pages with no flags are Unidentified)\n", r->backend);
+	if (r->exec_unknown_mappings)
+		fprintf(out, "(%llu files' mappings are not wholly in the dump, their VMAs filtered "
+			"out: whether they are mapped executable is unknown, and their pages count as "
+			"Page cache)\n",
+			(unsigned long long)r->exec_unknown_mappings);
 }
 
 void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_meminfo *mi,
@@ -321,6 +326,8 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 	ms_jw_bool_field(w, "uninit_known", r->uninit_known);
 	ms_jw_u64_field(w, "holes", r->holes);
 	ms_jw_u64_field(w, "exec_mappings", r->exec_mappings);
+	if (!strcmp(r->backend, "dump"))	/* --core: docs/core.md */
+		ms_jw_u64_field(w, "exec_unknown_mappings", r->exec_unknown_mappings);
 	ms_jw_u64_field(w, "mapping_lookups", r->mapping_lookups);
 	ms_jw_u64_field(w, "reads", r->reads);
 	ms_jw_u64_field(w, "cached_pages", r->cached_pages);

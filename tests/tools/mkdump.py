@@ -232,11 +232,26 @@ def elf_core(mem, note_desc, segments=((0, 0x40000), (0x40000, 0x10000))):
     return head + b"\0" * (off - len(head)) + data
 
 
-def kdump(mem, note_desc, flattened=False, leave_out=(), raw=()):
+def compressor(method):
+    """A page compressor of kdump's (its page_desc flag, and the function)."""
+    if method == "zlib":
+        return 0x1, zlib.compress
+    if method == "lzo":         # python3-lzo: LZO1X-1, without python-lzo's own header
+        import lzo
+        return 0x2, lambda b: lzo.compress(b, 1, False)
+    if method == "snappy":      # python3-snappy
+        import snappy
+        return 0x4, snappy.compress
+    import zstandard            # python3-zstandard
+    return 0x20, zstandard.ZstdCompressor().compress
+
+
+def kdump(mem, note_desc, flattened=False, leave_out=(), raw=(), method="zlib"):
     """The same memory as a kdump-compressed dump (makedumpfile's format, diskdump_mod.h):
-    every page written zlib-compressed, except the pfns in leave_out (filtered out: absent
-    from the second bitmap) and those in raw (written uncompressed); flattened: as
-    makedumpfile -F and QEMU's kdump-zlib write it."""
+    every page compressed by method (zlib, lzo, snappy or zstd), except the pfns in leave_out
+    (filtered out: absent from the second bitmap) and those in raw (written uncompressed);
+    flattened: as makedumpfile -F and QEMU's kdump-zlib write it."""
+    flag, compress = compressor(method)
     bs, npages = PAGE, len(mem) // PAGE
     written = [pfn for pfn in range(npages) if pfn not in leave_out]
     head = bytearray(bs * 4)
@@ -255,7 +270,7 @@ def kdump(mem, note_desc, flattened=False, leave_out=(), raw=()):
     data_off = len(head) + 24 * len(written)
     for pfn in written:
         page = bytes(mem[pfn * bs:(pfn + 1) * bs])
-        blob, flags = (page, 0) if pfn in raw else (zlib.compress(page), 0x1)
+        blob, flags = (page, 0) if pfn in raw else (compress(page), flag)
         descs += struct.pack("<qIIQ", data_off + len(data), len(blob), flags, 0)
         data += blob
     plain = bytes(head) + descs + data
@@ -264,7 +279,8 @@ def kdump(mem, note_desc, flattened=False, leave_out=(), raw=()):
     # pieces of at most 8 KiB, the header's last (written in another order than the offsets)
     out = b"makedumpfile".ljust(16, b"\0") + struct.pack(">qq", 1, 1)
     out = out.ljust(4096, b"\0")
-    pieces = [(o, plain[o:o + 8192]) for o in range(4096, len(plain), 8192)] + [(0, plain[:4096])]
+    # and, as QEMU does, only the disk_dump_header's 464 bytes of block 0: the rest is a gap
+    pieces = [(o, plain[o:o + 8192]) for o in range(4096, len(plain), 8192)] + [(0, plain[:464])]
     for off, chunk in pieces:
         out += struct.pack(">qq", off, len(chunk)) + chunk
     return out + struct.pack(">qq", -1, 0)
