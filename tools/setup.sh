@@ -35,6 +35,8 @@ test_packages=(
 	# tests/serve_test.py: a real Prometheus server scrapes memstat serve; nginx in front of it
 	# (contrib/nginx: TLS and basic authentication) with openssl's certificate and password
 	prometheus nginx-light openssl
+	# tests/core_test.py: kdump-compressed dumps with LZO, snappy and zstd pages
+	python3-lzo python3-snappy python3-zstandard
 	# tests/deb_test.sh: building the Debian packages, lintian, a Debian 12 chroot
 	dpkg-dev debhelper dh-dkms fakeroot lintian debootstrap zstd
 )

@@ -297,15 +297,30 @@ banner "a dump of this VM's memory (memstat --core on the host)"
 if [ $bpf = 1 ] && [ -c /dev/ttyS2 ]; then
 	stty -F /dev/ttyS2 raw -echo 2>/dev/null
 	[ -d /sys/firmware/qemu_fw_cfg ] || echo "no qemu_fw_cfg: the dump will have no VMCOREINFO note"
-	for name in elf; do
+	# a program run from the ext4 disk: its text is page cache mapped executable (Exec and
+	# libs), which the dump's walk must find through the file's i_mmap
+	cp /bin/toucher /var/tmp/toucher-exec
+	rm -f /tmp/exec.ready
+	/var/tmp/toucher-exec /tmp/exec.ready 16 0 &
+	texec=$!
+	i=0
+	while [ ! -e /tmp/exec.ready ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	for req in elf:elf flat:kdump-zlib; do
+		name=${req%%:*}
 		$MEMSTAT --json >/tmp/core-before.json 2>/dev/null
-		R "dump-request $name $name"
+		R "dump-request $name ${req#*:}"
 		ack=$(timeout 600 head -n 1 /dev/ttyS2)
 		$MEMSTAT --json >/tmp/core-after.json 2>/dev/null
 		echo "host: ${ack:-no answer}"
 		block core-before-$name /tmp/core-before.json
 		block core-after-$name /tmp/core-after.json
 	done
+	kill $texec 2>/dev/null
+	wait $texec 2>/dev/null
+	rm -f /var/tmp/toucher-exec
 else
 	R "dump-fail no third serial port (/dev/ttyS2) or no bpf backend"
 fi
