@@ -13,7 +13,7 @@ hugetlb_free free_buddy free_pcp free_uninit free_unaccepted kernel_slab_reclaim
 
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
 -o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --min --tree --compare
---oci-bundles -w --wss
+--oci-bundles -w --wss --core --btf
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class --file --inode --cgroup --pid -f --format -b --backend --summary --jobs
 -w --wss --raw-pointers -h --help"
@@ -132,6 +132,10 @@ _memstat()
 		return;;
 	--oci-bundles)
 		COMPREPLY=($(compgen -d -- "$cur"))
+		compopt -o filenames 2>/dev/null
+		return;;
+	--core|--btf)
+		COMPREPLY=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return;;
 	--compare)
