@@ -212,6 +212,16 @@ def test_what_the_dump_lacks_is_named_with_exit_5(dump, tmp_path):
     assert r.returncode == 5 and "give its types" in json.loads(r.stdout)["error"]
 
 
+def test_a_btf_that_nests_a_type_in_itself_is_no_crash(tmp_path, dump):
+    # a crafted BTF (libbpf checks the ids a type refers to, not cycles): struct page holds an
+    # anonymous member of type struct page; looking up a member it lacks must end
+    btf = tmp_path / "self.btf"
+    btf.write_bytes(mkdump.btf_raw(self_nested=True))
+    r = run("--core", str(dump[0]), "--btf", str(btf), "--json")
+    assert r.returncode == 0, r.stderr
+    assert {k: v for k, v in json.loads(r.stdout)["detail"].items() if v} == mkdump.EXPECTED["detail"]
+
+
 def test_options_that_need_a_live_kernel_are_refused(dump):
     core, btf = dump
     for extra in (["--by", "node"], ["-a"], ["--wss", "1"], ["--reconcile"], ["1"],

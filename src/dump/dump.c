@@ -25,7 +25,7 @@
 #define PTE_PRESENT		0x1ULL
 #define PTE_PSE			0x80ULL
 #define PTE_FRAME		0x000ffffffffff000ULL
-#define MAX_NOTE		(1U << 20)	/* a VMCOREINFO note is a page or two */
+#define MAX_NOTE		(64U << 20)	/* /proc/vmcore merges every CPU's notes into one */
 
 static int bad(char *why, size_t whylen, int ret, const char *fmt, const char *arg)
 {
@@ -88,6 +88,9 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 	Elf64_Ehdr eh;
 	Elf64_Phdr *ph = NULL;
 	struct stat st;
+	__u64 size;		/* the file's, or a block device's; 0: unknown */
+	size_t phnum;
+	off_t end;
 	int ret = MS_EXIT_USAGE;
 
 	memset(d, 0, sizeof(*d));
@@ -96,12 +99,19 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 	d->format = "ELF";
 	if (fstat(fd, &st))
 		return bad(why, whylen, MS_EXIT_USAGE, "cannot read it: %s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return bad(why, whylen, MS_EXIT_USAGE, "%s", "a directory, not a crash dump");
+	end = S_ISREG(st.st_mode) ? st.st_size : lseek(fd, 0, SEEK_END);
+	size = end > 0 ? (__u64)end : 0;
 	memset(&eh, 0, sizeof(eh));
 	if (pread(fd, &eh, sizeof(eh), 0) < 16)
 		return bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: shorter than any "
 			   "dump's header");
+	if (!size)	/* a pipe, a character device: no bound on what its headers may claim */
+		return bad(why, whylen, MS_EXIT_USAGE, "%s", "its size is unknown: give a file or "
+			   "a block device");
 	if (!memcmp(eh.e_ident, "KDUMP   ", 8) || !memcmp(eh.e_ident, "makedumpfile", 13)) {
-		ret = ms_kdump_open(d, eh.e_ident[0] == 'm', (__u64)st.st_size, why, whylen);
+		ret = ms_kdump_open(d, eh.e_ident[0] == 'm', size, why, whylen);
 		if (ret) {
 			ms_kdump_free(d->kdump);
 			free(d->seg);
@@ -122,23 +132,34 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 	if (eh.e_machine != EM_X86_64)
 		return bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "a core of another architecture: "
 			   "memstat reads x86_64 dumps");
-	if (eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_phnum)
-		return bad(why, whylen, MS_EXIT_USAGE, "%s", "corrupt dump: bad program header table");
-	ph = calloc(eh.e_phnum, sizeof(*ph));
-	d->seg = calloc(eh.e_phnum, sizeof(*d->seg));
+	phnum = eh.e_phnum;
+	if (phnum == PN_XNUM) {	/* extended numbering: the count is section 0's sh_info */
+		Elf64_Shdr sh;
+
+		if (eh.e_shentsize != sizeof(sh) || pread_all(fd, &sh, sizeof(sh), eh.e_shoff))
+			return bad(why, whylen, MS_EXIT_USAGE, "%s", "corrupt dump: extended program "
+				   "header numbering without its section header");
+		phnum = sh.sh_info;
+	}
+	if (eh.e_phentsize != sizeof(Elf64_Phdr) || !phnum ||
+	    (size && (eh.e_phoff > size || phnum > (size - eh.e_phoff) / sizeof(*ph))))
+		return bad(why, whylen, MS_EXIT_USAGE, "%s", phnum && eh.e_phentsize == sizeof(*ph) ?
+			   "truncated dump: its program headers are past its end" :
+			   "corrupt dump: bad program header table");
+	ph = calloc(phnum, sizeof(*ph));
+	d->seg = calloc(phnum, sizeof(*d->seg));
 	if (!ph || !d->seg) {
 		ret = bad(why, whylen, MS_EXIT_FAIL, "%s", "out of memory");
 		goto out;
 	}
-	if (pread_all(fd, ph, (size_t)eh.e_phnum * sizeof(*ph), eh.e_phoff)) {
+	if (pread_all(fd, ph, phnum * sizeof(*ph), eh.e_phoff)) {
 		ret = bad(why, whylen, MS_EXIT_USAGE, "%s", "truncated dump: its program headers are "
 			  "past its end");
 		goto out;
 	}
-	for (size_t i = 0; i < eh.e_phnum; i++) {
+	for (size_t i = 0; i < phnum; i++) {
 		const Elf64_Phdr *p = &ph[i];
-		int trunc = S_ISREG(st.st_mode) && (p->p_offset > (__u64)st.st_size ||
-						    p->p_filesz > (__u64)st.st_size - p->p_offset);
+		int trunc = size && (p->p_offset > size || p->p_filesz > size - p->p_offset);
 
 		if (p->p_type == PT_NOTE && !d->vmcoreinfo) {
 			unsigned char *buf;
@@ -146,7 +167,7 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 			if (trunc || p->p_filesz > MAX_NOTE) {
 				ret = bad(why, whylen, MS_EXIT_USAGE, "%s", trunc ?
 					  "truncated dump: its notes are past its end" :
-					  "corrupt dump: a note segment larger than 1 MiB");
+					  "corrupt dump: a note segment larger than 64 MiB");
 				goto out;
 			}
 			buf = malloc(p->p_filesz ? p->p_filesz : 1);
@@ -186,6 +207,11 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 		goto out;
 	}
 	qsort(d->seg, d->nseg, sizeof(*d->seg), cmp_seg);
+	for (size_t i = 0; i < d->nseg; i++) {
+		__u64 end = d->seg[i].pa + d->seg[i].filesz;
+
+		d->seg[i].reach = i && d->seg[i - 1].reach > end ? d->seg[i - 1].reach : end;
+	}
 	ret = MS_EXIT_OK;
 out:
 	free(ph);
@@ -261,17 +287,11 @@ int ms_dump_read(struct ms_dump *d, __u64 pa, void *buf, size_t len)
 				hi = mid;
 		}
 		s = &d->seg[lo];
-		/* overlapping segments (kcore's text over its RAM): an earlier one may hold it */
-		while (!(pa >= s->pa && pa - s->pa < s->filesz) && s > d->seg && s[-1].pa <= pa &&
-		       pa - s[-1].pa < s[-1].filesz)
+		if (pa < s->pa || s->reach <= pa)
+			return -ENOENT;	/* no segment up to this one reaches pa: a hole */
+		/* overlapping segments (kcore's text over its RAM): an earlier one holds it */
+		while (!(pa - s->pa < s->filesz))
 			s--;
-		if (!(pa >= s->pa && pa - s->pa < s->filesz)) {
-			for (s = d->seg; s < d->seg + d->nseg; s++)
-				if (pa >= s->pa && pa - s->pa < s->filesz)
-					break;
-			if (s == d->seg + d->nseg)
-				return -ENOENT;
-		}
 		n = s->filesz - (pa - s->pa) < len ? (size_t)(s->filesz - (pa - s->pa)) : len;
 		d->reads++;
 		err = pread_all(d->fd, buf, n, s->off + (pa - s->pa));

@@ -18,9 +18,12 @@
 
 #include "memstat_int.h"
 
-/* A PT_LOAD segment: physical [pa, pa + filesz) is in the file at off. */
+/*
+ * A PT_LOAD segment: physical [pa, pa + filesz) is in the file at off; reach, the furthest end
+ * of it and of every segment before it (segments may overlap: /proc/kcore's text its RAM).
+ */
 struct ms_dump_seg {
-	__u64 pa, filesz, off;
+	__u64 pa, filesz, off, reach;
 };
 
 struct ms_kdump;

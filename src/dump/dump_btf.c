@@ -17,13 +17,19 @@
 #include "dump_types.h"
 #include "memstat_int.h"
 
-/* The byte offset of member path ("a.b": b within a) of struct or union sname; -1: none. */
-static long member_in(const struct btf *b, __u32 id, const char *path)
+/*
+ * The byte offset of member path ("a.b": b within a) in struct or union id; -1: none. depth
+ * bounds the anonymous members followed: a crafted BTF may nest a type in itself.
+ */
+#define MAX_DEPTH 8
+static long member_in(const struct btf *b, __u32 id, const char *path, int depth)
 {
 	const struct btf_type *t;
 	const char *dot = strchr(path, '.');
 	size_t len = dot ? (size_t)(dot - path) : strlen(path);
 
+	if (depth > MAX_DEPTH)
+		return -1;
 	id = (__u32)btf__resolve_type(b, id);
 	t = btf__type_by_id(b, id);
 	if (!t || !(btf_is_struct(t) || btf_is_union(t)))
@@ -38,10 +44,10 @@ static long member_in(const struct btf *b, __u32 id, const char *path)
 				continue;
 			if (!dot)
 				return off;
-			sub = member_in(b, m->type, dot + 1);
+			sub = member_in(b, m->type, dot + 1, depth + 1);
 			return sub < 0 ? -1 : off + sub;
 		}
-		sub = member_in(b, m->type, path);	/* an anonymous struct or union */
+		sub = member_in(b, m->type, path, depth + 1);	/* anonymous */
 		if (sub >= 0)
 			return off + sub;
 	}
@@ -52,7 +58,7 @@ static long member_off(const struct btf *b, const char *sname, const char *path)
 {
 	__s32 id = btf__find_by_name_kind(b, sname, BTF_KIND_STRUCT);
 
-	return id < 0 ? -1 : member_in(b, (__u32)id, path);
+	return id < 0 ? -1 : member_in(b, (__u32)id, path, 0);
 }
 
 /* The size of member path of struct sname; 0: none. */

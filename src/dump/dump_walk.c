@@ -35,6 +35,8 @@
 #define FACT_BITS	14
 #define FACT_SLOTS	(1U << FACT_BITS)
 #define MAX_VMAS	65536		/* a mapping's i_mmap nodes looked at, at most */
+#define WALK_VMAS	(4U << 20)	/* and a worker's, all mappings together: a crafted dump's
+					 * cycles cost seconds, not hours */
 
 struct dump_ctx {
 	struct ms_dump d;		/* this worker's copy: its own translation cache */
@@ -47,6 +49,7 @@ struct dump_ctx {
 	__u32 fact_val[FACT_SLOTS];
 	__u64 lookups;
 	__u64 exec_unknown;		/* mappings whose VMAs are not all in the dump */
+	__u32 vmas_left;		/* i_mmap nodes this worker may still read (WALK_VMAS) */
 };
 
 /* Read a pointer-sized word: 0, or -1 where the dump does not hold it. */
@@ -74,8 +77,13 @@ static int mapped_exec(struct dump_ctx *c, __u64 mapping)
 		return -1;
 	if (root)
 		stack[sp++] = root;
-	while (sp && seen++ < MAX_VMAS) {
+	while (sp) {
 		__u64 n = stack[--sp], l = 0, r = 0, flags = 0;
+
+		/* a corrupt tree (a cycle) or a walk's share of VMAs spent: not known */
+		if (seen++ >= MAX_VMAS || c->vmas_left == 0)
+			return -1;
+		c->vmas_left--;
 
 		if (word(c, n - (__u64)t->vma_rb + (__u64)t->vma_flags, &flags) ||
 		    word(c, n + (__u64)t->rb_left, &l) || word(c, n + (__u64)t->rb_right, &r)) {
@@ -144,8 +152,10 @@ static int ms_hook_slab_reclaim(void *ctx, __u64 cache)
 	v = fact_slot(c, cache | 1, &hit);	/* caches and mappings share the table */
 	if (hit)
 		return (int)*v;
-	if (ms_dump_read_virt(&c->d, cache + (__u64)c->t->kc_flags, &flags, sizeof(flags)))
+	if (ms_dump_read_virt(&c->d, cache + (__u64)c->t->kc_flags, &flags, sizeof(flags))) {
+		*v = 0;		/* not in the dump: unreclaimable, as a failed read is live */
 		return -1;
+	}
 	*v = (flags & (__u64)c->t->slab_reclaim_mask) != 0;
 	return (int)*v;
 }
@@ -286,6 +296,7 @@ static struct dump_ctx *ctx_new(const struct ms_dump *d, const struct ms_dump_ty
 	ms_dump_clone(d, &c->d);	/* shares the file and the segments, not the caches */
 	c->t = t;
 	c->win_pfn = ~0ULL;
+	c->vmas_left = WALK_VMAS;
 	memset(c->fact_key, 0xff, sizeof(c->fact_key));	/* no key is all ones */
 	return c;
 }

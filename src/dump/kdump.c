@@ -127,6 +127,20 @@ static int kread(struct ms_dump *d, void *buf, size_t len, __u64 off)
 	return 0;
 }
 
+/* The kdump-compressed file's size: the file's, or a flattened one's last piece's end. */
+static __u64 kdump_size(const struct ms_dump *d, __u64 file_size)
+{
+	const struct ms_kdump *k = d->kdump;
+	__u64 end = 0;
+
+	if (!k->piece)
+		return file_size;
+	for (size_t i = 0; i < k->npiece; i++)
+		if (k->piece[i].off + k->piece[i].size > end)
+			end = k->piece[i].off + k->piece[i].size;
+	return end;
+}
+
 static int cmp_piece(const void *a, const void *b)
 {
 	const struct flat_piece *x = a, *y = b;
@@ -234,7 +248,7 @@ int ms_kdump_open(struct ms_dump *d, bool flattened, __u64 size, char *why, size
 {
 	struct ms_kdump *k = calloc(1, sizeof(*k));
 	unsigned char h[512], sub[104], *bm = NULL;
-	__u64 bitmap_blocks, sub_blocks, half, vmci_off, vmci_size, nbits;
+	__u64 bitmap_blocks, sub_blocks, half, vmci_off, vmci_size, nbits, nbytes;
 	__u32 version;
 	int ret = MS_EXIT_USAGE;
 
@@ -275,16 +289,22 @@ int ms_kdump_open(struct ms_dump *d, bool flattened, __u64 size, char *why, size
 			 "pages", (unsigned long long)bitmap_blocks, (unsigned long long)nbits);
 		return ret;
 	}
-	bm = malloc(half ? half : 1);
-	k->bitmap2 = malloc(half ? half : 1);
+	/* the bitmaps must lie in the file: a header may not make memstat allocate what is not */
+	if ((1 + sub_blocks + bitmap_blocks) * k->block_size > kdump_size(d, size)) {
+		snprintf(why, whylen, "truncated dump: its bitmaps are cut");
+		return ret;
+	}
+	nbytes = (nbits + 7) / 8;	/* what max_mapnr needs of each bitmap */
+	bm = malloc(nbytes ? nbytes : 1);
+	k->bitmap2 = malloc(nbytes ? nbytes : 1);
 	k->rank = calloc(nbits / 4096 + 2, sizeof(*k->rank));
 	if (!bm || !k->bitmap2 || !k->rank) {
 		free(bm);
 		snprintf(why, whylen, "out of memory");
 		return MS_EXIT_FAIL;
 	}
-	if (kread(d, bm, half, (1 + sub_blocks) * k->block_size) ||
-	    kread(d, k->bitmap2, half, (1 + sub_blocks) * k->block_size + half)) {
+	if (kread(d, bm, nbytes, (1 + sub_blocks) * k->block_size) ||
+	    kread(d, k->bitmap2, nbytes, (1 + sub_blocks) * k->block_size + half)) {
 		free(bm);
 		snprintf(why, whylen, "truncated dump: its bitmaps are cut");
 		return ret;
@@ -339,7 +359,9 @@ static int load_page(struct ms_dump *d, __u64 pfn)
 	for (__u64 b = pfn / 4096 * 512; b < pfn / 8; b++)
 		idx += (__u64)__builtin_popcount(k->bitmap2[b]);
 	idx += (__u64)__builtin_popcount(k->bitmap2[pfn / 8] & ((1U << (pfn % 8)) - 1));
-	if (!d->page_buf) {
+	if (!d->page_buf || !d->zbuf) {
+		free(d->page_buf);
+		free(d->zbuf);
 		d->page_buf = malloc(bsz);
 		d->zbuf = malloc(bsz);
 		if (!d->page_buf || !d->zbuf)

@@ -77,7 +77,8 @@ static void vmcoreinfo_str(const char *text, const char *key, char *out, size_t 
 	}
 }
 
-static int layout_of(struct ms_dump *d, char *why, size_t whylen);
+static int facts_of(struct ms_dump *d, char *why, size_t whylen);
+static int struct_pages_of(struct ms_dump *d, char *why, size_t whylen);
 
 /*
  * Is the VMCOREINFO text found in memory the running kernel's (not a copy in some file's
@@ -98,50 +99,68 @@ static bool names_its_kernel(struct ms_dump *d)
 
 /*
  * A dump without the note: vmcoreinfo_data, a page that begins "OSRELEASE=", found at the
- * start of a page of memory (read a MiB at a time) and checked by names_its_kernel().
+ * start of a page of memory (read a MiB at a time, page by page where the MiB has a hole) and
+ * taken when names_its_kernel() says so; at most MAX_CANDIDATES looked at.
  */
+#define MAX_CANDIDATES 64
+static bool vmcoreinfo_at(struct ms_dump *d, const unsigned char *page, char *why,
+			  size_t whylen)
+{
+	if (memcmp(page, "OSRELEASE=", 10) || !memchr(page, 0, 4096))
+		return false;
+	d->vmcoreinfo = strdup((const char *)page);
+	if (d->vmcoreinfo && !facts_of(d, why, whylen) && names_its_kernel(d))
+		return true;
+	free(d->vmcoreinfo);
+	d->vmcoreinfo = NULL;
+	d->tlb_size = 0;
+	return false;
+}
+
 static int scan_vmcoreinfo(struct ms_dump *d, char *why, size_t whylen)
 {
 	const size_t chunk = 1 << 20;
 	unsigned char *buf = malloc(chunk);
-	int ret = MS_EXIT_UNSUPPORTED;
+	unsigned int candidates = 0;
+	bool found = false;
 
 	if (!buf)
 		return bad(why, whylen, MS_EXIT_FAIL, "%s", "out of memory");
-	for (size_t i = 0; i < d->nseg && ret; i++) {
-		for (__u64 off = 0; off < d->seg[i].filesz && ret; off += chunk) {
-			__u64 n = d->seg[i].filesz - off < chunk ? d->seg[i].filesz - off : chunk;
+	for (size_t i = 0; i < d->nseg && !found && candidates < MAX_CANDIDATES; i++) {
+		/* from the segment's first whole page */
+		__u64 pa = (d->seg[i].pa + 4095) & ~4095ULL, end = d->seg[i].pa + d->seg[i].filesz;
 
-			if (ms_dump_read(d, d->seg[i].pa + off, buf, n))
-				continue;
-			for (__u64 p = (4096 - (d->seg[i].pa + off) % 4096) % 4096; p + 4096 <= n && ret;
-			     p += 4096) {
-				if (memcmp(buf + p, "OSRELEASE=", 10) || !memchr(buf + p, 0, 4096))
-					continue;
-				d->vmcoreinfo = strdup((char *)buf + p);
-				if (!d->vmcoreinfo)
-					break;
-				if (!layout_of(d, why, whylen) && names_its_kernel(d))
-					ret = MS_EXIT_OK;
-				else {
-					free(d->vmcoreinfo);
-					d->vmcoreinfo = NULL;
-					d->tlb_size = 0;
-				}
+		for (; pa + 4096 <= end && !found && candidates < MAX_CANDIDATES; pa += chunk) {
+			__u64 n = (end - pa) / 4096 * 4096 < chunk ? (end - pa) / 4096 * 4096 : chunk;
+			bool whole = !ms_dump_read(d, pa, buf, n);
+
+			for (__u64 p = 0; p < n && !found && candidates < MAX_CANDIDATES; p += 4096) {
+				if (!whole && ms_dump_read(d, pa + p, buf + p, 4096))
+					continue;	/* a hole in the MiB: the other pages still */
+				if (!memcmp(buf + p, "OSRELEASE=", 10))
+					candidates++;
+				found = vmcoreinfo_at(d, buf + p, why, whylen);
 			}
 		}
 	}
 	free(buf);
-	if (ret)
+	if (!found) {
 		snprintf(why, whylen, "the dump has no VMCOREINFO note, and no kernel's VMCOREINFO "
 			 "was found in its memory (a dump of another architecture, or of part of "
 			 "memory?)");
-	return ret;
+		return MS_EXIT_UNSUPPORTED;
+	}
+	return struct_pages_of(d, why, whylen);
 }
 
 int ms_dump_layout(struct ms_dump *d, char *why, size_t whylen)
 {
-	return d->vmcoreinfo ? layout_of(d, why, whylen) : scan_vmcoreinfo(d, why, whylen);
+	int ret;
+
+	if (!d->vmcoreinfo)
+		return scan_vmcoreinfo(d, why, whylen);
+	ret = facts_of(d, why, whylen);
+	return ret ? ret : struct_pages_of(d, why, whylen);
 }
 
 /* The section_mem_map word of section nr (0 when it cannot be read). */
@@ -155,11 +174,11 @@ static __u64 section_map(struct ms_dump *d, __u64 nr)
 	return root ? ms_dump_u64(d, root + nr % per_root * d->section_struct_size) : 0;
 }
 
-/* The layout from d->vmcoreinfo (layout_of() below). */
-static int layout_of(struct ms_dump *d, char *why, size_t whylen)
+/* VMCOREINFO's facts and the page tables from d->vmcoreinfo. */
+static int facts_of(struct ms_dump *d, char *why, size_t whylen)
 {
 	const char *v = d->vmcoreinfo;
-	__u64 l5 = 0, pgt = 0, map = 0;
+	__u64 l5 = 0, pgt = 0;
 	const char *missing = NULL;
 
 	vmcoreinfo_str(v, "OSRELEASE", d->release, sizeof(d->release));
@@ -193,6 +212,15 @@ static int layout_of(struct ms_dump *d, char *why, size_t whylen)
 		return bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "the dump's init_top_pgt is not a "
 			   "kernel-image address");
 	d->top_pgt = pgt - START_KERNEL_MAP + d->phys_base;
+	return MS_EXIT_OK;
+}
+
+/* Where the struct pages are (d->vmemmap): after facts_of(). */
+static int struct_pages_of(struct ms_dump *d, char *why, size_t whylen)
+{
+	const char *v = d->vmcoreinfo;
+	__u64 map = 0;
+
 	/* the struct page of pfn 0: SYMBOL(vmemmap) where VMCOREINFO has it, else the encoded
 	 * mem_map of any present section */
 	if (ms_vmcoreinfo_u64(v, "SYMBOL(vmemmap)", 16, &map) || map < START_KERNEL_MAP >> 1)

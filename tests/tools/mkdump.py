@@ -46,8 +46,9 @@ def va(pa):
     return DIRECT + pa
 
 
-def btf_raw():
-    """Raw BTF (include/uapi/linux/btf.h) of the types memstat --core reads."""
+def btf_raw(self_nested=False):
+    """Raw BTF (include/uapi/linux/btf.h) of the types memstat --core reads; self_nested: struct
+    page also holds an anonymous member of its own type (a crafted BTF that nests forever)."""
     strs = bytearray(b"\0")
     names = {}
 
@@ -87,9 +88,12 @@ def btf_raw():
     ul = integer("unsigned long", 8)
     ui = integer("unsigned int", 4)
     vp = ptr()
-    struct_("page", 64, [("flags", ul, 0), ("compound_head", ul, 8), ("mapping", vp, 24),
-                         ("index", ul, 32), ("private", ul, 40), ("page_type", ui, 48),
-                         ("_refcount", ui, 52), ("memcg_data", ul, 56)])
+    page_members = [("flags", ul, 0), ("compound_head", ul, 8), ("mapping", vp, 24),
+                    ("index", ul, 32), ("private", ul, 40), ("page_type", ui, 48),
+                    ("_refcount", ui, 52), ("memcg_data", ul, 56)]
+    if self_nested:     # struct page is the next type: its id is len(types) + 1
+        page_members.append(("", len(types) + 1, 0))
+    struct_("page", 64, page_members)
     enum("pageflags", PG)
     enum("pagetype", PGTY)
     struct_("slab", 64, [("slab_cache", vp, 8)])
