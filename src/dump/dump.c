@@ -27,35 +27,11 @@
 #define PTE_FRAME		0x000ffffffffff000ULL
 #define MAX_NOTE		(64U << 20)	/* /proc/vmcore merges every CPU's notes into one */
 
-static int bad(char *why, size_t whylen, int ret, const char *fmt, const char *arg)
-{
-	snprintf(why, whylen, fmt, arg);
-	return ret;
-}
-
 static int cmp_seg(const void *a, const void *b)
 {
 	const struct ms_dump_seg *x = a, *y = b;
 
 	return x->pa < y->pa ? -1 : x->pa > y->pa;
-}
-
-static int pread_all(int fd, void *buf, size_t len, __u64 off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;	/* the file ends early */
-		done += (size_t)n;
-	}
-	return 0;
 }
 
 /* The VMCOREINFO note among the notes of one PT_NOTE segment (buf, len). */
@@ -98,18 +74,20 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 	d->page_pfn = ~0ULL;
 	d->format = "ELF";
 	if (fstat(fd, &st))
-		return bad(why, whylen, MS_EXIT_USAGE, "cannot read it: %s", strerror(errno));
+		return ms_dump_bad(why, whylen, MS_EXIT_USAGE, "cannot read it: %s",
+				   strerror(errno));
 	if (S_ISDIR(st.st_mode))
-		return bad(why, whylen, MS_EXIT_USAGE, "%s", "a directory, not a crash dump");
+		return ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s",
+				   "a directory, not a crash dump");
 	end = S_ISREG(st.st_mode) ? st.st_size : lseek(fd, 0, SEEK_END);
 	size = end > 0 ? (__u64)end : 0;
 	memset(&eh, 0, sizeof(eh));
 	if (pread(fd, &eh, sizeof(eh), 0) < 16)
-		return bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: shorter than any "
-			   "dump's header");
+		return ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: shorter "
+				   "than any dump's header");
 	if (!size)	/* a pipe, a character device: no bound on what its headers may claim */
-		return bad(why, whylen, MS_EXIT_USAGE, "%s", "its size is unknown: give a file or "
-			   "a block device");
+		return ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "its size is unknown: give a "
+				   "file or a block device");
 	if (!memcmp(eh.e_ident, "KDUMP   ", 8) || !memcmp(eh.e_ident, "makedumpfile", 13)) {
 		ret = ms_kdump_open(d, eh.e_ident[0] == 'm', size, why, whylen);
 		if (ret) {
@@ -121,40 +99,44 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 		return ret;
 	}
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG))
-		return bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: neither an ELF core "
-			   "nor a kdump-compressed dump");
-	if (pread_all(fd, &eh, sizeof(eh), 0))
-		return bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: shorter than an ELF header");
+		return ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: neither an "
+				   "ELF core nor a kdump-compressed dump");
+	if (ms_dump_pread_all(fd, &eh, sizeof(eh), 0))
+		return ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: shorter "
+				   "than an ELF header");
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_type != ET_CORE)
-		return bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: an ELF file, but not a "
-			   "64-bit little-endian core");
+		return ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: an ELF "
+				   "file, but not a 64-bit little-endian core");
 	if (eh.e_machine != EM_X86_64)
-		return bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "a core of another architecture: "
-			   "memstat reads x86_64 dumps");
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "a core of another "
+				   "architecture: memstat reads x86_64 dumps");
 	phnum = eh.e_phnum;
 	if (phnum == PN_XNUM) {	/* extended numbering: the count is section 0's sh_info */
 		Elf64_Shdr sh;
 
-		if (eh.e_shentsize != sizeof(sh) || pread_all(fd, &sh, sizeof(sh), eh.e_shoff))
-			return bad(why, whylen, MS_EXIT_USAGE, "%s", "corrupt dump: extended program "
-				   "header numbering without its section header");
+		if (eh.e_shentsize != sizeof(sh) ||
+		    ms_dump_pread_all(fd, &sh, sizeof(sh), eh.e_shoff))
+			return ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "corrupt dump: "
+					   "extended program header numbering without its section "
+					   "header");
 		phnum = sh.sh_info;
 	}
 	if (eh.e_phentsize != sizeof(Elf64_Phdr) || !phnum ||
 	    (size && (eh.e_phoff > size || phnum > (size - eh.e_phoff) / sizeof(*ph))))
-		return bad(why, whylen, MS_EXIT_USAGE, "%s", phnum && eh.e_phentsize == sizeof(*ph) ?
-			   "truncated dump: its program headers are past its end" :
-			   "corrupt dump: bad program header table");
+		return ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s",
+				   phnum && eh.e_phentsize == sizeof(*ph) ? "truncated dump: its "
+				   "program headers are past its end" : "corrupt dump: bad program "
+				   "header table");
 	ph = calloc(phnum, sizeof(*ph));
 	d->seg = calloc(phnum, sizeof(*d->seg));
 	if (!ph || !d->seg) {
-		ret = bad(why, whylen, MS_EXIT_FAIL, "%s", "out of memory");
+		ret = ms_dump_bad(why, whylen, MS_EXIT_FAIL, "%s", "out of memory");
 		goto out;
 	}
-	if (pread_all(fd, ph, phnum * sizeof(*ph), eh.e_phoff)) {
-		ret = bad(why, whylen, MS_EXIT_USAGE, "%s", "truncated dump: its program headers are "
-			  "past its end");
+	if (ms_dump_pread_all(fd, ph, phnum * sizeof(*ph), eh.e_phoff)) {
+		ret = ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "truncated dump: its program "
+				  "headers are past its end");
 		goto out;
 	}
 	for (size_t i = 0; i < phnum; i++) {
@@ -165,15 +147,16 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 			unsigned char *buf;
 
 			if (trunc || p->p_filesz > MAX_NOTE) {
-				ret = bad(why, whylen, MS_EXIT_USAGE, "%s", trunc ?
-					  "truncated dump: its notes are past its end" :
-					  "corrupt dump: a note segment larger than 64 MiB");
+				ret = ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", trunc ?
+						  "truncated dump: its notes are past its end" :
+						  "corrupt dump: a note segment over 64 MiB");
 				goto out;
 			}
 			buf = malloc(p->p_filesz ? p->p_filesz : 1);
-			if (!buf || pread_all(fd, buf, p->p_filesz, p->p_offset)) {
+			if (!buf || ms_dump_pread_all(fd, buf, p->p_filesz, p->p_offset)) {
 				free(buf);
-				ret = bad(why, whylen, MS_EXIT_USAGE, "%s", "cannot read the dump's notes");
+				ret = ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "cannot read "
+						  "the dump's notes");
 				goto out;
 			}
 			find_vmcoreinfo(d, buf, p->p_filesz);
@@ -187,13 +170,13 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 			char at[32];
 
 			snprintf(at, sizeof(at), "%#llx", (unsigned long long)p->p_paddr);
-			ret = bad(why, whylen, MS_EXIT_USAGE, "truncated dump: the memory at physical "
-				  "%s is past the file's end", at);
+			ret = ms_dump_bad(why, whylen, MS_EXIT_USAGE, "truncated dump: the memory "
+					  "at physical %s is past the file's end", at);
 			goto out;
 		}
 		if (p->p_paddr + p->p_filesz < p->p_paddr) {
-			ret = bad(why, whylen, MS_EXIT_USAGE, "%s", "corrupt dump: a segment wraps the "
-				  "address space");
+			ret = ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "corrupt dump: a "
+					  "segment wraps the address space");
 			goto out;
 		}
 		d->seg[d->nseg].pa = p->p_paddr;
@@ -202,8 +185,8 @@ int ms_dump_open_fd(int fd, struct ms_dump *d, char *why, size_t whylen)
 		d->nseg++;
 	}
 	if (!d->nseg) {
-		ret = bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: an ELF core with no "
-			  "physical memory");
+		ret = ms_dump_bad(why, whylen, MS_EXIT_USAGE, "%s", "not a crash dump: an ELF core "
+				  "with no physical memory");
 		goto out;
 	}
 	qsort(d->seg, d->nseg, sizeof(*d->seg), cmp_seg);
@@ -232,8 +215,9 @@ int ms_dump_open(const char *path, struct ms_dump *d, char *why, size_t whylen)
 	if (fd < 0) {
 		memset(d, 0, sizeof(*d));
 		d->fd = -1;
-		return bad(why, whylen, errno == EACCES || errno == EPERM ? MS_EXIT_PERM : MS_EXIT_USAGE,
-			   "cannot open it: %s", strerror(errno));
+		return ms_dump_bad(why, whylen,
+				   errno == EACCES || errno == EPERM ? MS_EXIT_PERM : MS_EXIT_USAGE,
+				   "cannot open it: %s", strerror(errno));
 	}
 	ret = ms_dump_open_fd(fd, d, why, whylen);
 	if (ret) {
@@ -294,7 +278,7 @@ int ms_dump_read(struct ms_dump *d, __u64 pa, void *buf, size_t len)
 			s--;
 		n = s->filesz - (pa - s->pa) < len ? (size_t)(s->filesz - (pa - s->pa)) : len;
 		d->reads++;
-		err = pread_all(d->fd, buf, n, s->off + (pa - s->pa));
+		err = ms_dump_pread_all(d->fd, buf, n, s->off + (pa - s->pa));
 		if (err)
 			return -EIO;
 		buf = (char *)buf + n;

@@ -66,6 +66,11 @@ void ms_dump_close(struct ms_dump *d);
 /* A copy for another thread: the same file and layout, its own caches; free with ms_dump_close(). */
 void ms_dump_clone(const struct ms_dump *src, struct ms_dump *dst);
 
+/* pread len bytes at off, through EINTR and short reads: 0, -errno, or -EIO (the file ends) */
+int ms_dump_pread_all(int fd, void *buf, size_t len, __u64 off);
+/* why = fmt with arg (one %s at most), one line; returns ret */
+int ms_dump_bad(char *why, size_t whylen, int ret, const char *fmt, const char *arg);
+
 /* kdump.c: a kdump-compressed dump (flattened or not) of size bytes, already open at d->fd. */
 int ms_kdump_open(struct ms_dump *d, bool flattened, __u64 size, char *why, size_t whylen);
 int ms_kdump_read(struct ms_dump *d, __u64 pa, void *buf, size_t len);

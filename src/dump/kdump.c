@@ -62,22 +62,6 @@ struct ms_kdump {
 	__u64 desc_off;
 };
 
-static int pread_all(int fd, void *buf, size_t len, __u64 off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* Read len bytes at offset off of the kdump-compressed file, flattened or not. */
 static int kread(struct ms_dump *d, void *buf, size_t len, __u64 off)
 {
@@ -85,7 +69,7 @@ static int kread(struct ms_dump *d, void *buf, size_t len, __u64 off)
 
 	d->reads++;
 	if (!k->piece)
-		return pread_all(d->fd, buf, len, off);
+		return ms_dump_pread_all(d->fd, buf, len, off);
 	while (len) {
 		size_t lo = 0, hi = k->npiece, n;
 		const struct flat_piece *p = NULL;
@@ -118,7 +102,7 @@ static int kread(struct ms_dump *d, void *buf, size_t len, __u64 off)
 			continue;
 		}
 		n = p->size - (off - p->off) < len ? (size_t)(p->size - (off - p->off)) : len;
-		if (pread_all(d->fd, buf, n, p->pos + (off - p->off)))
+		if (ms_dump_pread_all(d->fd, buf, n, p->pos + (off - p->off)))
 			return -EIO;
 		buf = (char *)buf + n;
 		off += n;
@@ -156,7 +140,7 @@ static int flat_index(struct ms_dump *d, struct ms_kdump *k, __u64 size, char *w
 	for (__u64 pos = FLAT_HEADER;;) {
 		__u64 h[2], off, len;
 
-		if (pos + sizeof(h) > size || pread_all(d->fd, h, sizeof(h), pos)) {
+		if (pos + sizeof(h) > size || ms_dump_pread_all(d->fd, h, sizeof(h), pos)) {
 			snprintf(why, whylen, "truncated dump: its flattened data ends without the "
 				 "end mark");
 			return MS_EXIT_USAGE;

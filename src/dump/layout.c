@@ -37,12 +37,6 @@
 #define SECTION_PRESENT		0x1ULL
 #define SECTION_HAS_MEM_MAP	0x2ULL
 
-static int bad(char *why, size_t whylen, int ret, const char *fmt, const char *arg)
-{
-	snprintf(why, whylen, fmt, arg);
-	return ret;
-}
-
 int ms_vmcoreinfo_u64(const char *text, const char *key, int base, __u64 *val)
 {
 	size_t kl = strlen(key);
@@ -125,7 +119,7 @@ static int scan_vmcoreinfo(struct ms_dump *d, char *why, size_t whylen)
 	bool found = false;
 
 	if (!buf)
-		return bad(why, whylen, MS_EXIT_FAIL, "%s", "out of memory");
+		return ms_dump_bad(why, whylen, MS_EXIT_FAIL, "%s", "out of memory");
 	for (size_t i = 0; i < d->nseg && !found && candidates < MAX_CANDIDATES; i++) {
 		/* from the segment's first whole page */
 		__u64 pa = (d->seg[i].pa + 4095) & ~4095ULL, end = d->seg[i].pa + d->seg[i].filesz;
@@ -196,21 +190,21 @@ static int facts_of(struct ms_dump *d, char *why, size_t whylen)
 		missing = "mem_section (a SPARSEMEM kernel's SYMBOL, LENGTH, SIZE and "
 			  "SECTION_SIZE_BITS)";
 	if (missing)
-		return bad(why, whylen, MS_EXIT_UNSUPPORTED, "the dump's VMCOREINFO has no %s",
-			   missing);
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "the dump's VMCOREINFO has no "
+				   "%s", missing);
 	ms_vmcoreinfo_u64(v, "KERNELOFFSET", 16, &d->kaslr_offset);
 	ms_vmcoreinfo_u64(v, "NUMBER(pgtable_l5_enabled)", 10, &l5);
 	ms_vmcoreinfo_u64(v, "NUMBER(sme_mask)", 10, &d->sme_mask);
 	d->l5 = l5 != 0;
 	if (d->page_size != 4096)
-		return bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "the dump's page size is not "
-			   "4 KiB: memstat reads x86_64 dumps");
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s",
+				   "the dump's page size is not 4 KiB: memstat reads x86_64 dumps");
 	if (d->section_bits != 27 || d->section_struct_size < 8 || d->section_struct_size > 4096)
-		return bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "the dump's memory sections are "
-			   "not x86_64's (SECTION_SIZE_BITS 27)");
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "the dump's memory "
+				   "sections are not x86_64's (SECTION_SIZE_BITS 27)");
 	if (pgt < START_KERNEL_MAP)
-		return bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "the dump's init_top_pgt is not a "
-			   "kernel-image address");
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s",
+				   "the dump's init_top_pgt is not a kernel-image address");
 	d->top_pgt = pgt - START_KERNEL_MAP + d->phys_base;
 	return MS_EXIT_OK;
 }
@@ -238,9 +232,10 @@ static int struct_pages_of(struct ms_dump *d, char *why, size_t whylen)
 		}
 	}
 	if (!map)
-		return bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "no present memory section with "
-			   "struct pages found through the dump's mem_section (a dump of another "
-			   "kernel's memory, or its page tables are not in it)");
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "no present memory "
+				   "section with struct pages found through the dump's mem_section "
+				   "(a dump of another kernel's memory, or its page tables are not "
+				   "in it)");
 	d->vmemmap = map;
 	return MS_EXIT_OK;
 }

@@ -53,7 +53,7 @@ TEST(Core, KcoreSummaryIsTheLiveWalks)
 						   << b;
 	}
 	printf("core-kcore: total %lld, anon %lld/%lld, page cache %lld/%lld, exec %lld/%lld, "
-	       "slab %lld/%lld, free %lld/%lld (dump/live)\n", total,
+	       "kernel %lld/%lld, free %lld/%lld (dump/live)\n", total,
 	       pages(core, "anon"), pages(before, "anon"), pages(core, "page_cache"),
 	       pages(before, "page_cache"), pages(core, "exec"), pages(before, "exec"),
 	       pages(core, "kernel"), pages(before, "kernel"), pages(core, "free"),

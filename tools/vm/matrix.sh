@@ -617,6 +617,19 @@ build_kmod() {
 	echo "$out/kmod/memstat.ko"
 }
 
+# memstat --core of DUMP on the host against the VM's walks just before and after dump NAME
+# (qemu_dump.py check): what it found goes to run_family's extra as LABEL, a failure to its
+# fails as "memstat --core of WHAT: ..."
+core_check() { # DUMP NAME LABEL WHAT
+	local line
+	if line=$("$PY" "$here/qemu_dump.py" check "$repo/$BUILD/memstat-test" "$1" \
+		"$dir/core-before-$2.json" "$dir/core-after-$2.json"); then
+		extra="${extra:+$extra; }$3: ${line#ok: }"
+	else
+		fails+=("core|memstat --core of $4: ${line#fail: }")
+	fi
+}
+
 # KFENCE on from boot, as distributions with a non-zero CONFIG_KFENCE_SAMPLE_INTERVAL run it
 # (Debian builds KFENCE but leaves it off): its pool is memblock memory, reserved, whose object
 # pages are slab-typed; the cross-check test checks them (kernels without KFENCE ignore it)
@@ -771,11 +784,8 @@ run_family() {
 		extract_block "$res" "core-after-$name" >"$dir/core-after-$name.json" || true
 		if [ ! -s "$dir/dump-$name.core" ]; then
 			fails+=("core|no dump $name ($fmt) was written: $(tail -n 1 "$dir/dumps.log" 2>/dev/null)")
-		elif line=$("$PY" "$here/qemu_dump.py" check "$repo/$BUILD/memstat-test" \
-			"$dir/dump-$name.core" "$dir/core-before-$name.json" "$dir/core-after-$name.json"); then
-			extra="${extra:+$extra; }core $name: ${line#ok: }"
 		else
-			fails+=("core|memstat --core of the $fmt dump: ${line#fail: }")
+			core_check "$dir/dump-$name.core" "$name" "core $name" "the $fmt dump"
 		fi
 		# the ELF dump as kdump saves one: makedumpfile -d 31 (free, cache, user and zero
 		# pages left out; struct pages kept), compressed by zlib and by LZO (Debian 12's
@@ -792,11 +802,9 @@ run_family() {
 			if ! makedumpfile -"$opt" -d 31 "$dir/dump-$name.core" "$dir/dump-$alg.kdump" \
 				>>"$dir/dumps.log" 2>&1; then
 				fails+=("core|makedumpfile -$opt -d 31 of the ELF dump failed: $(grep -v '^$' "$dir/dumps.log" | tail -n 1)")
-			elif line=$("$PY" "$here/qemu_dump.py" check "$repo/$BUILD/memstat-test" \
-				"$dir/dump-$alg.kdump" "$dir/core-before-$name.json" "$dir/core-after-$name.json"); then
-				extra="${extra:+$extra; }core makedumpfile -$opt -d 31: ${line#ok: }"
 			else
-				fails+=("core|memstat --core of makedumpfile -$opt -d 31's dump: ${line#fail: }")
+				core_check "$dir/dump-$alg.kdump" "$name" "core makedumpfile -$opt -d 31" \
+					"makedumpfile -$opt -d 31's dump"
 			fi
 			[ -n "${MEMSTAT_VM_KEEP_DUMPS:-}" ] || rm -f "$dir/dump-$alg.kdump"
 		done
