@@ -326,8 +326,7 @@ void ms_json_object(FILE *out, const struct ms_result *r, const struct ms_report
 	ms_jw_bool_field(w, "uninit_known", r->uninit_known);
 	ms_jw_u64_field(w, "holes", r->holes);
 	ms_jw_u64_field(w, "exec_mappings", r->exec_mappings);
-	if (!strcmp(r->backend, "dump"))	/* --core: docs/core.md */
-		ms_jw_u64_field(w, "exec_unknown_mappings", r->exec_unknown_mappings);
+	ms_jw_u64_field(w, "exec_unknown_mappings", r->exec_unknown_mappings);
 	ms_jw_u64_field(w, "mapping_lookups", r->mapping_lookups);
 	ms_jw_u64_field(w, "reads", r->reads);
 	ms_jw_u64_field(w, "cached_pages", r->cached_pages);
