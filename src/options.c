@@ -89,10 +89,13 @@ static const char usage_text[] =
 	"                         one sample per window, windows back to back\n"
 	"      --core FILE        a crash dump's memory instead of the running kernel's: an\n"
 	"                         ELF core (a saved /proc/vmcore, makedumpfile -E, QEMU's\n"
-	"                         dump-guest-memory); with -v, --json, --runs, --jobs\n"
+	"                         dump-guest-memory); with -v, --json, --reconcile,\n"
+	"                         --runs, --jobs\n"
 	"      --btf FILE         with --core: the dumped kernel's BTF (its\n"
 	"                         /sys/kernel/btf/vmlinux, or a vmlinux; default: the running\n"
 	"                         kernel's, when it is the dumped one)\n"
+	"      --symbols FILE     with --core --reconcile: the dumped kernel's System.map or\n"
+	"                         vmlinux (default: its kallsyms, found through VMCOREINFO)\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -253,7 +256,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 {
 	enum { OPT_RUNS = 0x100, OPT_FEATURES, OPT_FSYNC, OPT_ROTATE_INCOMPATIBLE, OPT_APPROX, OPT_JOBS,
 	       OPT_SEED, OPT_BY, OPT_TOP, OPT_TREE, OPT_MIN, OPT_COMPARE, OPT_LISTEN, OPT_INTERVAL,
-	       OPT_OCI_BUNDLES, OPT_CORE, OPT_BTF };
+	       OPT_OCI_BUNDLES, OPT_CORE, OPT_BTF, OPT_SYMBOLS };
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "attributes", no_argument, NULL, 'a' },
@@ -280,6 +283,7 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 		{ "wss", required_argument, NULL, 'w' },
 		{ "core", required_argument, NULL, OPT_CORE },
 		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -455,10 +459,11 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			break;
 		case OPT_CORE:
 		case OPT_BTF:
+		case OPT_SYMBOLS:
 			if (!*optarg)
-				return ms_usage_error(NULL, "%s needs a file name",
-						      c == OPT_CORE ? "--core" : "--btf");
-			*(c == OPT_CORE ? &o->core : &o->btf) = optarg;
+				return ms_usage_error(NULL, "%s needs a file name", c == OPT_CORE ?
+						      "--core" : c == OPT_BTF ? "--btf" : "--symbols");
+			*(c == OPT_CORE ? &o->core : c == OPT_BTF ? &o->btf : &o->symbols) = optarg;
 			break;
 		case OPT_INTERVAL:
 			err = parse_interval(optarg, &o->so.interval);
@@ -598,14 +603,18 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 			return ms_usage_error(NULL, "%s", "--by with an interval or -o needs --format jsonl "
 					   "or prom (csv and the terminal rows have no group columns)");
 	}
-	if (o->btf && !o->core)
-		return ms_usage_error(NULL, "%s", "--btf needs --core FILE");
+	if ((o->btf || o->symbols) && !o->core)
+		return ms_usage_error(NULL, "%s needs --core FILE", o->btf ? "--btf" : "--symbols");
+	if (o->symbols && !o->reconcile)
+		return ms_usage_error(NULL, "%s", "--symbols needs --reconcile (the symbols locate "
+				      "the dump's counters)");
 	if (o->core && (o->sampling || o->by >= 0 || o->by_process || o->attributes || o->wss ||
-			o->reconcile || o->compare || o->approx || o->features ||
-			o->backend != MS_BE_AUTO))
+			o->compare || o->approx || o->features || o->backend != MS_BE_AUTO ||
+			(o->reconcile && o->runs)))
 		return ms_usage_error(NULL, "%s", "--core reads a dump: the summary, with -v, --json, "
-				      "--runs or --jobs (not an interval, -o, -f, --by, -a, --wss, "
-				      "--reconcile, --compare, --approx, --features or --backend)");
+				      "--reconcile, --runs or --jobs (not an interval, -o, -f, --by, "
+				      "-a, --wss, --compare, --approx, --features or --backend, nor "
+				      "--reconcile with --runs)");
 	if (o->nby + o->by_process > 1 && !(o->sampling && o->format == MS_FMT_PROM))
 		return ms_usage_error(NULL, "%s", "--by given more than once: only with --format prom "
 				      "or in memstat serve (a table or a JSON document has one key)");

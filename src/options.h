@@ -8,6 +8,7 @@
 
 #include "memstat_int.h"
 #include "groups.h"
+#include "sample.h"
 
 #define MS_NR_BY_KEYS 8	/* the group engine's keys (groups.h MS_NR_BY), at most */
 
@@ -35,6 +36,7 @@ struct ms_opts {
 	size_t nbundle_dirs;
 	const char *core;	/* --core FILE: a crash dump (src/cmd/vmcore.c) */
 	const char *btf;	/* --btf FILE: its kernel's BTF */
+	const char *symbols;	/* --symbols FILE: its kernel's System.map or vmlinux */
 	int compare;		/* --compare TOOL: enum ms_compare_tool (report.h); 0 none */
 	bool serve;		/* memstat serve (serve.c): --listen, --interval */
 	const char *listen;

@@ -224,8 +224,103 @@ def test_a_btf_that_nests_a_type_in_itself_is_no_crash(tmp_path, dump):
 
 def test_options_that_need_a_live_kernel_are_refused(dump):
     core, btf = dump
-    for extra in (["--by", "node"], ["-a"], ["--wss", "1"], ["--reconcile"], ["1"],
+    for extra in (["--by", "node"], ["-a"], ["--wss", "1"], ["--compare", "free"], ["--approx"], ["1"],
                   ["--backend", "bpf"], ["--features"]):
         one_line(run("--core", str(core), "--btf", str(btf), *extra), 2, "--core reads a dump")
     r = run("--btf", str(btf))
     assert r.returncode == 2 and "--btf needs --core" in r.stderr
+
+
+# --reconcile: the walk against the meminfo the dumped kernel would have printed, from its
+# counters, found through its kallsyms (three encodings of their addresses) or --symbols
+
+def reconcile(core, btf, *extra):
+    r = run("--core", str(core), "--btf", str(btf), "--reconcile", "--json", *extra)
+    return r, (json.loads(r.stdout) if r.stdout else None)
+
+
+@pytest.mark.parametrize("kallsyms", ["percpu", "relative", "place"])
+def test_reconcile_reads_the_dumps_own_counters(tmp_path, dump, kallsyms):
+    core = tmp_path / "k.core"
+    core.write_bytes(mkdump.elf_core(mkdump.memory(kallsyms=kallsyms),
+                                     mkdump.vmcoreinfo(kallsyms=kallsyms)))
+    r, j = reconcile(core, dump[1])
+    assert r.returncode == 0, r.stderr
+    rows = {x["meminfo_field"]: x for x in j["reconcile"]["rows"]}
+    assert j["reconcile"]["ok"]
+    # each counter is what the walk counts: read exactly, not just within the tolerance
+    c = mkdump.COUNTERS
+    want = {"MemTotal": c["_totalram_pages"], "MemFree": c["NR_FREE_PAGES"],
+            "AnonPages": c["NR_ANON_MAPPED"], "Shmem": c["NR_SHMEM"],
+            "Cached+Buffers+SwapCached": c["NR_FILE_PAGES"],
+            "Slab": c["NR_SLAB_RECLAIMABLE_B"] + c["NR_SLAB_UNRECLAIMABLE_B"],
+            "SReclaimable": c["NR_SLAB_RECLAIMABLE_B"],
+            "SUnreclaim": c["NR_SLAB_UNRECLAIMABLE_B"], "PageTables": c["NR_PAGETABLE"],
+            "Hugetlb": 0, "Unaccepted": 0}
+    assert {f: rows[f]["meminfo_pages"] for f in want} == want
+    assert all(rows[f]["walk_pages"] == want[f] for f in want)
+
+
+def test_reconcile_of_a_compressed_dump_and_its_text(tmp_path, dump):
+    core = tmp_path / "k.flat"
+    core.write_bytes(mkdump.kdump(mkdump.memory(), mkdump.vmcoreinfo(), flattened=True))
+    r, j = reconcile(core, dump[1])
+    assert r.returncode == 0 and j["reconcile"]["ok"], r.stderr
+    r = run("--core", str(core), "--btf", str(dump[1]), "--reconcile")
+    assert r.returncode == 0, r.stderr
+    assert "would have printed" in r.stdout and "MISMATCH" not in r.stdout
+
+
+def test_a_counter_the_walk_disagrees_with_is_a_mismatch(tmp_path, dump):
+    core = tmp_path / "k.core"
+    counters = dict(mkdump.COUNTERS, NR_SHMEM=1000)
+    core.write_bytes(mkdump.elf_core(mkdump.memory(counters=counters), mkdump.vmcoreinfo()))
+    r, j = reconcile(core, dump[1])
+    assert r.returncode == 3, r.stderr
+    bad = [x["meminfo_field"] for x in j["reconcile"]["rows"] if not x["ok"]]
+    assert bad == ["Shmem"] and not j["reconcile"]["ok"]
+
+
+def test_symbols_from_a_system_map_where_vmcoreinfo_has_no_kallsyms(tmp_path, dump):
+    core, smap = tmp_path / "old.core", tmp_path / "System.map"
+    core.write_bytes(mkdump.elf_core(mkdump.memory(), mkdump.vmcoreinfo(kallsyms=None)))
+    smap.write_bytes(mkdump.system_map())
+    one_line(run("--core", str(core), "--btf", str(dump[1]), "--reconcile"), 5,
+             "give its System.map with --symbols FILE")
+    r, j = reconcile(core, dump[1], "--symbols", str(smap))
+    assert r.returncode == 0 and j["reconcile"]["ok"], r.stderr
+    # a vmlinux's symbol table, moved by the dump's KASLR offset as a System.map is
+    vml = tmp_path / "vmlinux"
+    vml.write_bytes(mkdump.vmlinux())
+    r, j = reconcile(core, dump[1], "--symbols", str(vml))
+    assert r.returncode == 0 and j["reconcile"]["ok"], r.stderr
+    # another kernel's System.map (its symbols elsewhere) is refused, not believed
+    smap.write_bytes(mkdump.system_map(slide=0x200000))
+    one_line(run("--core", str(core), "--btf", str(dump[1]), "--reconcile", "--symbols",
+                 str(smap)), 2, "not the dumped kernel's symbols")
+    smap.write_text("not a symbol table\n")
+    one_line(run("--core", str(core), "--btf", str(dump[1]), "--reconcile", "--symbols",
+                 str(smap)), 2, "neither a System.map nor a vmlinux")
+    one_line(run("--core", str(core), "--symbols", str(smap)), 2, "--symbols needs --reconcile")
+    one_line(run("--symbols", str(smap), "--reconcile"), 2, "--symbols needs --core FILE")
+
+
+def test_map_of_a_dump_draws_its_pages(tmp_path, dump):
+    core, btf = dump
+    svg = tmp_path / "map.svg"
+    r = run("map", "--core", str(core), "--btf", str(btf), "-o", str(svg))
+    assert r.returncode == 0, r.stderr
+    text = svg.read_text()
+    import xml.dom.minidom
+    xml.dom.minidom.parseString(text)
+    assert "crash dump dump.core, kernel " + mkdump.RELEASE in text
+    # each class's share of the 64 pages walked, from the same walk as the summary's
+    assert "Anon  12.5%  (32 KiB)" in text and "Exec and libs  6.2%  (16 KiB)" in text
+    assert "Free  39.1%  (100 KiB)" in text
+    r = run("map", "--btf", str(btf), "-o", str(svg))
+    assert r.returncode == 2 and "--btf needs --core" in r.stderr
+    # a file that is not a dump: one line, and the picture is not written
+    bad = tmp_path / "bad.svg"
+    one_line(run("map", "--core", str(btf), "--btf", str(btf), "-o", str(bad)), 2,
+             "not a crash dump")
+    assert not bad.exists()

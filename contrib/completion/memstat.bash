@@ -13,11 +13,11 @@ hugetlb_free free_buddy free_pcp free_uninit free_unaccepted kernel_slab_reclaim
 
 _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backend --runs --features --jobs
 -o --output -f --format --fsync --rotate-incompatible --approx --seed --by --top --min --tree --compare
---oci-bundles -w --wss --core --btf
+--oci-bundles -w --wss --core --btf --symbols
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class --file --inode --cgroup --pid -f --format -b --backend --summary --jobs
 -w --wss --raw-pointers -h --help"
-_memstat_map_opts="-o --output -b --backend -h --help"
+_memstat_map_opts="-o --output -b --backend --core --btf -h --help"
 _memstat_plot_opts="--hide --only --log -o --output -h --help"
 _memstat_diff_opts="-j --json --from --to -h --help"
 _memstat_serve_opts="--listen --interval --by --top --min --oci-bundles -a --attributes -w --wss --approx --seed -b --backend --jobs -h --help"
@@ -82,7 +82,7 @@ _memstat()
 			done
 			compopt -o nospace 2>/dev/null
 			return;;
-		-o|--output)
+		-o|--output|--core|--btf)
 			COMPREPLY=($(compgen -f -- "$cur"))
 			compopt -o filenames 2>/dev/null
 			return;;
@@ -134,7 +134,7 @@ _memstat()
 		COMPREPLY=($(compgen -d -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return;;
-	--core|--btf)
+	--core|--btf|--symbols)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return;;

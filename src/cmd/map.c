@@ -27,6 +27,8 @@
 #include "picture.h"
 #include "svg.h"
 #include "backend.h"
+#include "dump_walk.h"
+#include "vmcore.h"
 
 #define CELL	4.0		/* pixels per cell, both ways */
 #define X0	92.0		/* the grid's left edge */
@@ -46,6 +48,8 @@ static const char usage_text[] =
 	"                         failure; - (or /dev/stdout, /dev/fd/N): the SVG there\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded, else kpageflags),\n"
 	"                         bpf, kmod or kpageflags\n"
+	"      --core FILE        a crash dump's memory instead (see memstat --core)\n"
+	"      --btf FILE         with --core: the dumped kernel's BTF\n"
 	"  -h, --help             print this help\n"
 	"\n"
 	"See memstat-map(8).\n";
@@ -446,11 +450,46 @@ static void set_title(struct ms_map *m)
 		 u.release, when);
 }
 
+/* memstat map --core: a dump's memory, walked with its own types (vmcore.c); no zones */
+static int map_core(struct ms_map *m, struct ms_picture_out *pic, const char *path,
+		    const char *btf)
+{
+	struct ms_core c;
+	struct ms_result res;
+	char why[1024];
+	const char *base = strrchr(path, '/');
+	double w, h;
+	int ret = ms_core_open(path, btf, &c), err;
+
+	if (ret)
+		return ret;
+	err = ms_map_init(m, &c.r, c.d.page_size);
+	if (!err)
+		err = ms_dump_walk(&c.d, &c.t, &c.r, 1, &res, ms_map_run, m);
+	if (err) {
+		ms_err("map: %s", err == -EIO ? "the walk failed" : strerror(-err));
+		ret = MS_EXIT_FAIL;
+		goto out;
+	}
+	snprintf(m->title, sizeof(m->title), "memstat map: crash dump %s, kernel %s",
+		 base ? base + 1 : path, c.d.release[0] ? c.d.release : "unknown");
+	ms_map_size(m, &w, &h);
+	ret = ms_picture_write(pic, ms_map_draw, m, w, h, why, sizeof(why));
+	if (ret)
+		ms_err("map: %s", why);
+out:
+	ms_map_free(m);
+	ms_core_close(&c);
+	return ret;
+}
+
 int ms_map_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "backend", required_argument, NULL, 'b' },
+		{ "core", required_argument, NULL, 'C' },
+		{ "btf", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -460,7 +499,8 @@ int ms_map_main(int argc, char **argv)
 	struct ms_result res = {};
 	struct ms_zone *zones = NULL;
 	struct ms_map m = {};
-	const char *out = NULL;
+	const char *out = NULL, *core_path = NULL, *btf = NULL;
+	bool backend_given = false;
 	char why[1024] = "", fallback[600] = "";
 	struct ms_picture_out pic;
 	size_t nzones = 0;
@@ -477,6 +517,14 @@ int ms_map_main(int argc, char **argv)
 			if (ms_backend_parse(optarg, &choice))
 				return ms_usage_error("map", "unknown backend '%s' (expected auto, bpf, "
 						       "kmod or kpageflags)", optarg);
+			backend_given = true;
+			break;
+		case 'C':
+		case 'B':
+			if (!*optarg)
+				return ms_usage_error("map", "%s needs a file name",
+						      c == 'C' ? "--core" : "--btf");
+			*(c == 'C' ? &core_path : &btf) = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -491,9 +539,18 @@ int ms_map_main(int argc, char **argv)
 		return ms_usage_error("map", "unexpected argument '%s'", argv[optind]);
 	if (!out)
 		return ms_usage_error("map", "%s", "-o FILE is needed: the picture's file (.svg or .png)");
+	if (btf && !core_path)
+		return ms_usage_error("map", "%s", "--btf needs --core FILE");
+	if (core_path && backend_given)
+		return ms_usage_error("map", "%s", "--core reads a dump: no --backend");
 	ret = ms_picture_open(&pic, out, why, sizeof(why));
 	if (ret) {
 		ms_err("map: %s", why);
+		return ret;
+	}
+	if (core_path) {
+		ret = map_core(&m, &pic, core_path, btf);
+		ms_picture_close(&pic);
 		return ret;
 	}
 	ret = ms_present_memory(&ranges);

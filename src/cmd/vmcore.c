@@ -17,6 +17,7 @@
 #include "vmcore.h"
 #include "dump.h"
 #include "dump_types.h"
+#include "dump_meminfo.h"
 #include "dump_walk.h"
 #include "report.h"
 
@@ -63,36 +64,29 @@ static int fail(const char *path, const char *why, int ret)
 	return ret;
 }
 
-int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *slab_split)
+int ms_core_open(const char *path, const char *btf, struct ms_core *c)
 {
-	struct ms_report_opts ro = {};
-	struct ms_dump d;
-	struct ms_dump_types t;
-	struct ms_ranges r = {};
-	struct ms_result res;
-	const char *btf = o->btf;
 	char why[512], running[41];
 	void *btf_buf = NULL;
 	__u64 from = 0;
 	size_t btf_len = 0;
 	int ret, err;
 
-	ret = ms_dump_open(o->core, &d, why, sizeof(why));
+	memset(c, 0, sizeof(*c));
+	ret = ms_dump_open(path, &c->d, why, sizeof(why));
 	if (ret)
-		return fail(o->core, why, ret);
+		return fail(path, why, ret);
 	ms_timings.detect = ms_now_ms();
-	ret = ms_dump_layout(&d, why, sizeof(why));
-	if (ret) {
-		fail(o->core, why, ret);
-		goto out;
-	}
+	ret = ms_dump_layout(&c->d, why, sizeof(why));
+	if (ret)
+		goto fail;
 	/* the types: --btf, else the dumped kernel's own BTF, else the running kernel's when it
 	 * is the dumped one */
 	ret = -1;
 	/* the kernel's .BTF is the first in its image; a module's (split BTF) is not whole */
-	for (int n = 0; !btf && ret && n < 16 && !ms_dump_find_btf(&d, &from, &btf_buf, &btf_len);
-	     n++) {
-		ret = ms_dump_types_from(btf_buf, btf_len, "the BTF in the dump", &t, why,
+	for (int n = 0; !btf && ret && n < 16 &&
+	     !ms_dump_find_btf(&c->d, &from, &btf_buf, &btf_len); n++) {
+		ret = ms_dump_types_from(btf_buf, btf_len, "the BTF in the dump", &c->t, why,
 					 sizeof(why));
 		free(btf_buf);
 	}
@@ -100,35 +94,70 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 		/* the dump's own types */
 	} else if (!btf) {
 		running_build_id(running, sizeof(running));
-		if (!d.build_id[0] || strcmp(running, d.build_id)) {
+		if (!c->d.build_id[0] || strcmp(running, c->d.build_id)) {
 			snprintf(why, sizeof(why), "no BTF of its kernel (%s) in it, and it is not the "
 				 "running one: give its types with --btf FILE (its "
 				 "/sys/kernel/btf/vmlinux, or its vmlinux)",
-				 d.release[0] ? d.release : "release unknown");
-			ret = fail(o->core, why, MS_EXIT_UNSUPPORTED);
-			goto out;
+				 c->d.release[0] ? c->d.release : "release unknown");
+			ret = MS_EXIT_UNSUPPORTED;
+			goto fail;
 		}
-		ret = ms_dump_types_load(RUNNING_BTF, &t, why, sizeof(why));
+		ret = ms_dump_types_load(RUNNING_BTF, &c->t, why, sizeof(why));
 	} else {
-		ret = ms_dump_types_load(btf, &t, why, sizeof(why));
+		ret = ms_dump_types_load(btf, &c->t, why, sizeof(why));
 	}
-	if (ret) {
-		fail(o->core, why, ret);
-		goto out;
-	}
-	t.f.vmemmap_base = d.vmemmap;
+	if (ret)
+		goto fail;
+	c->t.f.vmemmap_base = c->d.vmemmap;
 	ms_timings.detect = ms_now_ms() - ms_timings.detect;	/* the layout and the types */
-	err = ms_dump_ranges(&d, &r);
-	if (!err && !r.n)
+	err = ms_dump_ranges(&c->d, &c->r);
+	if (!err && !c->r.n)
 		err = -ENOENT;
 	if (err) {
-		ret = fail(o->core, err == -ENOENT ? "no memory of the dump lies in a memory section "
-			   "with struct pages" : "out of memory", MS_EXIT_FAIL);
-		goto out;
+		snprintf(why, sizeof(why), "%s", err == -ENOENT ? "no memory of the dump lies in a "
+			 "memory section with struct pages" : "out of memory");
+		ret = MS_EXIT_FAIL;
+		goto fail;
 	}
-	*slab_split = t.f.slab_cache_word != 0;
-	err = ms_dump_walk(&d, &t, &r, o->runs ? 1 : o->jobs ? o->jobs : ms_jobs_auto(&r), &res,
-			   o->runs ? run_fn : NULL, NULL);
+	return MS_EXIT_OK;
+fail:
+	fail(path, why, ret);
+	ms_core_close(c);
+	return ret;
+}
+
+void ms_core_close(struct ms_core *c)
+{
+	ms_ranges_free(&c->r);
+	ms_dump_close(&c->d);
+}
+
+int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *slab_split)
+{
+	struct ms_report_opts ro = {};
+	struct ms_core c;
+	struct ms_result res;
+	struct ms_meminfo mi;
+	struct ms_recon rc;
+	char why[512];
+	int ret, err;
+
+	ret = ms_core_open(o->core, o->btf, &c);
+	if (ret)
+		return ret;
+	if (o->reconcile) {	/* the dump's counters, before the walk: a failure costs no walk */
+		ms_timings.meminfo = ms_now_ms();
+		ret = ms_dump_meminfo(&c.d, &c.t, o->symbols, &mi, why, sizeof(why));
+		ms_timings.meminfo = ms_now_ms() - ms_timings.meminfo;
+		if (ret) {
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), " (--reconcile)");
+			fail(o->core, why, ret);
+			goto out;
+		}
+	}
+	*slab_split = c.t.f.slab_cache_word != 0;
+	err = ms_dump_walk(&c.d, &c.t, &c.r, o->runs ? 1 : o->jobs ? o->jobs : ms_jobs_auto(&c.r),
+			   &res, o->runs ? run_fn : NULL, NULL);
 	if (err) {
 		ret = err == -EIO ? MS_EXIT_FAIL : fail(o->core, "out of memory", MS_EXIT_FAIL);
 		goto out;
@@ -138,15 +167,24 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 		goto out;
 	ms_timings.walk = res.walk_ms;
 	ro.timings = &ms_timings;
-	ro.kernel = d.release;
+	ro.kernel = c.d.release;
 	ro.verbose = o->verbose;
 	ro.elapsed_ms = ms_now_ms() - t0;
-	if (o->json)
-		ms_print_json(stdout, &res, &ro, NULL);
-	else
+	if (o->reconcile) {
+		ms_reconcile(&res, &mi, (long)(c.d.page_size / 1024), &rc);
+		rc.from_dump = true;
+		ret = rc.all_ok ? MS_EXIT_OK : MS_EXIT_MISMATCH;
+	}
+	if (o->json) {
+		ms_print_json(stdout, &res, &ro, o->reconcile ? &rc : NULL);
+	} else {
 		ms_print_summary(stdout, &res, &ro);
+		if (o->reconcile) {
+			fputc('\n', stdout);
+			ms_print_reconcile(stdout, &rc, &mi, &res);
+		}
+	}
 out:
-	ms_ranges_free(&r);
-	ms_dump_close(&d);
+	ms_core_close(&c);
 	return ret;
 }

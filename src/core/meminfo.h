@@ -73,6 +73,7 @@ struct ms_recon {
 	const struct ms_attrs *attrs;	/* -a: its rows were added (attrs.c), or NULL */
 	int n;
 	bool all_ok;
+	bool from_dump;		/* memstat --core: meminfo is the dump's counters, read once */
 };
 void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long page_kb,
 		  struct ms_recon *out);

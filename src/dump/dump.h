@@ -108,6 +108,16 @@ __u64 ms_dump_u64(struct ms_dump *d, __u64 va);
 int ms_dump_find_btf(struct ms_dump *d, __u64 *from, void **out, size_t *outlen);
 
 /*
+ * The kernel's symbols names[0..n) (ksyms.c): addrs[i] each one's address in the dumped
+ * kernel, 0 where it has none. From path (a System.map or a vmlinux, moved by the dump's KASLR
+ * offset), or where path is NULL from the kernel's kallsyms tables that VMCOREINFO locates;
+ * either is checked against the dump's SYMBOL(init_uts_ns). MS_EXIT_OK; MS_EXIT_USAGE (path
+ * is not the dumped kernel's symbols), MS_EXIT_UNSUPPORTED (no kallsyms to read) with why.
+ */
+int ms_dump_symbols(struct ms_dump *d, const char *path, const char *const *names, size_t n,
+		    __u64 *addrs, char *why, size_t whylen);
+
+/*
  * Present memory of the dump: the pages its segments hold, in the memory sections that have
  * struct pages. 0 or -ENOMEM.
  */

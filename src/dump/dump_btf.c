@@ -216,6 +216,33 @@ static __u32 kernel_facts(const struct btf *b, struct ms_kernel_facts *k)
 	return missing;
 }
 
+/* enum ms_dump_stat's enumerators */
+static const char *const stat_names[MS_DS_NR] = {
+	"NR_FREE_PAGES", "NR_ANON_MAPPED", "NR_FILE_PAGES", "NR_SWAPCACHE", "NR_SHMEM",
+	"NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B", "NR_PAGETABLE", "NR_UNACCEPTED",
+};
+
+/*
+ * Where --reconcile's counters are: an item is in enum zone_stat_item or enum node_stat_item,
+ * and items have moved between the two (NR_PAGETABLE to the nodes in v5.11, f0c0c115fb81), so
+ * both are looked in. The hugetlb pools' sizes are in struct hstate.
+ */
+static void counters_of(const struct btf *b, struct ms_dump_types *t)
+{
+	__s32 hs = btf__find_by_name_kind(b, "hstate", BTF_KIND_STRUCT);
+
+	for (int i = 0; i < MS_DS_NR; i++) {
+		__s64 v;
+
+		t->stat_zone[i] = !enum_value(b, "zone_stat_item", stat_names[i], &v) ? v : -1;
+		t->stat_node[i] = t->stat_zone[i] < 0 &&
+				  !enum_value(b, "node_stat_item", stat_names[i], &v) ? v : -1;
+	}
+	t->hstate_size = hs > 0 ? btf__resolve_size(b, (__u32)hs) : -1;
+	t->hstate_order = member_off(b, "hstate", "order");
+	t->hstate_nr = member_off(b, "hstate", "nr_huge_pages");
+}
+
 /* The walk's types from BTF object b, named name in messages; b is freed. */
 static int types_of(struct btf *b, const char *name, struct ms_dump_types *t, char *why,
 		    size_t whylen)
@@ -252,6 +279,7 @@ static int types_of(struct btf *b, const char *name, struct ms_dump_types *t, ch
 		t->slab_reclaim_mask = -1;
 	if (t->slab_reclaim_mask < 0)
 		t->f.slab_cache_word = 0;	/* reclaimable slab cannot be told apart */
+	counters_of(b, t);
 	btf__free(b);
 	if (t->as_host < 0 || t->inode_sb < 0 || t->sb_magic < 0 || t->inode_ino < 0 ||
 	    t->sb_dev < 0) {

@@ -7,6 +7,20 @@
 
 #include "memstat.h"
 
+/* the vmstat items the dumped kernel's meminfo is computed from (--reconcile, dump_meminfo.c) */
+enum ms_dump_stat {
+	MS_DS_FREE,		/* NR_FREE_PAGES: MemFree */
+	MS_DS_ANON,		/* NR_ANON_MAPPED: AnonPages */
+	MS_DS_FILE,		/* NR_FILE_PAGES: Cached + Buffers + SwapCached */
+	MS_DS_SWAPCACHE,	/* NR_SWAPCACHE: SwapCached */
+	MS_DS_SHMEM,		/* NR_SHMEM */
+	MS_DS_SLAB_R,		/* NR_SLAB_RECLAIMABLE_B: SReclaimable */
+	MS_DS_SLAB_U,		/* NR_SLAB_UNRECLAIMABLE_B: SUnreclaim */
+	MS_DS_PAGETABLE,	/* NR_PAGETABLE: PageTables */
+	MS_DS_UNACCEPTED,	/* NR_UNACCEPTED (v6.5): Unaccepted */
+	MS_DS_NR
+};
+
 struct ms_dump_types {
 	struct ms_features f;		/* classify.h's, as the BPF walker's from CO-RE */
 	/* member offsets, -1 where the kernel has no such member */
@@ -17,6 +31,9 @@ struct ms_dump_types {
 	long rb_left, rb_right;		/* struct rb_node */
 	long kc_flags;			/* struct kmem_cache */
 	long long slab_reclaim_mask;	/* SLAB_RECLAIM_ACCOUNT: -1 unknown, 0 none */
+	/* each ms_dump_stat's index in vm_zone_stat or in vm_node_stat (-1: not that array's) */
+	long stat_zone[MS_DS_NR], stat_node[MS_DS_NR];
+	long hstate_size, hstate_order, hstate_nr;	/* struct hstate: size, order, nr_huge_pages */
 };
 
 /*

@@ -168,15 +168,25 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 			w->field, w->ok ? "ok" : "MISMATCH",
 			w->tol_pct != MS_RECON_TOLERANCE_PCT ? " (0.1%)" : "");
 	}
-	fprintf(out, "\nMeminfo is read just before and just after the walk; Diff is from the "
-		"nearest value between the two\n(0 when the walk lies between them). Tolerance: "
-		"%.1f%% of MemTotal, %.1f%% for the rows marked (0.1%%), and %.0f%% of the row's "
-		"counter\n(at least %d pages; not Anon's, which counts mapped pages only). Not "
+	if (rc->from_dump)
+		fprintf(out, "\nMeminfo is what the dumped kernel's /proc/meminfo would have "
+			"printed (its counters; Buffers\nis in Cached). Tolerance: ");
+	else
+		fprintf(out, "\nMeminfo is read just before and just after the walk; Diff is from "
+			"the nearest value between the two\n(0 when the walk lies between them). "
+			"Tolerance: ");
+	fprintf(out, "%.1f%% of MemTotal, %.1f%% for the rows marked (0.1%%), and %.0f%% of the "
+		"row's counter\n(at least %d pages; not Anon's, which counts mapped pages only). Not "
 		"reconcilable, and why:\n", MS_RECON_TOLERANCE_PCT,
 		MS_RECON_ATTR_TOLERANCE_PCT, MS_RECON_REL_PCT, MS_RECON_FLOOR_PAGES);
-	fprintf(out, "  %-36s %10llu  no struct page marks them; VmallocUsed %lld kB + "
-		"Percpu %lld kB cover part\n", "Kernel other",
-		(unsigned long long)r->sub[MS_KERNEL_OTHER], mi->vmalloc_used, mi->percpu);
+	if (mi->vmalloc_used >= 0 && mi->percpu >= 0)
+		fprintf(out, "  %-36s %10llu  no struct page marks them; VmallocUsed %lld kB + "
+			"Percpu %lld kB cover part\n", "Kernel other",
+			(unsigned long long)r->sub[MS_KERNEL_OTHER], mi->vmalloc_used, mi->percpu);
+	else
+		fprintf(out, "  %-36s %10llu  no struct page marks them (vmalloc, per-cpu areas, "
+			"the kernel's own)\n", "Kernel other",
+			(unsigned long long)r->sub[MS_KERNEL_OTHER]);
 	fprintf(out, "  %-36s %10llu  in no counter: NR_FREE_PAGES drops when pages move "
 		"to per-cpu lists\n", "Free per-cpu lists",
 		(unsigned long long)r->sub[MS_FREE_PCP]);
@@ -195,7 +205,11 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 		fprintf(out, "  %-36s %10s  the %s walk cannot read the slab caches' flags "
 			"(SLAB_RECLAIM_ACCOUNT);\n  %-36s %10s  their sum is the row Slab\n",
 			"SReclaimable, SUnreclaim apart", "-", r->backend, "", "");
-	ms_attrs_print_unreconciled(out, rc->attrs);
+	if (rc->from_dump)
+		fprintf(out, "  %-36s %10s  -a is not read from a dump\n", "Dirty ... FileHugePages",
+			"-");
+	else
+		ms_attrs_print_unreconciled(out, rc->attrs);
 }
 
 /*

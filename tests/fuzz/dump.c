@@ -2,14 +2,15 @@
 /*
  * Fuzz target: a crash dump file (src/dump/): the ELF header, program headers and notes
  * (ms_dump_open_fd), the VMCOREINFO text and the layout read through the dump's own page tables
- * and mem_section (ms_dump_layout), present memory (ms_dump_ranges) and the walk over whatever
- * struct pages, mappings and page tables the bytes make (ms_dump_walk), with the types of
+ * and mem_section (ms_dump_layout), present memory (ms_dump_ranges), the walk over whatever
+ * struct pages, mappings and page tables the bytes make (ms_dump_walk), and --reconcile's
+ * kallsyms decoder and counters (ms_dump_meminfo), with the types of
  * tests/tools/mkdump.py's synthetic kernel. Seeds: that script's dumps (--fuzz-seeds): ELF,
  * kdump-compressed and flattened.
  *
  * Invariants: a refused file gets one line (no newline) and exit 2, 5 or 1; an accepted one's
  * present memory lies within its segments; the walk succeeds and counts every present page once,
- * as a class or a hole.
+ * as a class or a hole; the counters are read, or refused with one line.
  */
 #include "fuzz.h"
 
@@ -17,6 +18,7 @@
 
 #include "classify.h"
 #include "dump.h"
+#include "dump_meminfo.h"
 #include "dump_types.h"
 #include "dump_walk.h"
 
@@ -51,6 +53,21 @@ static void synthetic_types(struct ms_dump_types *t)
 	t->rb_left = 16;
 	t->kc_flags = 8;
 	t->slab_reclaim_mask = 1 << 15;
+	/* mkdump.py's ZONE_STAT, NODE_STAT and struct hstate */
+	for (int i = 0; i < MS_DS_NR; i++)
+		t->stat_zone[i] = t->stat_node[i] = -1;
+	t->stat_zone[MS_DS_FREE] = 0;
+	t->stat_zone[MS_DS_UNACCEPTED] = 1;
+	t->stat_node[MS_DS_ANON] = 0;
+	t->stat_node[MS_DS_FILE] = 1;
+	t->stat_node[MS_DS_SHMEM] = 2;
+	t->stat_node[MS_DS_SWAPCACHE] = 3;
+	t->stat_node[MS_DS_SLAB_R] = 4;
+	t->stat_node[MS_DS_SLAB_U] = 5;
+	t->stat_node[MS_DS_PAGETABLE] = 6;
+	t->hstate_size = 64;
+	t->hstate_order = 0;
+	t->hstate_nr = 8;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -81,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		struct ms_ranges r;
 		struct ms_result res;
+		struct ms_meminfo mi;
 		__u64 seg_pages = 0;
 
 		for (size_t i = 0; i < d.nseg; i++)
@@ -95,6 +113,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   (unsigned long long)res.total, (unsigned long long)res.holes,
 			   (unsigned long long)r.pages);
 		ms_ranges_free(&r);
+		why[0] = 0;
+		ret = ms_dump_meminfo(&d, &t, NULL, &mi, why, sizeof(why));
+		FUZZ_CHECK(ret == MS_EXIT_OK || ret == MS_EXIT_UNSUPPORTED || ret == MS_EXIT_FAIL,
+			   "ms_dump_meminfo returned %d", ret);
+		FUZZ_CHECK(ret ? why[0] && !strchr(why, '\n') : mi.mem_total >= 0,
+			   "counters: %d, '%s'", ret, why);
 	}
 	ms_dump_close(&d);
 	return 0;

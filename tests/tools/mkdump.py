@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """A small synthetic crash dump for memstat --core's tests and fuzz corpus: an x86_64 ELF core
 with a VMCOREINFO note, 4-level page tables, mem_section, 64 pages whose struct pages hold one
-known kind of page each (and 16 more whose vmemmap is not mapped: holes), and the raw BTF of
-the few types the dump walk reads. EXPECTED is what memstat --core --json must count.
+known kind of page each (and 16 more whose vmemmap is not mapped: holes), kallsyms' tables and
+the counters meminfo is computed from (each what the walk counts), and the raw BTF of the few
+types the dump walk reads. EXPECTED is what memstat --core --json must count.
 
-Usage: mkdump.py DIR   writes DIR/dump.core, DIR/types.btf (and prints EXPECTED as JSON)
-       mkdump.py --fuzz-seeds DIR   smaller dumps (the first 16 pages) for tests/fuzz/dump.c:
+Usage: mkdump.py DIR   writes DIR/dump.core, DIR/types.btf, DIR/System.map (and prints
+                       EXPECTED as JSON)
+       mkdump.py --fuzz-seeds DIR   smaller dumps (the first 20 pages) for tests/fuzz/dump.c:
                                     ELF, kdump-compressed and flattened"""
 import json
 import os
@@ -34,6 +36,20 @@ VM_READ, VM_EXEC = 0x1, 0x4
 OFF = {"as_host": 0, "as_i_mmap": 8, "inode_sb": 40, "inode_ino": 64, "sb_dev": 16,
        "sb_magic": 96, "vma_flags": 32, "vma_shared": 64, "rb_right": 8, "rb_left": 16,
        "kc_flags": 8}
+
+# --reconcile: the kernel's counters (vm_zone_stat, vm_node_stat), each what the walk counts
+ZONE_STAT = {"NR_FREE_PAGES": 0, "NR_UNACCEPTED": 1}
+NODE_STAT = {"NR_ANON_MAPPED": 0, "NR_FILE_PAGES": 1, "NR_SHMEM": 2, "NR_SWAPCACHE": 3,
+             "NR_SLAB_RECLAIMABLE_B": 4, "NR_SLAB_UNRECLAIMABLE_B": 5, "NR_PAGETABLE": 6}
+COUNTERS = {"NR_FREE_PAGES": 24, "NR_UNACCEPTED": 0, "NR_ANON_MAPPED": 8, "NR_FILE_PAGES": 12,
+            "NR_SHMEM": 2, "NR_SWAPCACHE": 0, "NR_SLAB_RECLAIMABLE_B": 2,
+            "NR_SLAB_UNRECLAIMABLE_B": 2, "NR_PAGETABLE": 2, "_totalram_pages": 56}
+HSTATE_SIZE = 64
+# where the kernel's data is (physical; direct-map addresses): kallsyms' tables and counters
+KSYMS = {"names": 0x10000, "token_table": 0x12000, "token_index": 0x12800,
+         "offsets": 0x12a00, "num_syms": 0x12f00, "relative_base": 0x12f08}
+DATA = {"vm_zone_stat": 0x13000, "vm_node_stat": 0x13100, "_totalram_pages": 0x13200,
+        "hstates": 0x13300, "hugetlb_max_hstate": 0x13400}
 
 EXPECTED = {"total": 64, "holes": 16, "detail": {
     "kernel_reserved": 8, "free_buddy": 8, "kernel_slab_reclaimable": 2,
@@ -107,6 +123,9 @@ def btf_raw(self_nested=False):
     shared = struct_(None, 32, [("rb", rb, 0), ("rb_subtree_last", ul, 24)])
     struct_("vm_area_struct", 128, [("vm_flags", ul, OFF["vma_flags"]),
                                     ("shared", shared, OFF["vma_shared"])])
+    enum("zone_stat_item", ZONE_STAT)
+    enum("node_stat_item", NODE_STAT)
+    struct_("hstate", HSTATE_SIZE, [("order", ui, 0), ("nr_huge_pages", ul, 8)])
     s("memstat synthetic kernel " + "." * 1024)     # a real vmlinux BTF is megabytes
     tblob = b"".join(types)
     hdr = struct.pack("<HBBIIIII", 0xeB9F, 1, 0, 24, 0, len(tblob), len(tblob), len(strs))
@@ -119,12 +138,106 @@ UTS_PA = 0xf000          # init_uts_ns
 RELEASE = "6.18.0-memstat-synthetic"
 
 
-def memory(with_btf=False, with_vmcoreinfo=False):
+def symbols():
+    """The kernel's symbols: (name, type, address), in kallsyms' order; one name longer than
+    127 tokens (a "big" symbol: its length takes two bytes) and one per-cpu symbol at 0."""
+    syms = [("fixed_percpu_data", "D", 0), ("init_uts_ns", "D", va(UTS_PA)),
+            ("memstat_" + "x" * 200, "T", va(0x13f00))]
+    syms += [(name, "D" if name != "hstates" else "B", va(pa)) for name, pa in DATA.items()]
+    return syms + [("sym_%d" % i, "t", va(0x13800 + i)) for i in range(40)]
+
+
+def system_map(slide=0):
+    return "".join("%016x %s %s\n" % (a + slide, t, n) for n, t, a in symbols()
+                   if a).encode()
+
+
+def vmlinux(slide=0):
+    """A vmlinux as --symbols reads one: an ELF file whose .symtab holds the kernel's symbols
+    (at their link-time addresses, here the running ones less slide)."""
+    strtab, syms = b"\0", [b"\0" * 24]
+    for n, _, a in symbols():
+        if a:
+            syms.append(struct.pack("<IBBHQQ", len(strtab), 0x11, 0, 0xfff1, a - slide, 8))
+            strtab += n.encode() + b"\0"
+    shstr = b"\0.strtab\0.symtab\0.shstrtab\0"
+    symtab = b"".join(syms)
+    off1 = 64
+    off2 = off1 + len(strtab)
+    off3 = off2 + len(symtab)
+    shoff = (off3 + len(shstr) + 7) // 8 * 8
+    sh = [b"\0" * 64,
+          struct.pack("<IIQQQQIIQQ", 1, 3, 0, 0, off1, len(strtab), 0, 0, 1, 0),
+          struct.pack("<IIQQQQIIQQ", 9, 2, 0, 0, off2, len(symtab), 1, 1, 8, 24),
+          struct.pack("<IIQQQQIIQQ", 17, 3, 0, 0, off3, len(shstr), 0, 0, 1, 0)]
+    ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8
+    eh = ident + struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 4, 3)
+    body = eh + strtab + symtab + shstr
+    return body + b"\0" * (shoff - len(body)) + b"".join(sh)
+
+
+def put_kallsyms(mem, kallsyms):
+    """kallsyms' tables in mem (kernel/kallsyms.c), addresses encoded as kallsyms says:
+    "percpu" (relative_base, negative offsets: x86_64 with KALLSYMS_ABSOLUTE_PERCPU),
+    "relative" (relative_base + u32 offsets) or "place" (place-relative, no relative_base)."""
+    tokens = [b""] * 256
+    for i in range(0x21, 0x7f):
+        tokens[i] = bytes([i])
+    tokens[1], tokens[2] = b"vm_", b"_stat"
+    table, index = b"", []
+    for t in tokens:
+        index.append(len(table))
+        table += t + b"\0"
+    names = b""
+    for name, typ, _ in symbols():
+        text, code = (typ + name).encode(), []
+        while text:
+            for i in (1, 2):
+                if text.startswith(tokens[i]):
+                    code.append(i)
+                    text = text[len(tokens[i]):]
+                    break
+            else:
+                code.append(text[0])
+                text = text[1:]
+        n = len(code)
+        names += (bytes([n]) if n < 0x80 else bytes([0x80 | (n & 0x7f), n >> 7])) + bytes(code)
+    base = DIRECT
+    offs = []
+    for i, (_, _, a) in enumerate(symbols()):
+        if kallsyms == "percpu":
+            offs.append(a if a < 0x80000000 else base - 1 - a)
+        elif kallsyms == "relative":
+            offs.append(a - base if a else 0)
+        else:
+            offs.append(a - va(KSYMS["offsets"] + 4 * i) if a else 0)
+    k = KSYMS
+    mem[k["names"]:k["names"] + len(names)] = names
+    mem[k["token_table"]:k["token_table"] + len(table)] = table
+    struct.pack_into("<256H", mem, k["token_index"], *index)
+    struct.pack_into("<%di" % len(offs), mem, k["offsets"], *offs)
+    struct.pack_into("<IIQ", mem, k["num_syms"], len(offs), 0, base)
+
+
+def put_counters(mem, counters):
+    for name, idx in ZONE_STAT.items():
+        struct.pack_into("<q", mem, DATA["vm_zone_stat"] + 8 * idx, counters[name])
+    for name, idx in NODE_STAT.items():
+        struct.pack_into("<q", mem, DATA["vm_node_stat"] + 8 * idx, counters[name])
+    struct.pack_into("<q", mem, DATA["_totalram_pages"], counters["_totalram_pages"])
+    struct.pack_into("<IIQ", mem, DATA["hstates"], 9, 0, 0)     # 2 MiB pages, none
+    struct.pack_into("<i", mem, DATA["hugetlb_max_hstate"], 1)
+
+
+def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=None):
+    # kallsyms: how its tables encode addresses (put_kallsyms()); counters: COUNTERS changed
     """Physical memory [0, 0x50000): pfns 0-63 with struct pages, 64-79 without (holes); with
     with_btf, the kernel's BTF in it as in a kernel image (vmcoreinfo(with_btf=True)); with
     with_vmcoreinfo, the kernel's VMCOREINFO text in a page of its own, as the kernel keeps it,
     and a page before it that looks the same but names another release (a copy in some file)."""
     mem = bytearray(0x50000)
+    put_kallsyms(mem, kallsyms or "percpu")
+    put_counters(mem, counters or COUNTERS)
     if with_btf:
         blob = btf_raw()
         mem[BTF_PA:BTF_PA + len(blob)] = blob
@@ -201,8 +314,10 @@ def memory(with_btf=False, with_vmcoreinfo=False):
     return mem                                                     # 48-63: never initialised
 
 
-def vmcoreinfo(with_btf=False):
+def vmcoreinfo(with_btf=False, kallsyms="percpu"):
     stext = "SYMBOL(_stext)=%x\n" % (START_KERNEL_MAP + BTF_PA - 0x1000) if with_btf else ""
+    stext += "".join("SYMBOL(kallsyms_%s)=%x\n" % (n, va(pa)) for n, pa in KSYMS.items()
+                     if kallsyms and (n != "relative_base" or kallsyms != "place"))
     return ("OSRELEASE=%s\nBUILD-ID=%s\nPAGESIZE=4096\n" % (RELEASE, "00" * 20)).encode() + \
         stext.encode() + ("SYMBOL(init_uts_ns)=%x\nOFFSET(uts_namespace.name)=4\n" % va(UTS_PA) +
             "SYMBOL(init_top_pgt)=%x\nNUMBER(phys_base)=0\nKERNELOFFSET=0\n"
@@ -292,8 +407,8 @@ def kdump(mem, note_desc, flattened=False, leave_out=(), raw=(), method="zlib"):
 
 def main():
     if sys.argv[1] == "--fuzz-seeds":
-        small = memory()[:0x10000]
-        seeds = {"synthetic-x86_64.core": elf_core(small, vmcoreinfo(), segments=((0, 0x10000),)),
+        small = memory()[:0x14000]      # with kallsyms' tables and the counters
+        seeds = {"synthetic-x86_64.core": elf_core(small, vmcoreinfo(), segments=((0, 0x14000),)),
                  "synthetic-x86_64.kdump": kdump(small, vmcoreinfo(), raw=(1,)),
                  "synthetic-x86_64.flat": kdump(small, vmcoreinfo(), flattened=True)}
         for name, data in seeds.items():
@@ -306,6 +421,8 @@ def main():
         f.write(elf_core(memory(), vmcoreinfo()))
     with open(os.path.join(d, "types.btf"), "wb") as f:
         f.write(btf_raw())
+    with open(os.path.join(d, "System.map"), "wb") as f:
+        f.write(system_map())
     print(json.dumps(EXPECTED))
 
 

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The meminfo a dumped kernel would have printed (memstat --core --reconcile): the counters
+ * fs/proc/meminfo.c computes it from, read from the dump. They are the global vmstat arrays,
+ * as meminfo reads them (global_zone_page_state(), global_node_page_state_pages()): the
+ * per-cpu differences not yet folded in are not in them, for the kernel as for memstat.
+ */
+#include <string.h>
+
+#include "dump.h"
+#include "dump_meminfo.h"
+
+enum { SYM_TOTALRAM, SYM_ZONE, SYM_NODE, SYM_HSTATES, SYM_MAX_HSTATE, SYM_NR };
+static const char *const sym_names[SYM_NR] = {
+	"_totalram_pages", "vm_zone_stat", "vm_node_stat", "hstates", "hugetlb_max_hstate",
+};
+
+#define MAX_HSTATES	16	/* HUGE_MAX_HSTATE is 2 on x86_64 */
+
+/* a counter (atomic_long_t) at va in pages, negative values as 0 as the kernel reads them;
+ * -1 where it cannot be read */
+static long long counter(struct ms_dump *d, __u64 va)
+{
+	__s64 v;
+
+	if (!va || ms_dump_read_virt(d, va, &v, sizeof(v)))
+		return -1;
+	return v < 0 ? 0 : v;
+}
+
+static long long stat(struct ms_dump *d, const struct ms_dump_types *t, const __u64 *sym, int i)
+{
+	if (t->stat_zone[i] >= 0 && sym[SYM_ZONE])
+		return counter(d, sym[SYM_ZONE] + 8ULL * (__u64)t->stat_zone[i]);
+	if (t->stat_node[i] >= 0 && sym[SYM_NODE])
+		return counter(d, sym[SYM_NODE] + 8ULL * (__u64)t->stat_node[i]);
+	return -1;
+}
+
+/* Hugetlb: every pool's pages (hugetlb_report_meminfo()), in pages; -1 unknown */
+static long long hugetlb_pages(struct ms_dump *d, const struct ms_dump_types *t,
+			       const __u64 *sym)
+{
+	long long sum = 0;
+	__s32 max;
+
+	if (!sym[SYM_HSTATES] || !sym[SYM_MAX_HSTATE] || t->hstate_size <= 0 ||
+	    t->hstate_order < 0 || t->hstate_nr < 0 ||
+	    ms_dump_read_virt(d, sym[SYM_MAX_HSTATE], &max, sizeof(max)) || max < 0 ||
+	    max > MAX_HSTATES)
+		return -1;
+	for (__s32 i = 0; i < max; i++) {
+		__u64 h = sym[SYM_HSTATES] + (__u64)i * (__u64)t->hstate_size, nr;
+		__u32 order;
+
+		if (ms_dump_read_virt(d, h + (__u64)t->hstate_order, &order, sizeof(order)) ||
+		    ms_dump_read_virt(d, h + (__u64)t->hstate_nr, &nr, sizeof(nr)) || order > 30 ||
+		    nr > (1ULL << 40))
+			return -1;
+		sum += (long long)(nr << order);
+	}
+	return sum;
+}
+
+static long long kb(long long pages, long page_kb)
+{
+	return pages < 0 ? -1 : pages * page_kb;
+}
+
+int ms_dump_meminfo(struct ms_dump *d, const struct ms_dump_types *t, const char *symbols,
+		    struct ms_meminfo *mi, char *why, size_t whylen)
+{
+	long long s[MS_DS_NR];
+	long page_kb = (long)(d->page_size / 1024);
+	__u64 sym[SYM_NR];
+	int ret = ms_dump_symbols(d, symbols, sym_names, SYM_NR, sym, why, whylen);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < sizeof(*mi) / sizeof(long long); i++)
+		((long long *)mi)[i] = -1;	/* every field absent until read */
+	for (int i = 0; i < MS_DS_NR; i++)
+		s[i] = stat(d, t, sym, i);
+	mi->mem_total = kb(counter(d, sym[SYM_TOTALRAM]), page_kb);
+	mi->mem_free = kb(s[MS_DS_FREE], page_kb);
+	mi->anon_pages = kb(s[MS_DS_ANON], page_kb);
+	mi->shmem = kb(s[MS_DS_SHMEM], page_kb);
+	/*
+	 * Cached is NR_FILE_PAGES less SwapCached and Buffers; Buffers is a sum over the block
+	 * devices' inodes (nr_blockdev_pages()), not a counter: it stays in Cached here, and the
+	 * row that reads them (Cached+Buffers+SwapCached) is NR_FILE_PAGES either way
+	 */
+	if (s[MS_DS_FILE] >= 0) {
+		long long swap = s[MS_DS_SWAPCACHE] > 0 ? s[MS_DS_SWAPCACHE] : 0;
+
+		mi->swap_cached = kb(swap, page_kb);
+		mi->cached = kb(s[MS_DS_FILE] > swap ? s[MS_DS_FILE] - swap : 0, page_kb);
+		mi->buffers = 0;
+	}
+	mi->s_reclaimable = kb(s[MS_DS_SLAB_R], page_kb);
+	mi->s_unreclaim = kb(s[MS_DS_SLAB_U], page_kb);
+	if (s[MS_DS_SLAB_R] >= 0 && s[MS_DS_SLAB_U] >= 0)
+		mi->slab = kb(s[MS_DS_SLAB_R] + s[MS_DS_SLAB_U], page_kb);
+	mi->page_tables = kb(s[MS_DS_PAGETABLE], page_kb);
+	mi->unaccepted = kb(s[MS_DS_UNACCEPTED], page_kb);
+	mi->hugetlb = kb(hugetlb_pages(d, t, sym), page_kb);
+	if (mi->mem_total < 0)
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "the kernel's "
+				   "_totalram_pages (MemTotal) cannot be read in it");
+	return MS_EXIT_OK;
+}
