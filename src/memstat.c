@@ -101,8 +101,9 @@ static int allpages(int argc, char **argv)
 	int ret;
 
 	signal(SIGPIPE, SIG_IGN);	/* allpages | head: EPIPE is a normal end */
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+	for (int i = 1; i < argc; i++)	/* help, or a dump: no present memory of this machine */
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") ||
+		    !strcmp(argv[i], "--core") || !strncmp(argv[i], "--core=", 7))
 			return ms_allpages_main(argc, argv, &ranges);
 	ret = ms_present_memory(&ranges);
 	if (ret)

@@ -157,6 +157,13 @@ def test_no_root_is_needed(dump):
                 "--json", user=65534)
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["pages"]["total"] == 64
+        # nor for allpages and map of a dump
+        r = run("allpages", "--core", os.path.join(d, "dump.core"), "--btf",
+                os.path.join(d, "types.btf"), "-f", "csv", user=65534)
+        assert r.returncode == 0 and len(r.stdout.splitlines()) == 65, r.stderr
+        r = run("map", "--core", os.path.join(d, "dump.core"), "--btf",
+                os.path.join(d, "types.btf"), "-o", "-", user=65534)
+        assert r.returncode == 0 and "<svg" in r.stdout, r.stderr
     finally:
         shutil.rmtree(d)
 
@@ -324,3 +331,35 @@ def test_map_of_a_dump_draws_its_pages(tmp_path, dump):
     one_line(run("map", "--core", str(btf), "--btf", str(btf), "-o", str(bad)), 2,
              "not a crash dump")
     assert not bad.exists()
+
+
+def test_allpages_of_a_dump_gives_every_page_its_record(tmp_path, dump):
+    core, btf = dump
+    r = run("allpages", "--core", str(core), "--btf", str(btf), "-f", "jsonl")
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(l) for l in r.stdout.splitlines()]
+    # the summary's walk, page by page: the same sub-classes, each page once, in pfn order
+    assert [x["pfn"] for x in recs] == list(range(len(recs)))
+    counts = {}
+    for x in recs:
+        counts[x["subclass"]] = counts.get(x["subclass"], 0) + 1
+    assert counts == mkdump.EXPECTED["detail"]
+    by_pfn = {x["pfn"]: x for x in recs}
+    # a file page: its inode and offset; its cgroup through an obj_cgroup (as 7.x keeps it)
+    assert by_pfn[29]["inode"] == 0xb000 >> 4 and by_pfn[29]["offset"] == 29
+    assert by_pfn[29]["cgroup"] == mkdump.CGROUP_ID
+    # an anon page's memcg directly (6.1-6.18), a page table's through KMEM's obj_cgroup
+    assert by_pfn[20]["cgroup"] == mkdump.CGROUP_ID and by_pfn[40]["cgroup"] == mkdump.CGROUP_ID
+    assert by_pfn[0]["flags"] == "reserved" and by_pfn[20]["flags"] == "lru"
+    assert by_pfn[9]["role"] == "free-tail" and by_pfn[9]["head_pfn"] == 8
+    # --class, --pfn and --summary work on a dump as on a live kernel
+    r = run("allpages", "--core", str(core), "--btf", str(btf), "--class", "exec",
+            "--pfn", "0-0x3f", "--summary")
+    assert r.returncode == 0, r.stderr
+    rows = [l.split() for l in r.stdout.splitlines() if l.startswith("0x")]
+    assert [int(x[0], 16) for x in rows] == [32, 33, 34, 35]
+    assert "Exec and libs" in r.stdout
+    for extra in (["--pid", "1"], ["--wss", "1"], ["--backend", "bpf"], ["--file", str(btf)]):
+        r = run("allpages", "--core", str(core), "--btf", str(btf), *extra)
+        assert r.returncode == 2 and r.stdout == "", (extra, r.stderr)
+        assert r.stderr.startswith("memstat allpages: --core reads a dump"), r.stderr

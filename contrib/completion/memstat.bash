@@ -16,7 +16,7 @@ _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backen
 --oci-bundles -w --wss --core --btf --symbols
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class --file --inode --cgroup --pid -f --format -b --backend --summary --jobs
--w --wss --raw-pointers -h --help"
+-w --wss --raw-pointers --core --btf -h --help"
 _memstat_map_opts="-o --output -b --backend --core --btf -h --help"
 _memstat_plot_opts="--hide --only --log -o --output -h --help"
 _memstat_diff_opts="-j --json --from --to -h --help"

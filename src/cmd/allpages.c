@@ -27,6 +27,8 @@
 #include "files.h"
 #include "pagefmt.h"
 #include "wss.h"
+#include "dump_walk.h"
+#include "vmcore.h"
 
 #define MS_ALLPAGES_MAX_JOBS 256
 #define MS_STR_(x) #x
@@ -79,6 +81,8 @@ static const char usage_text[] =
 	"                         before the walk)\n"
 	"  -f, --format FMT       text (default), csv or jsonl\n"
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded), bpf or kmod\n"
+	"      --core FILE        the pages of a crash dump instead (see memstat --core)\n"
+	"      --btf FILE         with --core: the dumped kernel's BTF\n"
 	"      --summary          print the class totals of the same walk at the end\n"
 	"                         (on stdout for text, on stderr for csv and jsonl)\n"
 	"  -w, --wss SECONDS      add a wss column: accessed, idle, unseen or untracked in a\n"
@@ -337,6 +341,18 @@ static int parse_cgroup(const char *arg, struct dumper *d)
 	return 0;
 }
 
+/* --core: what the live run takes from the kernel, from the dump's types (no zones, no pins) */
+static void dump_setup(struct dumper *d, const struct ms_dump_types *t)
+{
+	d->pf.feat = &t->f;
+	d->pin_known = false;
+	d->fol_head = ~0ULL;
+	d->pf.nr_flags = t->nr_flags;
+	for (int i = 0; i < 64; i++)
+		if (t->flag_name[i][0])
+			d->pf.flag_name[i] = strdup(t->flag_name[i]);
+}
+
 /* Restrict the present ranges to [first, last]; none left is an error. */
 static int clip_ranges(const struct ms_ranges *all, __u64 first, __u64 last, struct ms_ranges *out)
 {
@@ -363,7 +379,10 @@ static int clip_ranges(const struct ms_ranges *all, __u64 first, __u64 last, str
 int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 {
 	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW, OPT_JOBS, OPT_FILE, OPT_INODE, OPT_CGROUP,
-	       OPT_PID };
+	       OPT_PID, OPT_CORE, OPT_BTF };
+	struct ms_core core = {};
+	const char *core_path = NULL, *btf_path = NULL;
+	bool live_only = false, backend_given = false;
 	struct ms_wss wss = {};
 	double wss_s = 0;
 	static const struct option longopts[] = {
@@ -379,6 +398,8 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		{ "raw-pointers", no_argument, NULL, OPT_RAW },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "wss", required_argument, NULL, 'w' },
+		{ "core", required_argument, NULL, OPT_CORE },
+		{ "btf", required_argument, NULL, OPT_BTF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -434,12 +455,23 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 				goto out;
 			}
 			d->by_file = true;
+			live_only = true;	/* the running system's file */
 			break;
 		}
+		case OPT_CORE:
+		case OPT_BTF:
+			if (!*optarg) {
+				ret = ms_usage_error("allpages", "%s needs a file name",
+						     c == OPT_CORE ? "--core" : "--btf");
+				goto out;
+			}
+			*(c == OPT_CORE ? &core_path : &btf_path) = optarg;
+			break;
 		case OPT_CGROUP:
 			ret = parse_cgroup(optarg, d);
 			if (ret)
 				goto out;
+			live_only = true;
 			break;
 		case OPT_PID: {
 			unsigned long long v;
@@ -451,6 +483,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			}
 			d->pid = (int)v;
 			d->by_pid = true;
+			live_only = true;
 			break;
 		}
 		case OPT_INODE:
@@ -480,6 +513,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 						  optarg);
 				goto out;
 			}
+			backend_given = true;
 			break;
 		case OPT_SUMMARY:
 			summary = true;
@@ -517,6 +551,21 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		ret = ms_usage_error("allpages", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
+	if (btf_path && !core_path) {
+		ret = ms_usage_error("allpages", "%s", "--btf needs --core FILE");
+		goto out;
+	}
+	if (core_path && (live_only || wss_s || backend_given)) {
+		ret = ms_usage_error("allpages", "%s", "--core reads a dump: not with --file, --cgroup, "
+				     "--pid, --wss or --backend (--inode names a dump's file)");
+		goto out;
+	}
+	if (core_path) {	/* a dump's memory, types and flag names (vmcore.c) */
+		ret = ms_core_open(core_path, btf_path, &core);
+		if (ret)
+			goto out;
+		present = &core.r;
+	}
 	if (clip_ranges(present, d->first, d->last, &ranges)) {
 		char msg[160];
 
@@ -540,6 +589,10 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			ret = MS_EXIT_UNSUPPORTED;
 			goto out;
 		}
+	}
+	if (core_path) {
+		dump_setup(d, &core.t);
+		goto walk;
 	}
 	if (d->by_pid) {	/* its page tables now: the pages it maps as the walk starts */
 		ret = read_pid_pfns(d);
@@ -590,7 +643,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		if (d->by_pid && (ret = read_pid_pfns(d)))
 			goto out;
 	}
-
+walk:
 	ms_pagefmt_init(&d->pf);
 
 	/*
@@ -608,7 +661,14 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 			ret = MS_EXIT_FAIL;
 			goto out;
 		}
-		ret = ms_backend_pages(&be, &ranges, &res, on_page, d);
+		if (!core_path) {
+			ret = ms_backend_pages(&be, &ranges, &res, on_page, d);
+		} else {
+			ret = ms_dump_pages(&core.d, &core.t, &ranges, &res, on_page, d);
+			if (ret == -ENOMEM)
+				ms_err("out of memory");
+			ret = ret ? MS_EXIT_FAIL : MS_EXIT_OK;
+		}
 		if (!ret)
 			flush_held(d);	/* a failed write shows in werr */
 		werr = ms_pagefmt_pipe_finish(d->pipe);
@@ -642,6 +702,8 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 out:
 	ms_wss_free(&wss);
 	ms_backend_close(&be);
+	if (core_path)
+		ms_core_close(&core);
 	ms_ranges_free(&ranges);
 	for (c = 0; c < 64; c++)
 		free((void *)d->pf.flag_name[c]);

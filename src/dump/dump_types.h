@@ -34,6 +34,12 @@ struct ms_dump_types {
 	/* each ms_dump_stat's index in vm_zone_stat or in vm_node_stat (-1: not that array's) */
 	long stat_zone[MS_DS_NR], stat_node[MS_DS_NR];
 	long hstate_size, hstate_order, hstate_nr;	/* struct hstate: size, order, nr_huge_pages */
+	/* allpages: a page's cgroup id (memcg_data -> mem_cgroup -> css.cgroup -> kn->id) */
+	long memcg_css, css_cgroup, cgroup_kn, cgroup_subsys, kn_id, objcg_memcg;
+	long memory_cgrp_id;		/* enum cgroup_subsys_id; -1 unknown */
+	/* allpages: the names of the page flags (enum pageflags, less "PG_"); "" none */
+	char flag_name[64][24];
+	int nr_flags;			/* __NR_PAGEFLAGS (at most 64) */
 };
 
 /*

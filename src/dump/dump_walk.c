@@ -50,6 +50,8 @@ struct dump_ctx {
 	__u64 lookups;
 	__u64 exec_unknown;		/* mappings whose VMAs are not all in the dump */
 	__u32 vmas_left;		/* i_mmap nodes this worker may still read (WALK_VMAS) */
+	struct ms_page_rec *recs;	/* allpages: a section's records; NULL: counting only */
+	__u64 last_md, last_cgroup;	/* allpages: the last memcg_data and its cgroup id */
 };
 
 /* Read a pointer-sized word: 0, or -1 where the dump does not hold it. */
@@ -217,38 +219,99 @@ static void ms_hook_visit(void *ctx, struct ms_walker *w, __u64 pfn, __u32 j, co
 	ms_walk_page(ctx, w, &c->t->f, pfn, j, p, p1, c->scratch);
 }
 
-/* allpages' hooks: the dump walk counts and gives runs only (no records yet) */
+/* allpages: a file page's inode number and its file system's device */
 static void ms_hook_file(void *ctx, __u64 mapping, __u64 *ino, __u32 *dev)
 {
-	*ino = 0;
-	*dev = 0;
+	struct dump_ctx *c = ctx;
+	const struct ms_dump_types *t = c->t;
+	__u64 host = ms_dump_u64(&c->d, mapping + (__u64)t->as_host);
+	__u64 sb = host ? ms_dump_u64(&c->d, host + (__u64)t->inode_sb) : 0;
+	__u32 sdev = 0;
+
+	*ino = host ? ms_dump_u64(&c->d, host + (__u64)t->inode_ino) : 0;
+	if (!sb || ms_dump_read_virt(&c->d, sb + (__u64)t->sb_dev, &sdev, sizeof(sdev)))
+		sdev = 0;
+	*dev = sdev;
 }
 
+/*
+ * The cgroup id of mem_cgroup mc (its css.cgroup's kn->id), or ~0 when mc is not one: a
+ * memory cgroup's cgroup holds its css in subsys[memory_cgrp_id], which is checked where BTF
+ * gives the offsets.
+ */
+static __u64 memcg_cgroup_id(struct dump_ctx *c, __u64 mc)
+{
+	const struct ms_dump_types *t = c->t;
+	__u64 css = mc + (__u64)t->memcg_css, cg, kn, back, id;
+
+	if (!mc || t->memcg_css < 0 || t->css_cgroup < 0 || t->cgroup_kn < 0 || t->kn_id < 0)
+		return ~0ULL;
+	cg = ms_dump_u64(&c->d, css + (__u64)t->css_cgroup);
+	if (!cg)
+		return ~0ULL;
+	if (t->cgroup_subsys >= 0 && t->memory_cgrp_id >= 0) {
+		back = ms_dump_u64(&c->d, cg + (__u64)t->cgroup_subsys +
+				   8ULL * (__u64)t->memory_cgrp_id);
+		if (back != css)
+			return ~0ULL;
+	}
+	kn = ms_dump_u64(&c->d, cg + (__u64)t->cgroup_kn);
+	id = kn ? ms_dump_u64(&c->d, kn + (__u64)t->kn_id) : 0;
+	return id >> 48 ? 0 : id;	/* an id is small: never print what looks like an address */
+}
+
+/*
+ * allpages: the cgroup id of a memcg_data word (0: none, a slab's object vector, or not in the
+ * dump). A user folio's word is a struct mem_cgroup * on 6.1-6.18 and a struct obj_cgroup * on
+ * 7.x; MEMCG_DATA_KMEM (bit 1) marks an obj_cgroup on all. The direct reading is tried first
+ * and kept only when the memcg's cgroup points back at it; else the obj_cgroup's memcg.
+ */
 static __u64 ms_hook_cgroup(void *ctx, __u64 memcg_data)
 {
-	return 0;
+	struct dump_ctx *c = ctx;
+	__u64 ptr = memcg_data & ~3ULL, id = ~0ULL;
+
+	if (!memcg_data || (memcg_data & 1))
+		return 0;
+	if (memcg_data == c->last_md)
+		return c->last_cgroup;
+	if (!(memcg_data & 2))
+		id = memcg_cgroup_id(c, ptr);
+	if (id == ~0ULL && c->t->objcg_memcg >= 0)
+		id = memcg_cgroup_id(c, ms_dump_u64(&c->d, ptr + (__u64)c->t->objcg_memcg));
+	c->last_md = memcg_data;
+	c->last_cgroup = id == ~0ULL ? 0 : id;
+	return c->last_cgroup;
 }
 
 static struct ms_page_rec *ms_hook_rec(void *ctx, struct ms_walker *w, __u32 idx)
 {
-	return NULL;
+	struct dump_ctx *c = ctx;
+
+	return c->recs ? &c->recs[idx & (MS_SECTION_PAGES - 1)] : NULL;
 }
 
-/* One worker's walk over r: counts into res, runs to the merger (NULL: none). */
+/*
+ * One worker's walk over r: counts into res, runs to the merger (NULL: none), or with page_fn
+ * every page's record to it, in pfn order.
+ */
 static int walk_ranges(struct dump_ctx *c, const struct ms_ranges *r, struct ms_result *res,
-		       struct ms_run_merger *merger)
+		       struct ms_run_merger *merger, ms_page_fn page_fn, void *arg)
 {
 	struct ms_walker *w = calloc(1, sizeof(*w));
 	struct ms_run *runs = merger ? calloc(MS_MAX_RUNS, sizeof(*runs)) : NULL;
 	__u64 prev_end = ~0ULL;
 	int ret = 0;
 
-	if (!w || (merger && !runs)) {
+	if (page_fn)
+		c->recs = calloc(MS_SECTION_PAGES, sizeof(*c->recs));
+	if (!w || (merger && !runs) || (page_fn && !c->recs)) {
 		free(w);
 		free(runs);
 		return -ENOMEM;
 	}
 	w->dump = merger != NULL;
+	w->dump_pages = page_fn != NULL;
 	w->runs = runs;
 	for (size_t i = 0; i < r->n && !ret; i++) {
 		__u64 start = r->r[i].start, end = r->r[i].end;
@@ -263,10 +326,14 @@ static int walk_ranges(struct dump_ctx *c, const struct ms_ranges *r, struct ms_
 			w->walk_start = start;
 			w->walk_end = stop;
 			w->nruns = 0;
+			for (__u64 p = start; page_fn && p < stop; p++)
+				c->recs[p - start].valid = 0;
 			ms_walk_range(c, w);
 			for (__u32 k = 0; merger && k < w->nruns && !ret; k++)
 				ret = ms_merge_run(merger, runs[k].pfn, runs[k].npages,
 						   (enum ms_sub)runs[k].sub) ? -EIO : 0;
+			for (__u64 p = start; page_fn && p < stop && !ret; p++)
+				ret = page_fn(arg, p, &c->recs[p - start]) ? -EIO : 0;
 			prev_end = stop;
 			start = stop;
 		}
@@ -279,6 +346,8 @@ static int walk_ranges(struct dump_ctx *c, const struct ms_ranges *r, struct ms_
 	res->exec_unknown_mappings += c->exec_unknown;
 	free(w);
 	free(runs);
+	free(c->recs);
+	c->recs = NULL;
 	return ret;
 }
 
@@ -305,6 +374,7 @@ static void ctx_free(struct dump_ctx *c)
 {
 	if (c) {
 		free(c->win);
+		free(c->recs);
 		ms_dump_close(&c->d);
 	}
 	free(c);
@@ -322,13 +392,13 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	w->ret = walk_ranges(w->c, w->r, &w->res, NULL);
+	w->ret = walk_ranges(w->c, w->r, &w->res, NULL, NULL, NULL);
 	return NULL;
 }
 
-int ms_dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
-		 const struct ms_ranges *r, unsigned int jobs, struct ms_result *res,
-		 ms_run_fn fn, void *arg)
+static int dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
+		     const struct ms_ranges *r, unsigned int jobs, struct ms_result *res,
+		     ms_run_fn fn, ms_page_fn page_fn, void *arg)
 {
 	struct ms_run_merger merger = { fn, arg, 0, 0, MS_NR_SUBS };
 	struct ms_ranges *chunks = NULL;
@@ -343,8 +413,8 @@ int ms_dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
 	res->exec_all_processes = true;	/* every VMA of each file, whichever process */
 	res->uninit_known = true;
 	res->slab_split = t->f.slab_cache_word != 0;
-	if (fn || !jobs)
-		jobs = 1;	/* runs come in pfn order from one worker */
+	if (fn || page_fn || !jobs)
+		jobs = 1;	/* runs and records come in pfn order from one worker */
 	if (jobs > MS_JOBS_MAX)
 		jobs = MS_JOBS_MAX;
 	chunks = calloc(jobs, sizeof(*chunks));
@@ -355,7 +425,7 @@ int ms_dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
 		w[0].c = ctx_new(d, t);
 		if (!w[0].c)
 			goto out;
-		ret = walk_ranges(w[0].c, r, res, fn ? &merger : NULL);
+		ret = walk_ranges(w[0].c, r, res, fn ? &merger : NULL, page_fn, arg);
 		if (!ret && fn && ms_merge_flush(&merger))
 			ret = -EIO;
 		n = 1;
@@ -392,4 +462,17 @@ out:
 	free(chunks);
 	free(w);
 	return ret;
+}
+
+int ms_dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
+		 const struct ms_ranges *r, unsigned int jobs, struct ms_result *res,
+		 ms_run_fn fn, void *arg)
+{
+	return dump_walk(d, t, r, jobs, res, fn, NULL, arg);
+}
+
+int ms_dump_pages(const struct ms_dump *d, const struct ms_dump_types *t,
+		  const struct ms_ranges *r, struct ms_result *res, ms_page_fn fn, void *arg)
+{
+	return dump_walk(d, t, r, 1, res, NULL, fn, arg);
 }

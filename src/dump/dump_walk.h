@@ -15,4 +15,11 @@ int ms_dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
 		 const struct ms_ranges *r, unsigned int jobs, struct ms_result *res,
 		 ms_run_fn fn, void *arg);
 
+/*
+ * allpages: the same walk, every page's record (include/memstat.h struct ms_page_rec) to
+ * fn(arg, pfn, rec) in pfn order, one worker. 0, or -ENOMEM / -EIO (fn failed).
+ */
+int ms_dump_pages(const struct ms_dump *d, const struct ms_dump_types *t,
+		  const struct ms_ranges *r, struct ms_result *res, ms_page_fn fn, void *arg);
+
 #endif /* MEMSTAT_DUMP_WALK_H */

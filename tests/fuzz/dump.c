@@ -4,7 +4,8 @@
  * (ms_dump_open_fd), the VMCOREINFO text and the layout read through the dump's own page tables
  * and mem_section (ms_dump_layout), present memory (ms_dump_ranges), the walk over whatever
  * struct pages, mappings and page tables the bytes make (ms_dump_walk), and --reconcile's
- * kallsyms decoder and counters (ms_dump_meminfo), with the types of
+ * kallsyms decoder and counters (ms_dump_meminfo) and allpages' records (ms_dump_pages), with
+ * the types of
  * tests/tools/mkdump.py's synthetic kernel. Seeds: that script's dumps (--fuzz-seeds): ELF,
  * kdump-compressed and flattened.
  *
@@ -21,6 +22,12 @@
 #include "dump_meminfo.h"
 #include "dump_types.h"
 #include "dump_walk.h"
+
+static int count_rec(void *arg, __u64 pfn, const struct ms_page_rec *rec)
+{
+	(*(__u64 *)arg)++;
+	return 0;
+}
 
 static void synthetic_types(struct ms_dump_types *t)
 {
@@ -99,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ms_ranges r;
 		struct ms_result res;
 		struct ms_meminfo mi;
-		__u64 seg_pages = 0;
+		__u64 seg_pages = 0, nrec = 0;
 
 		for (size_t i = 0; i < d.nseg; i++)
 			seg_pages += d.seg[i].filesz / 4096 + 1;
@@ -112,6 +119,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "%llu pages counted and %llu holes of %llu present",
 			   (unsigned long long)res.total, (unsigned long long)res.holes,
 			   (unsigned long long)r.pages);
+		FUZZ_CHECK(ms_dump_pages(&d, &t, &r, &res, count_rec, &nrec) == 0,
+			   "the records walk failed");
+		FUZZ_CHECK(nrec == r.pages, "%llu records of %llu present pages",
+			   (unsigned long long)nrec, (unsigned long long)r.pages);
 		ms_ranges_free(&r);
 		why[0] = 0;
 		ret = ms_dump_meminfo(&d, &t, NULL, &mi, why, sizeof(why));

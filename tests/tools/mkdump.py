@@ -51,6 +51,10 @@ KSYMS = {"names": 0x10000, "token_table": 0x12000, "token_index": 0x12800,
 DATA = {"vm_zone_stat": 0x13000, "vm_node_stat": 0x13100, "_totalram_pages": 0x13200,
         "hstates": 0x13300, "hugetlb_max_hstate": 0x13400}
 
+# allpages: a memory cgroup (its id CGROUP_ID) at MEMCG: anon pages point at it (6.1-6.18), a
+# file's pages at its obj_cgroup OBJCG (7.x), page tables at the obj_cgroup with bit 1 (KMEM)
+CGROUP_ID, MEMCG, OBJCG = 0x1234, 0xe800, 0xeb00
+
 EXPECTED = {"total": 64, "holes": 16, "detail": {
     "kernel_reserved": 8, "free_buddy": 8, "kernel_slab_reclaimable": 2,
     "kernel_slab_unreclaimable": 2, "anon_private": 8, "page_cache_file": 4, "exec": 4,
@@ -123,6 +127,12 @@ def btf_raw(self_nested=False):
     shared = struct_(None, 32, [("rb", rb, 0), ("rb_subtree_last", ul, 24)])
     struct_("vm_area_struct", 128, [("vm_flags", ul, OFF["vma_flags"]),
                                     ("shared", shared, OFF["vma_shared"])])
+    struct_("mem_cgroup", 64, [("css", vp, 0)])          # css.cgroup: offset 0, as in kernels
+    struct_("cgroup_subsys_state", 64, [("cgroup", vp, 0)])
+    struct_("cgroup", 64, [("kn", vp, 8), ("subsys", vp, 16)])
+    struct_("kernfs_node", 64, [("id", ul, 0)])
+    struct_("obj_cgroup", 64, [("memcg", vp, 8)])
+    enum("cgroup_subsys_id", {"cpuset_cgrp_id": 0, "memory_cgrp_id": 1})
     enum("zone_stat_item", ZONE_STAT)
     enum("node_stat_item", NODE_STAT)
     struct_("hstate", HSTATE_SIZE, [("order", ui, 0), ("nr_huge_pages", ul, 8)])
@@ -273,6 +283,12 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
         put(ino + OFF["inode_ino"], "<Q", ino >> 4)
     for m, ino in ((0xc000, 0xb000), (0xc100, 0xb100), (0xc200, 0xb200), (0xc300, 0xb300)):
         put(m + OFF["as_host"], "<Q", va(ino))
+    # the memory cgroup: mem_cgroup -> css.cgroup -> kn->id, and cgroup.subsys[1] back at it
+    put(MEMCG, "<Q", va(0xe900))
+    put(0xe900 + 8, "<Q", va(0xea00))
+    put(0xe900 + 16 + 8, "<Q", va(MEMCG))
+    put(0xea00, "<Q", CGROUP_ID)
+    put(OBJCG + 8, "<Q", va(MEMCG))
     # the executable's i_mmap: a read-only VMA at the root, an executable one its left child
     node = lambda vma: va(vma + OFF["vma_shared"])
     put(0xc100 + OFF["as_i_mmap"], "<Q", node(0xd000))
@@ -297,9 +313,9 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
     for pfn in (18, 19):
         page(pfn, head=va(0x9100), ptype=PGTY["PGTY_slab"] << 24)
     for pfn in range(20, 28):
-        page(pfn, flags=bit("PG_lru"), mapping=va(0xe000) | 1, ptype=0)
+        page(pfn, flags=bit("PG_lru"), mapping=va(0xe000) | 1, ptype=0, memcg=va(MEMCG))
     for pfn in range(28, 32):
-        page(pfn, flags=bit("PG_lru"), mapping=va(0xc000), index=pfn, ptype=0)
+        page(pfn, flags=bit("PG_lru"), mapping=va(0xc000), index=pfn, ptype=0, memcg=va(OBJCG))
     for pfn in range(32, 36):
         page(pfn, flags=bit("PG_lru"), mapping=va(0xc100), index=pfn, ptype=0)
     for pfn in (36, 37):
@@ -307,7 +323,7 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
     for pfn in (38, 39):
         page(pfn, flags=bit("PG_lru"), mapping=va(0xc300), ptype=0)
     for pfn in (40, 41):
-        page(pfn, ptype=PGTY["PGTY_table"] << 24)
+        page(pfn, ptype=PGTY["PGTY_table"] << 24, memcg=va(OBJCG) | 2)
     page(42, ref=0)                                                # a per-cpu free page
     for pfn in range(43, 48):
         page(pfn)                                                  # kernel, untyped

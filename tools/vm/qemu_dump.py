@@ -12,11 +12,13 @@
       Make QEMU's ELF dump readable by makedumpfile 1.7.2, which reads the program headers
       right after the ELF header: QEMU 7.2 puts two section headers there (and an e_ehsize
       of 8). The program headers are moved there, the section headers dropped, in place.
-  qemu_dump.py check MEMSTAT DUMP BEFORE_JSON AFTER_JSON
+  qemu_dump.py check MEMSTAT DUMP BEFORE_JSON AFTER_JSON [allpages]
       memstat --core DUMP --json --reconcile on the host, against the VM's own walks just
       before and just after the dump: the same present memory and holes (but for the firmware
       areas QEMU dumps as RAM: reserved pages), every class within 0.5% of the total of the
-      range the two live walks span, and every row reconciled with the dump's own counters.
+      range the two live walks span, and every row reconciled with the dump's own counters;
+      with allpages, also memstat allpages --core DUMP: its records sum to the summary's
+      sub-classes, and anon pages are charged to cgroups.
       Prints "ok: ..." or "fail: ..." (exit 0 or 1).
 """
 import json
@@ -113,7 +115,31 @@ def watch(results, qmp_path, ack_path, outdir):
             return 0
 
 
-def check(memstat, dump, before_path, after_path):
+def allpages_check(memstat, dump, core):
+    """allpages --core of the same dump: every page's record, whose sub-classes sum to the
+    summary's, and anon pages charged to cgroups (the memcg chain read, on 7.x through the
+    obj_cgroup). A list of what is wrong."""
+    r = subprocess.run([memstat, "allpages", "--core", dump, "-f", "csv"], capture_output=True,
+                       text=True, timeout=600)
+    if r.returncode != 0:
+        return ["allpages --core exited %d: %s" % (r.returncode, r.stderr.strip()[:200])]
+    lines = r.stdout.splitlines()
+    head = lines[0].split(",")
+    sub, cg = head.index("subclass"), head.index("cgroup")
+    counts, charged = {}, 0
+    for l in lines[1:]:
+        f = l.split(",")
+        counts[f[sub]] = counts.get(f[sub], 0) + 1
+        charged += f[sub] == "anon_private" and f[cg] not in ("0", "")
+    want = {k: v for k, v in core["detail"].items() if v}
+    bad = ["allpages %s %d, summary %d" % (k, counts.get(k, 0), v) for k, v in want.items()
+           if counts.get(k, 0) != v]
+    if not charged:
+        bad.append("allpages: no anon page charged to a cgroup")
+    return bad
+
+
+def check(memstat, dump, before_path, after_path, records=""):
     with open(before_path) as f:
         before = json.load(f)
     with open(after_path) as f:
@@ -155,6 +181,8 @@ def check(memstat, dump, before_path, after_path):
             v -= extra
         if not min(a, b) - tol <= v <= max(a, b) + tol:
             bad.append("%s %d, live %d and %d" % (sub, v, a, b))
+    if records == "allpages":
+        bad += allpages_check(memstat, dump, core)
     walk = (core.get("timings") or {}).get("walk") or 0      # ms
     summary = "total %d pages (%d firmware) in %.1f s, the walk %.1f ns a page; anon %d, page cache %d, exec %d, kernel %d, free %d" % (
         total, extra, secs, walk * 1e6 / max(1, total + core["holes"]), core["pages"]["anon"], core["pages"]["page_cache"], core["pages"]["exec"],
@@ -195,6 +223,6 @@ if __name__ == "__main__":
         sys.exit(for_makedumpfile(sys.argv[2]))
     if len(sys.argv) == 6 and sys.argv[1] == "watch":
         sys.exit(watch(*sys.argv[2:]))
-    if len(sys.argv) == 6 and sys.argv[1] == "check":
+    if len(sys.argv) in (6, 7) and sys.argv[1] == "check":
         sys.exit(check(*sys.argv[2:]))
     sys.exit(__doc__)
