@@ -231,7 +231,7 @@ def test_a_btf_that_nests_a_type_in_itself_is_no_crash(tmp_path, dump):
 
 def test_options_that_need_a_live_kernel_are_refused(dump):
     core, btf = dump
-    for extra in (["--by", "node"], ["-a"], ["--wss", "1"], ["--compare", "free"], ["--approx"], ["1"],
+    for extra in (["--by", "cgroup"], ["-a"], ["--wss", "1"], ["--compare", "free"], ["--approx"], ["1"],
                   ["--backend", "bpf"], ["--features"]):
         one_line(run("--core", str(core), "--btf", str(btf), *extra), 2, "--core reads a dump")
     r = run("--btf", str(btf))
@@ -363,3 +363,24 @@ def test_allpages_of_a_dump_gives_every_page_its_record(tmp_path, dump):
         r = run("allpages", "--core", str(core), "--btf", str(btf), *extra)
         assert r.returncode == 2 and r.stdout == "", (extra, r.stderr)
         assert r.stderr.startswith("memstat allpages: --core reads a dump"), r.stderr
+
+
+def test_by_zone_and_node_of_a_dump_come_from_its_own_zones(dump):
+    # the zones are the dumped kernel's (node_data -> pglist_data.node_zones), not this
+    # machine's /proc/zoneinfo: DMA holds pfns 0-15, Normal 16-79 (64-79 are holes)
+    core, btf = dump
+    r = run("--core", str(core), "--btf", str(btf), "--by", "zone", "--json")
+    assert r.returncode == 0, r.stderr
+    groups = {g["name"]: g for g in json.loads(r.stdout)["groups"]}
+    assert sorted(groups) == ["0/DMA", "0/Normal"]
+    dma = {k: v for k, v in groups["0/DMA"]["detail"].items() if v}
+    assert dma == {"kernel_reserved": 8, "free_buddy": 8}
+    assert (groups["0/DMA"]["start_pfn"], groups["0/DMA"]["end_pfn"]) == (0, 16)
+    assert groups["0/Normal"]["pages"]["total"] == 48
+    r = run("--core", str(core), "--btf", str(btf), "--by", "node", "--json")
+    assert r.returncode == 0, r.stderr
+    nodes = json.loads(r.stdout)["groups"]
+    assert [(g["name"], g["pages"]["total"]) for g in nodes] == [("0", 64)]
+    for key in ("cgroup", "fs", "file"):
+        one_line(run("--core", str(core), "--btf", str(btf), "--by", key), 2,
+                 "--core reads a dump")

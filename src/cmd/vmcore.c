@@ -19,6 +19,7 @@
 #include "dump_types.h"
 #include "dump_meminfo.h"
 #include "dump_walk.h"
+#include "groups.h"
 #include "report.h"
 
 #define RUNNING_BTF "/sys/kernel/btf/vmlinux"
@@ -132,6 +133,41 @@ void ms_core_close(struct ms_core *c)
 	ms_dump_close(&c->d);
 }
 
+/* --by node|zone of a dump: its zones, from its node_data, and the records walk */
+static int core_groups(const struct ms_opts *o, struct ms_core *c)
+{
+	long page = (long)c->d.page_size;
+	struct ms_groups *g;
+	struct ms_result res;
+	struct ms_zone *z;
+	char why[512];
+	size_t nz;
+	int ret = ms_dump_zones(&c->d, &c->t, o->symbols, &z, &nz, why, sizeof(why)), err;
+
+	if (ret) {
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), " (--by)");
+		return fail(o->core, why, ret);
+	}
+	g = ms_groups_new((enum ms_by)o->by, o->top);
+	if (!g) {
+		free(z);
+		return fail(o->core, "out of memory", MS_EXIT_FAIL);
+	}
+	ms_groups_set_zones(g, z, nz);
+	ms_groups_set_min(g, o->min_set, (o->min_bytes + (__u64)page - 1) / (__u64)page);
+	err = ms_groups_reset(g);
+	if (!err)
+		err = ms_dump_pages(&c->d, &c->t, &c->r, &res, ms_groups_page, g);
+	ret = err ? fail(o->core, err == -ENOMEM ? "out of memory" : "the walk failed",
+			 MS_EXIT_FAIL) : ms_groups_finish(g, &res);
+	if (!ret && o->json)
+		ms_groups_json(stdout, g, &res);
+	else if (!ret)
+		ms_groups_print(stdout, g);
+	ms_groups_free(g);
+	return ret;
+}
+
 int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *slab_split)
 {
 	struct ms_report_opts ro = {};
@@ -156,6 +192,10 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 		}
 	}
 	*slab_split = c.t.f.slab_cache_word != 0;
+	if (o->by >= 0) {
+		ret = core_groups(o, &c);
+		goto out;
+	}
 	err = ms_dump_walk(&c.d, &c.t, &c.r, o->runs ? 1 : o->jobs ? o->jobs : ms_jobs_auto(&c.r),
 			   &res, o->runs ? run_fn : NULL, NULL);
 	if (err) {

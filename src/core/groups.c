@@ -406,6 +406,15 @@ const struct ms_by_key ms_by_keys[MS_NR_BY] = {
 	[MS_BY_POD] = { "pod", 0, key_cgroup, ms_pod_name },
 };
 
+void ms_groups_set_zones(struct ms_groups *g, struct ms_zone *zones, size_t n)
+{
+	free(g->zones);
+	g->zones = zones;
+	g->nzones = n;
+	g->zi = 0;
+	g->zones_given = true;
+}
+
 void ms_groups_set_bundle_dirs(struct ms_groups *g, const char *const *dirs, size_t n)
 {
 	g->bundle_dirs = dirs ? dirs : ms_pod_bundle_dirs;
@@ -510,7 +519,7 @@ int ms_groups_reset(struct ms_groups *g)
 	groups_clear(g);
 	g->slab_head = ~0ULL;
 	g->slab_cache = 0;
-	if (g->by == MS_BY_NODE || g->by == MS_BY_ZONE) {
+	if ((g->by == MS_BY_NODE || g->by == MS_BY_ZONE) && !g->zones_given) {
 		free(g->zones);
 		g->zones = NULL;
 		err = ms_zones_read("/proc/zoneinfo", &g->zones, &g->nzones);

@@ -49,6 +49,8 @@ void ms_groups_set_slab_word(struct ms_groups *g, unsigned int word);
 /* --by pod: the directories of the containers' OCI bundles (pods.h; NULL: the default ones) */
 void ms_groups_set_bundle_dirs(struct ms_groups *g, const char *const *dirs, size_t n);
 #define MS_POD_NONE_KEY (~0ULL - 1)	/* k1 of --by pod's "(not in a pod)": cgroups of no pod */
+/* --by node|zone of a dump: its zones (owned by g from now), not /proc/zoneinfo's */
+void ms_groups_set_zones(struct ms_groups *g, struct ms_zone *zones, size_t n);
 /* --by cgroup --tree: each row shows its subtree's pages */
 void ms_groups_set_tree(struct ms_groups *g, bool on);
 /*

@@ -26,6 +26,7 @@ struct ms_groups {
 	const struct ms_result *res;
 	struct ms_zone *zones;		/* node, zone: /proc/zoneinfo */
 	size_t nzones, zi;
+	bool zones_given;		/* ms_groups_set_zones(): a dump's, not /proc/zoneinfo */
 	struct ms_mountinfo mounts;	/* fs: /proc/self/mountinfo (mountinfo.h) */
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	bool tree;			/* cgroup --tree: each row shows its subtree's pages */

@@ -222,6 +222,29 @@ static const char *const stat_names[MS_DS_NR] = {
 	"NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B", "NR_PAGETABLE", "NR_UNACCEPTED",
 };
 
+/* --by node|zone: where a node's zones are, and what of a zone is read */
+static void zones_of(const struct btf *b, struct ms_dump_types *t)
+{
+	__s32 pg = btf__find_by_name_kind(b, "pglist_data", BTF_KIND_STRUCT);
+	__s32 zn = btf__find_by_name_kind(b, "zone", BTF_KIND_STRUCT);
+	const struct btf_type *pt = pg > 0 ? btf__type_by_id(b, (__u32)pg) : NULL;
+
+	t->nr_zones = -1;
+	t->zone_size = zn > 0 ? btf__resolve_size(b, (__u32)zn) : -1;
+	t->pgdat_zones = member_off(b, "pglist_data", "node_zones");
+	t->zone_start = member_off(b, "zone", "zone_start_pfn");
+	t->zone_spanned = member_off(b, "zone", "spanned_pages");
+	t->zone_name = member_off(b, "zone", "name");
+	for (__u16 i = 0; pt && i < btf_vlen(pt); i++) {	/* MAX_NR_ZONES: the array's length */
+		const struct btf_member *m = btf_members(pt) + i;
+		const char *n = btf__name_by_offset(b, m->name_off);
+		const struct btf_type *at = btf__type_by_id(b, m->type);
+
+		if (n && !strcmp(n, "node_zones") && at && btf_is_array(at))
+			t->nr_zones = btf_array(at)->nelems;
+	}
+}
+
 /*
  * Where --reconcile's counters are: an item is in enum zone_stat_item or enum node_stat_item,
  * and items have moved between the two (NR_PAGETABLE to the nodes in v5.11, f0c0c115fb81), so
@@ -239,6 +262,7 @@ static void counters_of(const struct btf *b, struct ms_dump_types *t)
 				  !enum_value(b, "node_stat_item", stat_names[i], &v) ? v : -1;
 	}
 	t->hstate_size = hs > 0 ? btf__resolve_size(b, (__u32)hs) : -1;
+	zones_of(b, t);
 	t->hstate_order = member_off(b, "hstate", "order");
 	t->hstate_nr = member_off(b, "hstate", "nr_huge_pages");
 }

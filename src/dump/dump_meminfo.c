@@ -5,6 +5,9 @@
  * as meminfo reads them (global_zone_page_state(), global_node_page_state_pages()): the
  * per-cpu differences not yet folded in are not in them, for the kernel as for memstat.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dump.h"
@@ -14,6 +17,11 @@ enum { SYM_TOTALRAM, SYM_ZONE, SYM_NODE, SYM_HSTATES, SYM_MAX_HSTATE, SYM_NR };
 static const char *const sym_names[SYM_NR] = {
 	"_totalram_pages", "vm_zone_stat", "vm_node_stat", "hstates", "hugetlb_max_hstate",
 };
+/* --by node|zone: the nodes' pglist_data (NUMA kernels), or the one node's (others) */
+enum { ZSYM_NODE_DATA, ZSYM_NR_NODE_IDS, ZSYM_CONTIG, ZSYM_NR };
+static const char *const zsym_names[ZSYM_NR] = { "node_data", "nr_node_ids", "contig_page_data" };
+#define MAX_NODES	1024	/* MAX_NUMNODES at NODES_SHIFT 10 */
+#define MAX_ZONES	8
 
 #define MAX_HSTATES	16	/* HUGE_MAX_HSTATE is 2 on x86_64 */
 
@@ -107,5 +115,77 @@ int ms_dump_meminfo(struct ms_dump *d, const struct ms_dump_types *t, const char
 	if (mi->mem_total < 0)
 		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "the kernel's "
 				   "_totalram_pages (MemTotal) cannot be read in it");
+	return MS_EXIT_OK;
+}
+
+/* node's zones (pglist_data at pgdat) appended to *out: 0, or -ENOMEM */
+static int node_zones(struct ms_dump *d, const struct ms_dump_types *t, int node, __u64 pgdat,
+		      struct ms_zone **out, size_t *n)
+{
+	for (long i = 0; i < t->nr_zones && i < MAX_ZONES; i++) {
+		__u64 z = pgdat + (__u64)t->pgdat_zones + (__u64)i * (__u64)t->zone_size;
+		__u64 start, spanned, name_va;
+		char name[16] = "";
+		struct ms_zone *nz;
+
+		if (ms_dump_read_virt(d, z + (__u64)t->zone_start, &start, sizeof(start)) ||
+		    ms_dump_read_virt(d, z + (__u64)t->zone_spanned, &spanned, sizeof(spanned)) ||
+		    !spanned || start + spanned < start)
+			continue;	/* an empty zone, or one the dump lacks */
+		name_va = t->zone_name >= 0 ? ms_dump_u64(d, z + (__u64)t->zone_name) : 0;
+		if (!name_va || ms_dump_read_virt(d, name_va, name, sizeof(name) - 1))
+			snprintf(name, sizeof(name), "zone%ld", i);
+		for (size_t k = 0; k < sizeof(name); k++)	/* a name, not the dump's bytes */
+			if (name[k] && (name[k] < '!' || name[k] > '~'))
+				name[k] = 0;
+		nz = realloc(*out, (*n + 1) * sizeof(*nz));
+		if (!nz)
+			return -ENOMEM;
+		*out = nz;
+		nz[*n].node = node;
+		snprintf(nz[*n].name, sizeof(nz[*n].name), "%s", name);
+		nz[*n].start = start;
+		nz[*n].end = start + spanned;
+		(*n)++;
+	}
+	return 0;
+}
+
+int ms_dump_zones(struct ms_dump *d, const struct ms_dump_types *t, const char *symbols,
+		  struct ms_zone **out, size_t *n, char *why, size_t whylen)
+{
+	__u64 sym[ZSYM_NR];
+	__u32 nodes = 1;
+	int ret = ms_dump_symbols(d, symbols, zsym_names, ZSYM_NR, sym, why, whylen), err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (ret)
+		return ret;
+	if (t->nr_zones <= 0 || t->zone_size <= 0 || t->pgdat_zones < 0 || t->zone_start < 0 ||
+	    t->zone_spanned < 0)
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "its BTF has no "
+				   "pglist_data.node_zones or zone.zone_start_pfn/spanned_pages");
+	if (sym[ZSYM_NODE_DATA]) {
+		if (sym[ZSYM_NR_NODE_IDS])
+			ms_dump_read_virt(d, sym[ZSYM_NR_NODE_IDS], &nodes, sizeof(nodes));
+		for (__u32 i = 0; i < nodes && i < MAX_NODES && !err; i++) {
+			__u64 pgdat = ms_dump_u64(d, sym[ZSYM_NODE_DATA] + 8ULL * i);
+
+			if (pgdat)
+				err = node_zones(d, t, (int)i, pgdat, out, n);
+		}
+	} else if (sym[ZSYM_CONTIG]) {
+		err = node_zones(d, t, 0, sym[ZSYM_CONTIG], out, n);
+	}
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return ms_dump_bad(why, whylen, MS_EXIT_FAIL, "%s", "out of memory");
+	}
+	if (!*n)
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "no node's zones could "
+				   "be read in it (node_data or contig_page_data)");
 	return MS_EXIT_OK;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The meminfo a dumped kernel would have printed, from its counters (dump_meminfo.c). */
+/* The meminfo a dumped kernel would have printed, and its zones, from its data (dump_meminfo.c). */
 #ifndef MEMSTAT_DUMP_MEMINFO_H
 #define MEMSTAT_DUMP_MEMINFO_H
 
@@ -14,5 +14,13 @@
  */
 int ms_dump_meminfo(struct ms_dump *d, const struct ms_dump_types *t, const char *symbols,
 		    struct ms_meminfo *mi, char *why, size_t whylen);
+
+/*
+ * --by node|zone: every node's zones with pages (node, name, [start, end) pfns, as
+ * /proc/zoneinfo gives them), malloc'd in *out, from node_data[] (or contig_page_data) found
+ * as ms_dump_meminfo() finds its counters. MS_EXIT_OK; else an MS_EXIT_* code with why.
+ */
+int ms_dump_zones(struct ms_dump *d, const struct ms_dump_types *t, const char *symbols,
+		  struct ms_zone **out, size_t *n, char *why, size_t whylen);
 
 #endif /* MEMSTAT_DUMP_MEMINFO_H */

@@ -34,6 +34,8 @@ struct ms_dump_types {
 	/* each ms_dump_stat's index in vm_zone_stat or in vm_node_stat (-1: not that array's) */
 	long stat_zone[MS_DS_NR], stat_node[MS_DS_NR];
 	long hstate_size, hstate_order, hstate_nr;	/* struct hstate: size, order, nr_huge_pages */
+	/* --by node|zone: pglist_data.node_zones[nr_zones] of struct zone (zone_size bytes) */
+	long pgdat_zones, nr_zones, zone_size, zone_start, zone_spanned, zone_name;
 	/* allpages: a page's cgroup id (memcg_data -> mem_cgroup -> css.cgroup -> kn->id) */
 	long memcg_css, css_cgroup, cgroup_kn, cgroup_subsys, kn_id, objcg_memcg;
 	long memory_cgrp_id;		/* enum cgroup_subsys_id; -1 unknown */

@@ -4,7 +4,8 @@
  * (ms_dump_open_fd), the VMCOREINFO text and the layout read through the dump's own page tables
  * and mem_section (ms_dump_layout), present memory (ms_dump_ranges), the walk over whatever
  * struct pages, mappings and page tables the bytes make (ms_dump_walk), and --reconcile's
- * kallsyms decoder and counters (ms_dump_meminfo) and allpages' records (ms_dump_pages), with
+ * kallsyms decoder, counters and zones (ms_dump_meminfo, ms_dump_zones) and allpages' records
+ * (ms_dump_pages), with
  * the types of
  * tests/tools/mkdump.py's synthetic kernel. Seeds: that script's dumps (--fuzz-seeds): ELF,
  * kdump-compressed and flattened.
@@ -75,6 +76,13 @@ static void synthetic_types(struct ms_dump_types *t)
 	t->hstate_size = 64;
 	t->hstate_order = 0;
 	t->hstate_nr = 8;
+	/* and its ZONES, struct zone and pglist_data */
+	t->pgdat_zones = 0;
+	t->nr_zones = 3;
+	t->zone_size = 64;
+	t->zone_start = 0;
+	t->zone_spanned = 8;
+	t->zone_name = 16;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -107,6 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ms_result res;
 		struct ms_meminfo mi;
 		__u64 seg_pages = 0, nrec = 0;
+		struct ms_zone *zones = NULL;
+		size_t nzones = 0;
 
 		for (size_t i = 0; i < d.nseg; i++)
 			seg_pages += d.seg[i].filesz / 4096 + 1;
@@ -130,6 +140,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "ms_dump_meminfo returned %d", ret);
 		FUZZ_CHECK(ret ? why[0] && !strchr(why, '\n') : mi.mem_total >= 0,
 			   "counters: %d, '%s'", ret, why);
+		why[0] = 0;
+		ret = ms_dump_zones(&d, &t, NULL, &zones, &nzones, why, sizeof(why));
+		FUZZ_CHECK(ret ? why[0] && !strchr(why, '\n') && !zones : nzones > 0,
+			   "zones: %d, '%s'", ret, why);
+		for (size_t i = 0; i < nzones; i++)
+			FUZZ_CHECK(zones[i].start < zones[i].end && memchr(zones[i].name, 0, 16),
+				   "zone %zu: [%llu, %llu)", i, (unsigned long long)zones[i].start,
+				   (unsigned long long)zones[i].end);
+		free(zones);
 	}
 	ms_dump_close(&d);
 	return 0;

@@ -49,7 +49,11 @@ HSTATE_SIZE = 64
 KSYMS = {"names": 0x10000, "token_table": 0x12000, "token_index": 0x12800,
          "offsets": 0x12a00, "num_syms": 0x12f00, "relative_base": 0x12f08}
 DATA = {"vm_zone_stat": 0x13000, "vm_node_stat": 0x13100, "_totalram_pages": 0x13200,
-        "hstates": 0x13300, "hugetlb_max_hstate": 0x13400}
+        "hstates": 0x13300, "hugetlb_max_hstate": 0x13400, "node_data": 0x13600,
+        "nr_node_ids": 0x13608}
+# --by node|zone: node 0's pglist_data at PGDAT, its zones (name, start pfn, pages spanned)
+PGDAT, ZONE_SIZE = 0x13500, 64
+ZONES = [("DMA", 0, 16), ("DMA32", 0, 0), ("Normal", 16, 64)]
 
 # allpages: a memory cgroup (its id CGROUP_ID) at MEMCG: anon pages point at it (6.1-6.18), a
 # file's pages at its obj_cgroup OBJCG (7.x), page tables at the obj_cgroup with bit 1 (KMEM)
@@ -99,6 +103,9 @@ def btf_raw(self_nested=False):
             blob += struct.pack("<III", s(mname), mtype, off * 8)
         return add(blob)
 
+    def array(elem, n):
+        return add(struct.pack("<III", 0, info(3), 0) + struct.pack("<III", elem, ui_id[0], n))
+
     def enum(name, values):
         blob = struct.pack("<III", s(name), info(6, len(values)), 4)
         for k, v in values.items():
@@ -107,6 +114,7 @@ def btf_raw(self_nested=False):
 
     ul = integer("unsigned long", 8)
     ui = integer("unsigned int", 4)
+    ui_id = [ui]
     vp = ptr()
     page_members = [("flags", ul, 0), ("compound_head", ul, 8), ("mapping", vp, 24),
                     ("index", ul, 32), ("private", ul, 40), ("page_type", ui, 48),
@@ -133,6 +141,9 @@ def btf_raw(self_nested=False):
     struct_("kernfs_node", 64, [("id", ul, 0)])
     struct_("obj_cgroup", 64, [("memcg", vp, 8)])
     enum("cgroup_subsys_id", {"cpuset_cgrp_id": 0, "memory_cgrp_id": 1})
+    zone = struct_("zone", ZONE_SIZE, [("zone_start_pfn", ul, 0), ("spanned_pages", ul, 8),
+                                       ("name", vp, 16)])
+    struct_("pglist_data", 256, [("node_zones", array(zone, len(ZONES)), 0)])
     enum("zone_stat_item", ZONE_STAT)
     enum("node_stat_item", NODE_STAT)
     struct_("hstate", HSTATE_SIZE, [("order", ui, 0), ("nr_huge_pages", ul, 8)])
@@ -237,6 +248,10 @@ def put_counters(mem, counters):
     struct.pack_into("<q", mem, DATA["_totalram_pages"], counters["_totalram_pages"])
     struct.pack_into("<IIQ", mem, DATA["hstates"], 9, 0, 0)     # 2 MiB pages, none
     struct.pack_into("<i", mem, DATA["hugetlb_max_hstate"], 1)
+    struct.pack_into("<QI", mem, DATA["node_data"], va(PGDAT), 1)      # and nr_node_ids
+    for i, (name, start, spanned) in enumerate(ZONES):
+        struct.pack_into("<QQQ", mem, PGDAT + i * ZONE_SIZE, start, spanned, va(0x13700 + 16 * i))
+        mem[0x13700 + 16 * i:0x13700 + 16 * i + len(name)] = name.encode()
 
 
 def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=None):

@@ -18,7 +18,7 @@
       areas QEMU dumps as RAM: reserved pages), every class within 0.5% of the total of the
       range the two live walks span, and every row reconciled with the dump's own counters;
       with allpages, also memstat allpages --core DUMP: its records sum to the summary's
-      sub-classes, and anon pages are charged to cgroups.
+      sub-classes, and anon pages are charged to cgroups; and --by zone: the kernel's zones.
       Prints "ok: ..." or "fail: ..." (exit 0 or 1).
 """
 import json
@@ -139,6 +139,23 @@ def allpages_check(memstat, dump, core):
     return bad
 
 
+def zones_check(memstat, dump, core):
+    """--by zone of the dump: the dumped kernel's own zones (DMA and DMA32 at least in a 3 GiB
+    guest), whose pages sum to the summary's total. A list of what is wrong."""
+    r = subprocess.run([memstat, "--core", dump, "--by", "zone", "--json"], capture_output=True,
+                       text=True, timeout=600)
+    if r.returncode != 0:
+        return ["--by zone exited %d: %s" % (r.returncode, r.stderr.strip()[:200])]
+    groups = json.loads(r.stdout)["groups"]
+    names = sorted(g["name"] for g in groups)
+    total = sum(g["pages"]["total"] for g in groups)
+    bad = []
+    if total != core["pages"]["total"] or not {"0/DMA", "0/DMA32"} <= set(names):
+        bad.append("--by zone: zones %s of %d pages, summary %d" % (
+            ",".join(names), total, core["pages"]["total"]))
+    return bad
+
+
 def check(memstat, dump, before_path, after_path, records=""):
     with open(before_path) as f:
         before = json.load(f)
@@ -183,6 +200,7 @@ def check(memstat, dump, before_path, after_path, records=""):
             bad.append("%s %d, live %d and %d" % (sub, v, a, b))
     if records == "allpages":
         bad += allpages_check(memstat, dump, core)
+        bad += zones_check(memstat, dump, core)
     walk = (core.get("timings") or {}).get("walk") or 0      # ms
     summary = "total %d pages (%d firmware) in %.1f s, the walk %.1f ns a page; anon %d, page cache %d, exec %d, kernel %d, free %d" % (
         total, extra, secs, walk * 1e6 / max(1, total + core["holes"]), core["pages"]["anon"], core["pages"]["page_cache"], core["pages"]["exec"],
