@@ -299,6 +299,7 @@ $(BUILD)/bench.o: tools/bench.c $(BUILD)/memstat.skel.h | $(BUILD)
 bench: $(BUILD)/memstat $(BUILD)/bench
 	$(BUILD)/bench $(if $(filter 1,$(BUSY)),--busy) $(if $(BUSY_DIR),--busy-dir $(BUSY_DIR)) \
 		$(BUILD)/memstat
+	/usr/bin/python3 tools/bench_core.py $(BUILD)/memstat
 
 # ---- the optional kernel module: make kmod [KDIR=<kernel headers>] ----
 KDIR ?= /lib/modules/$(shell uname -r)/build

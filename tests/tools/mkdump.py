@@ -403,11 +403,12 @@ def kdump(mem, note_desc, flattened=False, leave_out=(), raw=(), method="zlib"):
     flattened: as makedumpfile -F and QEMU's kdump-zlib write it."""
     flag, compress = compressor(method)
     bs, npages = PAGE, len(mem) // PAGE
+    bb = max(1, (npages + 8 * bs - 1) // (8 * bs))      # blocks of each bitmap
     written = [pfn for pfn in range(npages) if pfn not in leave_out]
-    head = bytearray(bs * 4)
+    head = bytearray(bs * (2 + 2 * bb))
     struct.pack_into("<8si", head, 0, b"KDUMP   ", 6)
-    struct.pack_into("<IiiIIIIIIi", head, 424, 0, bs, 1, 2, npages, npages, 0, len(written),
-                     0, 1)
+    struct.pack_into("<IiiIIIIIIi", head, 424, 0, bs, 1, 2 * bb, npages, npages, 0,
+                     len(written), 0, 1)
     vmci_off = bs + 104
     struct.pack_into("<QiiQQqQqQqQQQQ", head, bs, 0, 31, 0, 0, npages, vmci_off,
                      len(note_desc or b""), 0, 0, 0, 0, 0, npages, npages)
@@ -415,7 +416,7 @@ def kdump(mem, note_desc, flattened=False, leave_out=(), raw=(), method="zlib"):
     for pfn in range(npages):
         head[2 * bs + pfn // 8] |= 1 << (pfn % 8)           # the first bitmap: memory
     for pfn in written:
-        head[3 * bs + pfn // 8] |= 1 << (pfn % 8)           # the second: pages written
+        head[(2 + bb) * bs + pfn // 8] |= 1 << (pfn % 8)    # the second: pages written
     descs, data = b"", b""
     data_off = len(head) + 24 * len(written)
     for pfn in written:
@@ -436,7 +437,53 @@ def kdump(mem, note_desc, flattened=False, leave_out=(), raw=(), method="zlib"):
     return out + struct.pack(">qq", -1, 0)
 
 
+LARGE_VMEMMAP = 0x200000      # large(): where the struct pages are, in 2 MiB pages
+
+
+def large(path, npages, fmt="elf", method="zlib"):
+    """A dump of npages (a multiple of 32768, a memory section) for make bench: every 64 pages
+    are memory()'s 64 kinds (EXPECTED["detail"] times npages / 64, no holes), their struct
+    pages mapped through 2 MiB vmemmap pages at LARGE_VMEMMAP; the rest of memory is zeros,
+    sparse in the file. fmt "elf", or "kdump" (every page compressed by method, flattened: as
+    QEMU writes one)."""
+    assert npages % 32768 == 0 and npages * 64 <= (1 << 30)
+    mem = memory()
+    pattern = bytes(mem[0x5000:0x6000])            # pfns 0-63's struct pages
+    vm_bytes = npages * 64
+    put = lambda fmt_, off, *v: struct.pack_into(fmt_, mem, off, *v)
+    for i in range((vm_bytes + (1 << 21) - 1) >> 21):   # the PMD table: 2 MiB vmemmap pages
+        put("<Q", 0x3000 + (((VMEMMAP >> 21) + i) & 511) * 8,
+            (LARGE_VMEMMAP + (i << 21)) | PRESENT | PSE)
+    for sec in range(npages // 32768):                   # every section present, with pages
+        put("<Q", 0x8000 + 16 * sec, VMEMMAP | 0x3)
+    size = npages * PAGE
+    if fmt == "kdump":
+        whole = bytearray(size)
+        whole[:len(mem)] = mem
+        whole[LARGE_VMEMMAP:LARGE_VMEMMAP + vm_bytes] = pattern * (vm_bytes // PAGE)
+        with open(path, "wb") as f:
+            f.write(kdump(whole, vmcoreinfo(), flattened=True, method=method))
+        return
+    head = elf_core(mem, vmcoreinfo(), segments=((0, len(mem)),))
+    # the one segment: all of memory, at the offset elf_core put the first's data
+    off = len(head) - len(mem)
+    eh = bytearray(head[:off])
+    phoff = 64 + 56                                   # after the PT_NOTE
+    struct.pack_into("<QQQQ", eh, phoff + 16, 0, 0, size, size)   # p_vaddr, p_paddr, sizes
+    with open(path, "wb") as f:
+        f.write(eh)
+        f.write(mem)
+        f.seek(off + LARGE_VMEMMAP)
+        f.write(pattern * (vm_bytes // PAGE))
+        f.truncate(off + size)
+
+
 def main():
+    if sys.argv[1] == "--large":         # mkdump.py --large NPAGES FILE [kdump]
+        large(sys.argv[3], int(sys.argv[2]), *(sys.argv[4:5]))
+        with open(sys.argv[3] + ".btf", "wb") as f:
+            f.write(btf_raw())
+        return
     if sys.argv[1] == "--fuzz-seeds":
         small = memory()[:0x14000]      # with kallsyms' tables and the counters
         seeds = {"synthetic-x86_64.core": elf_core(small, vmcoreinfo(), segments=((0, 0x14000),)),

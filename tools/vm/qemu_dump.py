@@ -12,6 +12,9 @@
       Make QEMU's ELF dump readable by makedumpfile 1.7.2, which reads the program headers
       right after the ELF header: QEMU 7.2 puts two section headers there (and an e_ehsize
       of 8). The program headers are moved there, the section headers dropped, in place.
+  qemu_dump.py without-note DUMP
+      Make an ELF dump one of a guest without -device vmcoreinfo: its PT_NOTE segments become
+      PT_NULL, in place (memstat --core then finds VMCOREINFO in the guest's memory).
   qemu_dump.py check MEMSTAT DUMP BEFORE_JSON AFTER_JSON [allpages]
       memstat --core DUMP --json --reconcile on the host, against the VM's own walks just
       before and just after the dump: the same present memory and holes (but for the firmware
@@ -217,6 +220,22 @@ def check(memstat, dump, before_path, after_path, records=""):
     return 0
 
 
+def without_note(path):
+    """The ELF dump as QEMU writes it for a guest without -device vmcoreinfo: its PT_NOTE
+    segments made PT_NULL, in place, so that memstat must find the kernel's VMCOREINFO in its
+    memory (the dump is not used after this)."""
+    with open(path, "r+b") as f:
+        eh = f.read(64)
+        phoff, = struct.unpack_from("<Q", eh, 32)
+        phentsize, phnum = struct.unpack_from("<HH", eh, 54)
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            if struct.unpack("<I", f.read(4))[0] == 4:      # PT_NOTE
+                f.seek(phoff + i * phentsize)
+                f.write(struct.pack("<I", 0))               # PT_NULL
+    return 0
+
+
 def for_makedumpfile(path):
     with open(path, "r+b") as f:
         eh = bytearray(f.read(64))
@@ -237,6 +256,8 @@ def for_makedumpfile(path):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "without-note":
+        sys.exit(without_note(sys.argv[2]))
     if len(sys.argv) == 3 and sys.argv[1] == "for-makedumpfile":
         sys.exit(for_makedumpfile(sys.argv[2]))
     if len(sys.argv) == 6 and sys.argv[1] == "watch":
