@@ -308,6 +308,20 @@ def test_symbols_from_a_system_map_where_vmcoreinfo_has_no_kallsyms(tmp_path, du
     smap.write_text("not a symbol table\n")
     one_line(run("--core", str(core), "--btf", str(dump[1]), "--reconcile", "--symbols",
                  str(smap)), 2, "neither a System.map nor a vmlinux")
+    # a kernel moved by KASLR: the System.map's and the vmlinux's link-time addresses plus the
+    # dump's KERNELOFFSET (only the symbols' addresses read it)
+    moved = tmp_path / "kaslr.core"
+    moved.write_bytes(mkdump.elf_core(mkdump.memory(), mkdump.vmcoreinfo(kallsyms=None,
+                                                                          kaslr=0x3e00000)))
+    smap.write_bytes(mkdump.system_map(slide=-0x3e00000))
+    r, j = reconcile(moved, dump[1], "--symbols", str(smap))
+    assert r.returncode == 0 and j["reconcile"]["ok"], r.stderr
+    vml.write_bytes(mkdump.vmlinux(slide=0x3e00000))
+    r, j = reconcile(moved, dump[1], "--symbols", str(vml))
+    assert r.returncode == 0 and j["reconcile"]["ok"], r.stderr
+    smap.write_bytes(mkdump.system_map())
+    one_line(run("--core", str(moved), "--btf", str(dump[1]), "--reconcile", "--symbols",
+                 str(smap)), 2, "not the dumped kernel's symbols")
     one_line(run("--core", str(core), "--symbols", str(smap)), 2, "--symbols needs --reconcile")
     one_line(run("--symbols", str(smap), "--reconcile"), 2, "--symbols needs --core FILE")
 

@@ -345,17 +345,17 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
     return mem                                                     # 48-63: never initialised
 
 
-def vmcoreinfo(with_btf=False, kallsyms="percpu"):
+def vmcoreinfo(with_btf=False, kallsyms="percpu", kaslr=0):
     stext = "SYMBOL(_stext)=%x\n" % (START_KERNEL_MAP + BTF_PA - 0x1000) if with_btf else ""
     stext += "".join("SYMBOL(kallsyms_%s)=%x\n" % (n, va(pa)) for n, pa in KSYMS.items()
                      if kallsyms and (n != "relative_base" or kallsyms != "place"))
     return ("OSRELEASE=%s\nBUILD-ID=%s\nPAGESIZE=4096\n" % (RELEASE, "00" * 20)).encode() + \
         stext.encode() + ("SYMBOL(init_uts_ns)=%x\nOFFSET(uts_namespace.name)=4\n" % va(UTS_PA) +
-            "SYMBOL(init_top_pgt)=%x\nNUMBER(phys_base)=0\nKERNELOFFSET=0\n"
+            "SYMBOL(init_top_pgt)=%x\nNUMBER(phys_base)=0\nKERNELOFFSET=%x\n"
             "NUMBER(pgtable_l5_enabled)=0\nNUMBER(sme_mask)=0\nSYMBOL(mem_section)=%x\n"
             "LENGTH(mem_section)=2048\nSIZE(mem_section)=16\nOFFSET(mem_section.section_mem_map)=0\n"
             "NUMBER(SECTION_SIZE_BITS)=27\nNUMBER(MAX_PHYSMEM_BITS)=46\n"
-            % (START_KERNEL_MAP + 0x1000, va(0x7000))).encode()
+            % (START_KERNEL_MAP + 0x1000, kaslr, va(0x7000))).encode()
 
 
 def elf_core(mem, note_desc, segments=((0, 0x40000), (0x40000, 0x10000))):
