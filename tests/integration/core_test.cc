@@ -42,6 +42,17 @@ TEST(Core, KcoreSummaryIsTheLiveWalks)
 	EXPECT_EQ(core["pages"]["total"], before["pages"]["total"]);
 	EXPECT_EQ(core["holes"], before["holes"]);
 	long long total = core["pages"]["total"].get<long long>(), tol = total / 200;
+	/*
+	 * free_buddy and free_pcp as one: the kernel drains and refills its per-cpu lists between
+	 * walks (7.x sizes them on its own), moving free pages between the two without a page
+	 * being allocated or freed
+	 */
+	for (json *j : { &core, &before, &after }) {
+		json &d = (*j)["detail"];
+
+		d["free_buddy"] = d["free_buddy"].get<long long>() + d["free_pcp"].get<long long>();
+		d["free_pcp"] = nullptr;
+	}
 	for (auto &[sub, v] : core["detail"].items()) {
 		if (v.is_null() || before["detail"][sub].is_null())
 			continue;
