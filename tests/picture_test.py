@@ -232,7 +232,13 @@ def test_plot_hide_free_lets_the_small_classes_fill_the_picture(tmp_path, log):
         pngs.append(svg[:-3] + "png")
         render(svg, pngs[-1], svg_size(svg))
     anon = [colour_pixels(p, COLOURS["anon"]) for p in pngs]
-    assert anon[1] > 3 * anon[0], anon
+    # hiding Free stretches the rest by total / (total - free), as the log says (a machine's
+    # free share is its own: 90% on a quiet one, less on one busy with page cache)
+    import csv
+    with open(log) as f:
+        rows = list(csv.DictReader(f))
+    stretch = sum(int(r["total"]) / (int(r["total"]) - int(r["free"])) for r in rows) / len(rows)
+    assert anon[1] > 0.8 * stretch * anon[0] and anon[1] > anon[0], (anon, stretch)
     assert colour_pixels(pngs[1], COLOURS["free"]) < colour_pixels(pngs[0], COLOURS["free"]) / 10
     only = str(tmp_path / "only.svg")
     memstat("plot", "--only", "anon", log, "-o", only)
