@@ -276,6 +276,8 @@ def test_reconcile_of_a_compressed_dump_and_its_text(tmp_path, dump):
     r = run("--core", str(core), "--btf", str(dump[1]), "--reconcile")
     assert r.returncode == 0, r.stderr
     assert "would have printed" in r.stdout and "MISMATCH" not in r.stdout
+    # what no row holds, named from the dump's vmalloc and per-cpu counters
+    assert "VmallocUsed 20 kB + Percpu 24 kB" in r.stdout, r.stdout
 
 
 def test_a_counter_the_walk_disagrees_with_is_a_mismatch(tmp_path, dump):
@@ -338,6 +340,7 @@ def test_map_of_a_dump_draws_its_pages(tmp_path, dump):
     # each class's share of the 64 pages walked, from the same walk as the summary's
     assert "Anon  12.5%  (32 KiB)" in text and "Exec and libs  6.2%  (16 KiB)" in text
     assert "Free  39.1%  (100 KiB)" in text
+    assert ">node 0 DMA<" in text and ">node 0 Normal<" in text     # the dump's own zones
     r = run("map", "--btf", str(btf), "-o", str(svg))
     assert r.returncode == 2 and "--btf needs --core" in r.stderr
     # a file that is not a dump: one line, and the picture is not written
@@ -366,6 +369,9 @@ def test_allpages_of_a_dump_gives_every_page_its_record(tmp_path, dump):
     assert by_pfn[20]["cgroup"] == mkdump.CGROUP_ID and by_pfn[40]["cgroup"] == mkdump.CGROUP_ID
     assert by_pfn[0]["flags"] == "reserved" and by_pfn[20]["flags"] == "lru"
     assert by_pfn[9]["role"] == "free-tail" and by_pfn[9]["head_pfn"] == 8
+    # the node and zone columns from the dump's own zones
+    assert (by_pfn[0]["node"], by_pfn[0]["zone"]) == (0, "DMA")
+    assert (by_pfn[20]["node"], by_pfn[20]["zone"]) == (0, "Normal")
     # --class, --pfn and --summary work on a dump as on a live kernel
     r = run("allpages", "--core", str(core), "--btf", str(btf), "--class", "exec",
             "--pfn", "0-0x3f", "--summary")

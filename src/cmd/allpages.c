@@ -27,6 +27,7 @@
 #include "files.h"
 #include "pagefmt.h"
 #include "wss.h"
+#include "dump_meminfo.h"
 #include "dump_walk.h"
 #include "vmcore.h"
 
@@ -341,9 +342,18 @@ static int parse_cgroup(const char *arg, struct dumper *d)
 	return 0;
 }
 
-/* --core: what the live run takes from the kernel, from the dump's types (no zones, no pins) */
-static void dump_setup(struct dumper *d, const struct ms_dump_types *t)
+/*
+ * --core: what the live run takes from the kernel, from the dump: its types' features and flag
+ * names, its own zones (the node and zone columns; none where its symbols cannot be read); no
+ * pins
+ */
+static void dump_setup(struct dumper *d, struct ms_core *c)
 {
+	const struct ms_dump_types *t = &c->t;
+	char why[512];
+
+	if (ms_dump_zones(&c->d, t, NULL, &d->zones, &d->pf.nzones, why, sizeof(why)) == MS_EXIT_OK)
+		d->pf.zones = d->zones;
 	d->pf.feat = &t->f;
 	d->pin_known = false;
 	d->fol_head = ~0ULL;
@@ -591,7 +601,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		}
 	}
 	if (core_path) {
-		dump_setup(d, &core.t);
+		dump_setup(d, &core);
 		goto walk;
 	}
 	if (d->by_pid) {	/* its page tables now: the pages it maps as the walk starts */

@@ -27,6 +27,7 @@
 #include "picture.h"
 #include "svg.h"
 #include "backend.h"
+#include "dump_meminfo.h"
 #include "dump_walk.h"
 #include "vmcore.h"
 
@@ -450,12 +451,14 @@ static void set_title(struct ms_map *m)
 		 u.release, when);
 }
 
-/* memstat map --core: a dump's memory, walked with its own types (vmcore.c); no zones */
+/* memstat map --core: a dump's memory, walked with its own types (vmcore.c), and its zones */
 static int map_core(struct ms_map *m, struct ms_picture_out *pic, const char *path,
 		    const char *btf)
 {
 	struct ms_core c;
 	struct ms_result res;
+	struct ms_zone *zones = NULL;
+	size_t nzones = 0;
 	char why[1024];
 	const char *base = strrchr(path, '/');
 	double w, h;
@@ -464,6 +467,11 @@ static int map_core(struct ms_map *m, struct ms_picture_out *pic, const char *pa
 	if (ret)
 		return ret;
 	err = ms_map_init(m, &c.r, c.d.page_size);
+	/* the zone outlines: none where the dump's symbols cannot be read */
+	if (!err && !ms_dump_zones(&c.d, &c.t, NULL, &zones, &nzones, why, sizeof(why))) {
+		m->zones = zones;
+		m->nzones = nzones;
+	}
 	if (!err)
 		err = ms_dump_walk(&c.d, &c.t, &c.r, 1, &res, ms_map_run, m);
 	if (err) {
@@ -479,6 +487,7 @@ static int map_core(struct ms_map *m, struct ms_picture_out *pic, const char *pa
 		ms_err("map: %s", why);
 out:
 	ms_map_free(m);
+	free(zones);
 	ms_core_close(&c);
 	return ret;
 }

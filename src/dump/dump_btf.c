@@ -220,6 +220,7 @@ static __u32 kernel_facts(const struct btf *b, struct ms_kernel_facts *k)
 static const char *const stat_names[MS_DS_NR] = {
 	"NR_FREE_PAGES", "NR_ANON_MAPPED", "NR_FILE_PAGES", "NR_SWAPCACHE", "NR_SHMEM",
 	"NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B", "NR_PAGETABLE", "NR_UNACCEPTED",
+	"NR_VMALLOC",
 };
 
 /* --by node|zone: where a node's zones are, and what of a zone is read */

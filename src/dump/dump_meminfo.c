@@ -13,9 +13,12 @@
 #include "dump.h"
 #include "dump_meminfo.h"
 
-enum { SYM_TOTALRAM, SYM_ZONE, SYM_NODE, SYM_HSTATES, SYM_MAX_HSTATE, SYM_NR };
+enum { SYM_TOTALRAM, SYM_ZONE, SYM_NODE, SYM_HSTATES, SYM_MAX_HSTATE, SYM_VMALLOC,
+       SYM_PCPU_POPULATED, SYM_PCPU_UNITS, SYM_NR };
 static const char *const sym_names[SYM_NR] = {
 	"_totalram_pages", "vm_zone_stat", "vm_node_stat", "hstates", "hugetlb_max_hstate",
+	/* VmallocUsed: vmalloc_nr_pages(); Percpu: pcpu_nr_pages() (mm/vmalloc.c, mm/percpu.c) */
+	"nr_vmalloc_pages", "pcpu_nr_populated", "pcpu_nr_units",
 };
 /* --by node|zone: the nodes' pglist_data (NUMA kernels), or the one node's (others) */
 enum { ZSYM_NODE_DATA, ZSYM_NR_NODE_IDS, ZSYM_CONTIG, ZSYM_NR };
@@ -112,6 +115,18 @@ int ms_dump_meminfo(struct ms_dump *d, const struct ms_dump_types *t, const char
 	mi->page_tables = kb(s[MS_DS_PAGETABLE], page_kb);
 	mi->unaccepted = kb(s[MS_DS_UNACCEPTED], page_kb);
 	mi->hugetlb = kb(hugetlb_pages(d, t, sym), page_kb);
+	/* not rows: what the text names beside the pages no struct page marks */
+	mi->vmalloc_used = kb(s[MS_DS_VMALLOC] >= 0 ? s[MS_DS_VMALLOC] :
+			      counter(d, sym[SYM_VMALLOC]), page_kb);
+	{
+		__s32 units;
+		long long populated = counter(d, sym[SYM_PCPU_POPULATED]);
+
+		if (populated >= 0 && sym[SYM_PCPU_UNITS] &&
+		    !ms_dump_read_virt(d, sym[SYM_PCPU_UNITS], &units, sizeof(units)) &&
+		    units > 0 && units < (1 << 20))
+			mi->percpu = kb(populated * units, page_kb);
+	}
 	if (mi->mem_total < 0)
 		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "the kernel's "
 				   "_totalram_pages (MemTotal) cannot be read in it");

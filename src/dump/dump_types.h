@@ -18,6 +18,7 @@ enum ms_dump_stat {
 	MS_DS_SLAB_U,		/* NR_SLAB_UNRECLAIMABLE_B: SUnreclaim */
 	MS_DS_PAGETABLE,	/* NR_PAGETABLE: PageTables */
 	MS_DS_UNACCEPTED,	/* NR_UNACCEPTED (v6.5): Unaccepted */
+	MS_DS_VMALLOC,		/* NR_VMALLOC, where vmalloc pages are a node item: VmallocUsed */
 	MS_DS_NR
 };
 

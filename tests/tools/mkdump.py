@@ -50,7 +50,9 @@ KSYMS = {"names": 0x10000, "token_table": 0x12000, "token_index": 0x12800,
          "offsets": 0x12a00, "num_syms": 0x12f00, "relative_base": 0x12f08}
 DATA = {"vm_zone_stat": 0x13000, "vm_node_stat": 0x13100, "_totalram_pages": 0x13200,
         "hstates": 0x13300, "hugetlb_max_hstate": 0x13400, "node_data": 0x13600,
-        "nr_node_ids": 0x13608}
+        "nr_node_ids": 0x13608, "nr_vmalloc_pages": 0x13610, "pcpu_nr_populated": 0x13618,
+        "pcpu_nr_units": 0x13620}
+VMALLOC_PAGES, PCPU_POPULATED, PCPU_UNITS = 5, 3, 2     # VmallocUsed 20 kB, Percpu 24 kB
 # --by node|zone: node 0's pglist_data at PGDAT, its zones (name, start pfn, pages spanned)
 PGDAT, ZONE_SIZE = 0x13500, 64
 ZONES = [("DMA", 0, 16), ("DMA32", 0, 0), ("Normal", 16, 64)]
@@ -249,6 +251,8 @@ def put_counters(mem, counters):
     struct.pack_into("<IIQ", mem, DATA["hstates"], 9, 0, 0)     # 2 MiB pages, none
     struct.pack_into("<i", mem, DATA["hugetlb_max_hstate"], 1)
     struct.pack_into("<QI", mem, DATA["node_data"], va(PGDAT), 1)      # and nr_node_ids
+    struct.pack_into("<QQi", mem, DATA["nr_vmalloc_pages"], VMALLOC_PAGES, PCPU_POPULATED,
+                     PCPU_UNITS)
     for i, (name, start, spanned) in enumerate(ZONES):
         struct.pack_into("<QQQ", mem, PGDAT + i * ZONE_SIZE, start, spanned, va(0x13700 + 16 * i))
         mem[0x13700 + 16 * i:0x13700 + 16 * i + len(name)] = name.encode()
