@@ -310,13 +310,24 @@ if [ $bpf = 1 ] && [ -c /dev/ttyS2 ]; then
 	done
 	for req in elf:elf flat:kdump-zlib; do
 		name=${req%%:*}
+		# and for the ELF dump each page's sub-class just before and after (--runs, gzip and
+		# base64: some 100 KB): the host's allpages of the dump must agree on the pages that
+		# did not change (qemu_dump.py pages_check)
+		[ $name != elf ] || $MEMSTAT --runs >/tmp/runs-before.txt 2>/dev/null
 		$MEMSTAT --json >/tmp/core-before.json 2>/dev/null
 		R "dump-request $name ${req#*:}"
 		ack=$(timeout 600 head -n 1 /dev/ttyS2)
 		$MEMSTAT --json >/tmp/core-after.json 2>/dev/null
+		[ $name != elf ] || $MEMSTAT --runs >/tmp/runs-after.txt 2>/dev/null
 		echo "host: ${ack:-no answer}"
 		block core-before-$name /tmp/core-before.json
 		block core-after-$name /tmp/core-after.json
+		if [ $name = elf ]; then
+			for w in before after; do
+				gzip -9 </tmp/runs-$w.txt | base64 -w 0 >/tmp/runs-$w.b64
+				block runs-$w-$name /tmp/runs-$w.b64
+			done
+		fi
 	done
 	kill $texec 2>/dev/null
 	wait $texec 2>/dev/null

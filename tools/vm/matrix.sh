@@ -618,12 +618,13 @@ build_kmod() {
 }
 
 # memstat --core of DUMP on the host against the VM's walks just before and after dump NAME
-# (qemu_dump.py check; RECORDS "allpages": allpages --core of it too): what it found goes to
+# (qemu_dump.py check; RECORDS "allpages": allpages --core of it too, and against the VM's
+# --runs before and after when given): what it found goes to
 # run_family's extra as LABEL, a failure to its fails as "memstat --core of WHAT: ..."
-core_check() { # DUMP NAME LABEL WHAT [RECORDS]
+core_check() { # DUMP NAME LABEL WHAT [RECORDS [BEFORE_RUNS AFTER_RUNS]]
 	local line
 	if line=$("$PY" "$here/qemu_dump.py" check "$repo/$BUILD/memstat-test" "$1" \
-		"$dir/core-before-$2.json" "$dir/core-after-$2.json" ${5:+"$5"}); then
+		"$dir/core-before-$2.json" "$dir/core-after-$2.json" "${@:5}"); then
 		extra="${extra:+$extra; }$3: ${line#ok: }"
 	else
 		fails+=("core|memstat --core of $4: ${line#fail: }")
@@ -782,10 +783,13 @@ run_family() {
 		dumped=$((dumped + 1))
 		extract_block "$res" "core-before-$name" >"$dir/core-before-$name.json" || true
 		extract_block "$res" "core-after-$name" >"$dir/core-after-$name.json" || true
+		extract_block "$res" "runs-before-$name" >"$dir/runs-before-$name.b64" || true
+		extract_block "$res" "runs-after-$name" >"$dir/runs-after-$name.b64" || true
 		if [ ! -s "$dir/dump-$name.core" ]; then
 			fails+=("core|no dump $name ($fmt) was written: $(tail -n 1 "$dir/dumps.log" 2>/dev/null)")
 		else
-			core_check "$dir/dump-$name.core" "$name" "core $name" "the $fmt dump" allpages
+			core_check "$dir/dump-$name.core" "$name" "core $name" "the $fmt dump" allpages \
+				"$dir/runs-before-$name.b64" "$dir/runs-after-$name.b64"
 		fi
 		# the ELF dump as kdump saves one: makedumpfile -d 31 (free, cache, user and zero
 		# pages left out; struct pages kept), compressed by zlib and by LZO (Debian 12's

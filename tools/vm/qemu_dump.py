@@ -15,13 +15,15 @@
   qemu_dump.py without-note DUMP
       Make an ELF dump one of a guest without -device vmcoreinfo: its PT_NOTE segments become
       PT_NULL, in place (memstat --core then finds VMCOREINFO in the guest's memory).
-  qemu_dump.py check MEMSTAT DUMP BEFORE_JSON AFTER_JSON [allpages]
+  qemu_dump.py check MEMSTAT DUMP BEFORE_JSON AFTER_JSON [allpages [BEFORE_RUNS AFTER_RUNS]]
       memstat --core DUMP --json --reconcile on the host, against the VM's own walks just
       before and just after the dump: the same present memory and holes (but for the firmware
       areas QEMU dumps as RAM: reserved pages), every class within 0.5% of the total of the
       range the two live walks span, and every row reconciled with the dump's own counters;
       with allpages, also memstat allpages --core DUMP: its records sum to the summary's
-      sub-classes, and anon pages are charged to cgroups; and --by zone: the kernel's zones.
+      sub-classes, and anon pages are charged to cgroups; --by zone: the kernel's zones; with
+      the VM's --runs just before and after (gzip, base64), the dump's allpages agrees with
+      them on the pages they agree on.
       Prints "ok: ..." or "fail: ..." (exit 0 or 1).
 """
 import json
@@ -142,6 +144,57 @@ def allpages_check(memstat, dump, core):
     return bad
 
 
+def runs_of(text):
+    """--runs lines ("0xPFN N CLASS SUB") as a dict pfn -> sub-class, free_pcp as free_buddy
+    (the per-cpu lists move free pages between the two, checks below)"""
+    pages = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[0].startswith("0x"):
+            sub = "free_buddy" if f[3] == "free_pcp" else f[3]
+            start = int(f[0], 16)
+            for p in range(start, start + int(f[1])):
+                pages[p] = sub
+    return pages
+
+
+def pages_check(memstat, dump, core, before_b64, after_b64):
+    """allpages --core of the dump against the VM's own --runs just before and just after it:
+    every page of the same sub-class in both live walks must be of it in the dump. The pages
+    that differ are pages that changed and changed back between the walks (memstat's own maps
+    among them: the live walks have them, the dump is taken between); they must be under
+    0.5% of the total, as any class's difference. A list of what is wrong, and a summary."""
+    import base64
+    import gzip
+    try:
+        runs = [runs_of(gzip.decompress(base64.b64decode(open(p).read().strip())).decode())
+                for p in (before_b64, after_b64)]
+    except (OSError, ValueError, EOFError) as e:
+        return ["the VM's --runs were not readable: %s" % e], ""
+    r = subprocess.run([memstat, "allpages", "--core", dump, "-f", "csv"], capture_output=True,
+                       text=True, timeout=600)
+    if r.returncode != 0:
+        return ["allpages --core exited %d" % r.returncode], ""
+    lines = r.stdout.splitlines()
+    head = lines[0].split(",")
+    pi, si = head.index("pfn"), head.index("subclass")
+    same = differ = 0
+    for line in lines[1:]:
+        f = line.split(",")
+        pfn = int(f[pi], 16) if f[pi].startswith("0x") else int(f[pi])
+        a, b = runs[0].get(pfn), runs[1].get(pfn)
+        if a is None or a != b:
+            continue                        # changed between the walks, or not in them
+        sub = "free_buddy" if f[si] == "free_pcp" else f[si]
+        same += sub == a
+        differ += sub != a
+    summary = "allpages: %d unchanged pages, %d of another sub-class in the dump" % (
+        same + differ, differ)
+    if not same or differ > core["pages"]["total"] // 200:
+        return [summary], summary
+    return [], summary
+
+
 def zones_check(memstat, dump, core):
     """--by zone of the dump: the dumped kernel's own zones (DMA and DMA32 at least in a 3 GiB
     guest), whose pages sum to the summary's total. A list of what is wrong."""
@@ -159,7 +212,7 @@ def zones_check(memstat, dump, core):
     return bad
 
 
-def check(memstat, dump, before_path, after_path, records=""):
+def check(memstat, dump, before_path, after_path, records="", before_runs="", after_runs=""):
     with open(before_path) as f:
         before = json.load(f)
     with open(after_path) as f:
@@ -208,9 +261,13 @@ def check(memstat, dump, before_path, after_path, records=""):
         if not min(a, b) - tol <= v <= max(a, b) + tol:
             bad.append("%s %d, live %d and %d" % (sub.replace("free_buddy", "free_buddy+pcp"),
                                                   v, a, b))
+    pages_summary = ""
     if records == "allpages":
         bad += allpages_check(memstat, dump, core)
         bad += zones_check(memstat, dump, core)
+        if before_runs and after_runs:
+            more, pages_summary = pages_check(memstat, dump, core, before_runs, after_runs)
+            bad += more
     walk = (core.get("timings") or {}).get("walk") or 0      # ms
     summary = "total %d pages (%d firmware) in %.1f s, the walk %.1f ns a page; anon %d, page cache %d, exec %d, kernel %d, free %d" % (
         total, extra, secs, walk * 1e6 / max(1, total + core["holes"]), core["pages"]["anon"], core["pages"]["page_cache"], core["pages"]["exec"],
@@ -218,6 +275,8 @@ def check(memstat, dump, before_path, after_path, records=""):
     summary += "; %d rows reconcile with its counters (largest diff %d pages)" % (
         len(core["reconcile"]["rows"]),
         max(abs(x["diff_pages"] or 0) for x in core["reconcile"]["rows"]))
+    if pages_summary:
+        summary += "; " + pages_summary
     if core.get("exec_unknown_mappings"):
         summary += ", %d files' VMAs not in the dump" % core["exec_unknown_mappings"]
     if bad:
@@ -269,6 +328,6 @@ if __name__ == "__main__":
         sys.exit(for_makedumpfile(sys.argv[2]))
     if len(sys.argv) == 6 and sys.argv[1] == "watch":
         sys.exit(watch(*sys.argv[2:]))
-    if len(sys.argv) in (6, 7) and sys.argv[1] == "check":
+    if len(sys.argv) in (6, 7, 9) and sys.argv[1] == "check":
         sys.exit(check(*sys.argv[2:]))
     sys.exit(__doc__)
