@@ -179,6 +179,7 @@ def pages_check(memstat, dump, core, before_b64, after_b64):
     head = lines[0].split(",")
     pi, si = head.index("pfn"), head.index("subclass")
     same = differ = 0
+    pairs = {}
     for line in lines[1:]:
         f = line.split(",")
         pfn = int(f[pi], 16) if f[pi].startswith("0x") else int(f[pi])
@@ -188,8 +189,12 @@ def pages_check(memstat, dump, core, before_b64, after_b64):
         sub = "free_buddy" if f[si] == "free_pcp" else f[si]
         same += sub == a
         differ += sub != a
-    summary = "allpages: %d unchanged pages, %d of another sub-class in the dump" % (
-        same + differ, differ)
+        if sub != a:
+            pairs[(a, sub)] = pairs.get((a, sub), 0) + 1
+    top = sorted(pairs.items(), key=lambda kv: -kv[1])[:3]
+    summary = "allpages: %d unchanged pages, %d of another sub-class in the dump%s" % (
+        same + differ, differ, " (" + ", ".join("%d %s live, %s dumped" % (n, a, b)
+                                               for (a, b), n in top) + ")" if top else "")
     if not same or differ > core["pages"]["total"] // 200:
         return [summary], summary
     return [], summary
