@@ -270,6 +270,23 @@ inline std::vector<uint64_t> pfns_of(const char *p, size_t len)
 	return pfns;
 }
 
+// Migrations the kernel has attempted so far (/proc/vmstat: pages compaction isolated,
+// migrations that succeeded or failed, huge pages khugepaged collapsed): an attempt unmaps a
+// page for a while, and unmapping an mlocked page munlocks it until it is mapped again, so a
+// count that did not change around a walk says no page of a test's was disturbed meanwhile.
+inline long long kernel_migrations()
+{
+	std::istringstream in(read_file("/proc/vmstat"));
+	long long sum = 0;
+	std::string key;
+	long long v;
+	while (in >> key >> v)
+		if (key == "compact_isolated" || key == "pgmigrate_success" ||
+		    key == "pgmigrate_fail" || key == "thp_collapse_alloc")
+			sum += v;
+	return sum;
+}
+
 // The memory cgroup of this process as its directory's inode number, 0 if it cannot be
 // named: "N:memory:/path" under /sys/fs/cgroup/memory (v1), else "0::/path" under
 // /sys/fs/cgroup when that v2 tree has the memory controller.
