@@ -371,7 +371,7 @@ int main(int argc, char **argv)
 	struct ms_bpf *bpf = NULL;
 	struct walker walker;
 	struct utsname uts;
-	char why[512] = "", fallback[600] = "", mglru_why[256] = "";
+	char why[512] = "", fallback[600] = "", mglru_why[512] = "";
 	bool mglru_features;
 	const char *cap;
 	struct ms_opts o;

@@ -51,9 +51,9 @@ int ms_gen_locate_between(const struct ms_gen_hist *h, unsigned int lo,
 			  char *why, size_t whylen)
 {
 	__u64 slack_lru = h->lru_pages / 1000 + 16, slack_other = h->other_pages / 1000 + 16;
-	__u64 kernel = 0, tol;
+	__u64 kernel = 0, tol, best_dist = ~0ULL;
 	unsigned int o, v;
-	int found = -1, fits = 0;
+	int found = -1, fits = 0, best = -1, n;
 
 	for (v = 0; v < MS_MGLRU_GENS; v++)
 		kernel += after[v];
@@ -71,6 +71,10 @@ int ms_gen_locate_between(const struct ms_gen_hist *h, unsigned int lo,
 			continue;
 		for (v = 1; v <= MS_MGLRU_GENS; v++)
 			dist += outside(h->lru[o][v], before[v - 1], after[v - 1]);
+		if (dist < best_dist) {	/* for the refusal: the nearest window's figures */
+			best_dist = dist;
+			best = (int)o;
+		}
 		if (dist > tol)
 			continue;
 		fits++;
@@ -78,10 +82,21 @@ int ms_gen_locate_between(const struct ms_gen_hist *h, unsigned int lo,
 	}
 	if (fits == 1)
 		return found;
-	snprintf(why, whylen, "%s of the flags' 3-bit windows from bit %u matches the kernel's "
-		 "generations (%llu pages on MGLRU lists, %llu in lru_gen_full)",
-		 fits ? "more than one" : "none", lo, (unsigned long long)h->lru_pages,
-		 (unsigned long long)kernel);
+	n = snprintf(why, whylen, "%s of the flags' 3-bit windows from bit %u matches the kernel's "
+		     "generations (%llu pages on MGLRU lists, %llu in lru_gen_full)",
+		     fits ? "more than one" : "none", lo, (unsigned long long)h->lru_pages,
+		     (unsigned long long)kernel);
+	if (!fits && best >= 0 && n > 0 && (size_t)n < whylen) {
+		/* the nearest window: the walk's pages of each generation, the kernel's before-after */
+		n += snprintf(why + n, whylen - (size_t)n, "; nearest, bit %d, %llu pages off "
+			      "(%llu allowed): by generation slot, walk vs lru_gen_full", best,
+			      (unsigned long long)best_dist, (unsigned long long)tol);
+		for (v = 1; v <= MS_MGLRU_GENS && n > 0 && (size_t)n < whylen; v++)
+			n += snprintf(why + n, whylen - (size_t)n, "%s %llu vs %llu-%llu",
+				      v > 1 ? "," : "", (unsigned long long)h->lru[best][v],
+				      (unsigned long long)before[v - 1],
+				      (unsigned long long)after[v - 1]);
+	}
 	return -1;
 }
 

@@ -200,7 +200,7 @@ TEST(Mglru, FindsTheOneWindowThatAgreesWithTheKernel)
 	}
 	for (int i = 0; i < 60000; i++)
 		ms_gen_hist_add(&h, l.flags(0, 0, i % 2, i % 5 ? 0 : 0x200), false, true);
-	char why[256] = "";
+	char why[512] = "";
 	EXPECT_EQ(ms_gen_locate(&h, 24, by, why, sizeof(why)), 37) << why;
 	// the kernel's counts moved a little during the walk: still found
 	__u64 near[MS_MGLRU_GENS] = { by[0] + 100, by[1] - 100, by[2] + 40, by[3] };
@@ -219,6 +219,14 @@ TEST(Mglru, FindsTheOneWindowThatAgreesWithTheKernel)
 	__u64 other[MS_MGLRU_GENS] = { by[3], by[2], by[1], by[0] };
 	EXPECT_EQ(ms_gen_locate(&h, 24, other, why, sizeof(why)), -1);
 	EXPECT_NE(std::string(why).find("none of"), std::string::npos) << why;
+	// and it gives the nearest window's pages by generation slot beside the kernel's
+	char want[160];
+	snprintf(want, sizeof(want), "nearest, bit 37, ");
+	EXPECT_NE(std::string(why).find(want), std::string::npos) << why;
+	snprintf(want, sizeof(want), "walk vs lru_gen_full %llu vs %llu-%llu, ",
+		 (unsigned long long)by[0], (unsigned long long)other[0],
+		 (unsigned long long)other[0]);
+	EXPECT_NE(std::string(why).find(want), std::string::npos) << why;
 	// no folio on the lists: nothing to tell the window by
 	static ms_gen_hist empty;
 	memset(&empty, 0, sizeof(empty));
