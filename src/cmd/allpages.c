@@ -98,38 +98,30 @@ static const char usage_text[] =
 
 /* ---- page facts ---- */
 
+/* the flags' names for the page records (ms_btf_flag_names()) */
+static void set_flag_names(struct dumper *d, const char names[64][MS_FLAG_NAME_LEN],
+			   unsigned int nr)
+{
+	d->pf.nr_flags = nr;
+	for (int i = 0; i < 64; i++)
+		if (names[i][0])
+			d->pf.flag_name[i] = strdup(names[i]);
+}
+
 static int load_flag_names(struct dumper *d)
 {
 	struct btf *btf = ms_kernel_btf();
-	const struct btf_type *t;
-	const struct btf_enum *e;
-	__s32 id;
-	int i;
+	char names[64][MS_FLAG_NAME_LEN];
+	unsigned int nr;
+	int err;
 
 	if (!btf)
 		return -errno;
-	id = btf__find_by_name_kind(btf, "pageflags", BTF_KIND_ENUM);
-	if (id < 0) {
-		btf__free(btf);
-		return -ENOENT;
-	}
-	t = btf__type_by_id(btf, id);
-	e = btf_enum(t);
-	d->pf.nr_flags = 64;
-	for (i = 0; i < btf_vlen(t); i++) {
-		const char *name = btf__name_by_offset(btf, e[i].name_off);
-		__s32 v = e[i].val;
-
-		if (!strcmp(name, "__NR_PAGEFLAGS")) {
-			d->pf.nr_flags = v < 64 ? v : 64;
-			continue;
-		}
-		if (v < 0 || v >= 64 || d->pf.flag_name[v] || strncmp(name, "PG_", 3))
-			continue;	/* later names are aliases of the first */
-		d->pf.flag_name[v] = strdup(name + 3);
-	}
+	err = ms_btf_flag_names(btf, names, &nr);
 	btf__free(btf);
-	return 0;
+	if (!err)
+		set_flag_names(d, names, nr);
+	return err;
 }
 
 /* Zones and nodes from /proc/zoneinfo (ranges.c). */
@@ -357,10 +349,7 @@ static void dump_setup(struct dumper *d, struct ms_core *c)
 	d->pf.feat = &t->f;
 	d->pin_known = false;
 	d->fol_head = ~0ULL;
-	d->pf.nr_flags = t->nr_flags;
-	for (int i = 0; i < 64; i++)
-		if (t->flag_name[i][0])
-			d->pf.flag_name[i] = strdup(t->flag_name[i]);
+	set_flag_names(d, t->flag_name, (unsigned int)t->nr_flags);
 }
 
 /* Restrict the present ranges to [first, last]; none left is an error. */

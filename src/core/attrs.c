@@ -138,6 +138,31 @@ static void flag_bits(const struct btf *btf, struct ms_attr_facts *f)
 	f->btf_ok = f->pg_dirty != MS_NO_BIT && f->pg_lru != MS_NO_BIT;
 }
 
+int ms_btf_flag_names(const struct btf *btf, char names[64][MS_FLAG_NAME_LEN],
+		      unsigned int *nr_flags)
+{
+	__s32 id = btf__find_by_name_kind(btf, "pageflags", BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	const struct btf_enum *e = t ? btf_enum(t) : NULL;
+
+	memset(names, 0, 64 * sizeof(names[0]));
+	*nr_flags = 64;
+	if (!t)
+		return -ENOENT;
+	for (__u16 i = 0; i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, e[i].name_off);
+		__s32 v = e[i].val;
+
+		if (!name)
+			continue;
+		if (!strcmp(name, "__NR_PAGEFLAGS"))
+			*nr_flags = v >= 0 && v < 64 ? (unsigned int)v : 64;
+		else if (v >= 0 && v < 64 && !names[v][0] && !strncmp(name, "PG_", 3))
+			snprintf(names[v], MS_FLAG_NAME_LEN, "%s", name + 3);	/* later: aliases */
+	}
+	return 0;
+}
+
 /*
  * A 32-bit member of a large folio's tail pages: struct folio's member folio1 (else folio2, a
  * name it had before), else struct page's member page1 of the first tail page. Sets the page of

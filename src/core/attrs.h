@@ -73,6 +73,15 @@ bool ms_attrs_valid(const struct ms_attrs *a);
 /* pages of class c with attribute k */
 __u64 ms_attrs_class_pages(const struct ms_attrs *a, enum ms_class c, enum ms_attr k);
 
+/*
+ * enum pageflags of BTF btf (a live kernel's or a dump's): each bit's name without "PG_", the
+ * first of the names that share a value ("" for a bit with none), and __NR_PAGEFLAGS in
+ * *nr_flags (64 when BTF has no such name). -ENOENT when btf has no enum pageflags.
+ */
+#define MS_FLAG_NAME_LEN 24
+struct btf;
+int ms_btf_flag_names(const struct btf *btf, char names[64][MS_FLAG_NAME_LEN],
+		      unsigned int *nr_flags);
 /* Reads BTF and sysfs; 0, or -errno when the kernel has no BTF (flags then cannot be named). */
 int ms_attr_facts_load(struct ms_attr_facts *f);
 /* Before each walk: zeroes the counts, keeps the facts and on_folio. */

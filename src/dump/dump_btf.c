@@ -271,8 +271,7 @@ static void counters_of(const struct btf *b, struct ms_dump_types *t)
 /* allpages: the cgroup chain's offsets, and the page flags' names */
 static void allpages_of(const struct btf *b, struct ms_dump_types *t)
 {
-	__s32 id = btf__find_by_name_kind(b, "pageflags", BTF_KIND_ENUM);
-	const struct btf_type *e = id > 0 ? btf__type_by_id(b, (__u32)id) : NULL;
+	unsigned int nr;
 	__s64 v;
 
 	t->memcg_css = member_off(b, "mem_cgroup", "css");
@@ -282,18 +281,8 @@ static void allpages_of(const struct btf *b, struct ms_dump_types *t)
 	t->kn_id = member_off(b, "kernfs_node", "id");
 	t->objcg_memcg = member_off(b, "obj_cgroup", "memcg");
 	t->memory_cgrp_id = !enum_value(b, "cgroup_subsys_id", "memory_cgrp_id", &v) ? v : -1;
-	t->nr_flags = 64;
-	for (__u16 i = 0; e && i < btf_vlen(e); i++) {
-		const char *name = btf__name_by_offset(b, btf_enum(e)[i].name_off);
-		__s32 val = btf_enum(e)[i].val;
-
-		if (!name)
-			continue;
-		if (!strcmp(name, "__NR_PAGEFLAGS"))
-			t->nr_flags = val >= 0 && val < 64 ? val : 64;
-		else if (val >= 0 && val < 64 && !t->flag_name[val][0] && !strncmp(name, "PG_", 3))
-			snprintf(t->flag_name[val], sizeof(t->flag_name[val]), "%s", name + 3);
-	}
+	ms_btf_flag_names(b, t->flag_name, &nr);
+	t->nr_flags = nr;
 }
 
 /* The walk's types from BTF object b, named name in messages; b is freed. */

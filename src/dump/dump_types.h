@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "memstat.h"
+#include "attrs.h"	/* MS_FLAG_NAME_LEN */
 
 /* the vmstat items the dumped kernel's meminfo is computed from (--reconcile, dump_meminfo.c) */
 enum ms_dump_stat {
@@ -41,7 +42,7 @@ struct ms_dump_types {
 	long memcg_css, css_cgroup, cgroup_kn, cgroup_subsys, kn_id, objcg_memcg;
 	long memory_cgrp_id;		/* enum cgroup_subsys_id; -1 unknown */
 	/* allpages: the names of the page flags (enum pageflags, less "PG_"); "" none */
-	char flag_name[64][24];
+	char flag_name[64][MS_FLAG_NAME_LEN];	/* ms_btf_flag_names() */
 	int nr_flags;			/* __NR_PAGEFLAGS (at most 64) */
 };
 
