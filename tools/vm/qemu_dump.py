@@ -120,20 +120,23 @@ def watch(results, qmp_path, ack_path, outdir):
             return 0
 
 
-def allpages_check(memstat, dump, core):
-    """allpages --core of the same dump: every page's record, whose sub-classes sum to the
-    summary's, and anon pages charged to cgroups (the memcg chain read, on 7.x through the
-    obj_cgroup). A list of what is wrong."""
+def allpages_records(memstat, dump):
+    """allpages --core DUMP -f csv, once for the checks below: (header, rows) or (None, why)"""
     r = subprocess.run([memstat, "allpages", "--core", dump, "-f", "csv"], capture_output=True,
                        text=True, timeout=600)
     if r.returncode != 0:
-        return ["allpages --core exited %d: %s" % (r.returncode, r.stderr.strip()[:200])]
+        return None, "allpages --core exited %d: %s" % (r.returncode, r.stderr.strip()[:200])
     lines = r.stdout.splitlines()
-    head = lines[0].split(",")
+    return lines[0].split(","), [l.split(",") for l in lines[1:]]
+
+
+def allpages_check(head, rows, core):
+    """allpages --core of the same dump: every page's record, whose sub-classes sum to the
+    summary's, and anon pages charged to cgroups (the memcg chain read, on 7.x through the
+    obj_cgroup). A list of what is wrong."""
     sub, cg = head.index("subclass"), head.index("cgroup")
     counts, charged = {}, 0
-    for l in lines[1:]:
-        f = l.split(",")
+    for f in rows:
         counts[f[sub]] = counts.get(f[sub], 0) + 1
         charged += f[sub] == "anon_private" and f[cg] not in ("0", "")
     want = {k: v for k, v in core["detail"].items() if v}
@@ -158,7 +161,7 @@ def runs_of(text):
     return pages
 
 
-def pages_check(memstat, dump, core, before_b64, after_b64):
+def pages_check(head, rows, core, before_b64, after_b64):
     """allpages --core of the dump against the VM's own --runs just before and just after it:
     every page of the same sub-class in both live walks must be of it in the dump. The pages
     that differ are pages that changed and changed back between the walks (memstat's own maps
@@ -171,17 +174,10 @@ def pages_check(memstat, dump, core, before_b64, after_b64):
                 for p in (before_b64, after_b64)]
     except (OSError, ValueError, EOFError) as e:
         return ["the VM's --runs were not readable: %s" % e], ""
-    r = subprocess.run([memstat, "allpages", "--core", dump, "-f", "csv"], capture_output=True,
-                       text=True, timeout=600)
-    if r.returncode != 0:
-        return ["allpages --core exited %d" % r.returncode], ""
-    lines = r.stdout.splitlines()
-    head = lines[0].split(",")
     pi, si = head.index("pfn"), head.index("subclass")
     same = differ = 0
     pairs = {}
-    for line in lines[1:]:
-        f = line.split(",")
+    for f in rows:
         pfn = int(f[pi], 16) if f[pi].startswith("0x") else int(f[pi])
         a, b = runs[0].get(pfn), runs[1].get(pfn)
         if a is None or a != b:
@@ -268,11 +264,16 @@ def check(memstat, dump, before_path, after_path, records="", before_runs="", af
                                                   v, a, b))
     pages_summary = ""
     if records == "allpages":
-        bad += allpages_check(memstat, dump, core)
+        head, rows = allpages_records(memstat, dump)
+        if head is None:
+            bad.append(rows)
+        else:
+            bad += allpages_check(head, rows, core)
+            if before_runs and after_runs:
+                more, pages_summary = pages_check(head, rows, core, before_runs, after_runs)
+                bad += more
+            del rows
         bad += zones_check(memstat, dump, core)
-        if before_runs and after_runs:
-            more, pages_summary = pages_check(memstat, dump, core, before_runs, after_runs)
-            bad += more
     walk = (core.get("timings") or {}).get("walk") or 0      # ms
     summary = "total %d pages (%d firmware) in %.1f s, the walk %.1f ns a page; anon %d, page cache %d, exec %d, kernel %d, free %d" % (
         total, extra, secs, walk * 1e6 / max(1, total + core["holes"]), core["pages"]["anon"], core["pages"]["page_cache"], core["pages"]["exec"],
