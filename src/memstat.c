@@ -270,7 +270,7 @@ static int walk_backend(struct walker *w, struct ms_result *res)
  */
 static int wss_sample_window(struct walker *w)
 {
-	char why[640];
+	char why[1024];
 	const char *prefix = "";	/* ms_wss_open() says "--wss: ", next and end do not */
 	int ret = MS_EXIT_OK;
 
@@ -330,7 +330,7 @@ static int walk_once(void *arg, struct ms_result *res)
 static int wss_window(const struct ms_opts *o, const char *release, struct walker *walker,
 		      struct ms_wss *w)
 {
-	char why[640];
+	char why[1024];
 	int ret = ms_wss_window(w, o->wss, release, &walker->be, walker->ranges, why, sizeof(why));
 
 	walker->wss = w;
@@ -371,7 +371,7 @@ int main(int argc, char **argv)
 	struct ms_bpf *bpf = NULL;
 	struct walker walker;
 	struct utsname uts;
-	char why[512] = "", fallback[600] = "", mglru_why[512] = "";
+	char why[512] = "", fallback[600] = "", mglru_why[768] = "";
 	bool mglru_features;
 	const char *cap;
 	struct ms_opts o;

@@ -625,7 +625,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 	load_zones(d);
 	if (wss_s) {	/* the window, on every present page; then the walk that prints */
 		struct utsname u;
-		char wwhy[640];
+		char wwhy[1024];
 
 		uname(&u);
 		ret = ms_wss_window(&wss, wss_s, u.release, &be, present, wwhy, sizeof(wwhy));

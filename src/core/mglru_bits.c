@@ -16,6 +16,7 @@
 #include "attrs.h"
 #include "backend.h"
 #include "mglru_bits.h"
+#include "meminfo.h"
 
 void ms_gen_hist_add(struct ms_gen_hist *h, __u64 head_flags, bool lru, bool other)
 {
@@ -100,9 +101,12 @@ int ms_gen_locate_between(const struct ms_gen_hist *h, unsigned int lo,
 	return -1;
 }
 
+#define LOCATE_WALKS 5	/* ms_mglru_locate()'s tries */
+
 struct locate {
 	struct ms_gen_hist h;
 	unsigned int pg_lru, pg_unevictable;
+	__u64 unreadable, unevictable;	/* for a refusal: the pages left out */
 };
 
 static int locate_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
@@ -113,11 +117,17 @@ static int locate_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 
 	if (r->valid)
 		ms_gen_hist_add(&l->h, r->head_flags, lru && !unevictable, !lru && !unevictable);
+	l->unreadable += !r->valid;
+	l->unevictable += r->valid && unevictable;
 	return 0;
 }
 
-/* lru_gen_full's pages by generation; -1 with why when it cannot be read */
-static int kernel_gens(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
+/*
+ * lru_gen_full's pages by generation, and in *seqs a sum over its lruvecs of their generations'
+ * numbers and evicted marks: it changes when the kernel ages or evicts a generation of any of
+ * them (reclaim). -1 with why when it cannot be read.
+ */
+static int kernel_gens(__u64 by_gen[MS_MGLRU_GENS], __u64 *seqs, char *why, size_t whylen)
 {
 	struct ms_mglru m;
 	int err = ms_mglru_read(MS_MGLRU_FULL, &m);
@@ -128,8 +138,32 @@ static int kernel_gens(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
 		return -1;
 	}
 	ms_mglru_by_gen(&m, by_gen);
+	*seqs = 0;
+	for (size_t i = 0; i < m.n; i++)
+		for (int g = 0; g < m.v[i].ngens; g++)
+			*seqs += (m.v[i].gen[g].seq + 1) * 4 + m.v[i].gen[g].anon_gone * 2 +
+				 m.v[i].gen[g].file_gone;
 	ms_mglru_free(&m);
 	return 0;
+}
+
+/* the evictable LRU lists' pages in /proc/vmstat (__update_lru_size()'s); -1 unknown */
+static long long vmstat_lru(void)
+{
+	static const char *const keys[] = { "nr_inactive_anon", "nr_active_anon",
+					    "nr_inactive_file", "nr_active_file" };
+	static char buf[16384];
+	long long sum = 0, v;
+
+	if (ms_read_text("/proc/vmstat", buf, sizeof(buf)))
+		return -1;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		v = ms_kv_get(buf, keys[i]);
+		if (v < 0)
+			return -1;
+		sum += v;
+	}
+	return sum;
 }
 
 /* 0 when MGLRU runs, or -1 with why */
@@ -147,38 +181,68 @@ static int mglru_on(char *why, size_t whylen)
 
 int ms_mglru_ready(__u64 by_gen[MS_MGLRU_GENS], char *why, size_t whylen)
 {
-	__u64 unused[MS_MGLRU_GENS];
+	__u64 unused[MS_MGLRU_GENS], seqs;
 
 	if (mglru_on(why, whylen))
 		return -1;
-	return kernel_gens(by_gen ? by_gen : unused, why, whylen);
+	return kernel_gens(by_gen ? by_gen : unused, &seqs, why, whylen);
 }
 
-/* one record walk and the kernel's counts before and after it: the window, or -1 with why */
+/*
+ * One record walk and the kernel's counts before and after it: the window, or -1 with why; *aged
+ * when the kernel aged or evicted a generation meanwhile.
+ */
 static int locate_once(struct ms_backend *be, const struct ms_ranges *ranges,
-		       const struct ms_attr_facts *f, struct locate *l, char *why, size_t whylen)
+		       const struct ms_attr_facts *f, struct locate *l, bool *aged, char *why,
+		       size_t whylen)
 {
 	struct ms_result res;
-	__u64 before[MS_MGLRU_GENS], after[MS_MGLRU_GENS];
+	__u64 before[MS_MGLRU_GENS], after[MS_MGLRU_GENS], seqs_before, seqs_after;
 	int err;
 
-	if (ms_mglru_ready(before, why, whylen))
+	long long lru_before, lru_after;
+
+	*aged = false;
+	if (mglru_on(why, whylen) || kernel_gens(before, &seqs_before, why, whylen))
 		return -1;
+	lru_before = vmstat_lru();
 	memset(&l->h, 0, sizeof(l->h));
+	l->unreadable = l->unevictable = 0;
 	memset(&res, 0, sizeof(res));
 	err = ms_backend_pages(be, ranges, &res, locate_page, l);
 	if (err) {
 		snprintf(why, whylen, "the record walk failed (exit %d)", err);
 		return -1;
 	}
-	if (kernel_gens(after, why, whylen))
+	lru_after = vmstat_lru();
+	if (kernel_gens(after, &seqs_after, why, whylen))
 		return -1;
+	/*
+	 * Aging makes the oldest generation's slot the youngest's: the walk may count the slot's
+	 * old pages at low pfns and its new ones at high pfns, more than it ever held at once, so
+	 * no count bounds it. Another walk then.
+	 */
+	if (seqs_after != seqs_before) {
+		*aged = true;
+		snprintf(why, whylen, "the kernel aged or evicted a generation during each of %d "
+			 "walks (reclaim is running): its counts could not be compared with the "
+			 "walk's", LOCATE_WALKS);
+		return -1;
+	}
 	/*
 	 * The walk saw each page at some moment between the two reads of the kernel's counts:
 	 * where a generation grew or shrank meanwhile (a workload faulting memory in, its pages
-	 * aged), its count at the walk's moment lies between them.
+	 * freed), its count at the walk's moment lies between them.
 	 */
-	return ms_gen_locate_between(&l->h, f->nr_pageflags, before, after, why, whylen);
+	err = ms_gen_locate_between(&l->h, f->nr_pageflags, before, after, why, whylen);
+	if (err < 0) {
+		size_t n = strlen(why);
+
+		snprintf(why + n, whylen - n, "; left out: %llu pages unreadable, %llu unevictable; "
+			 "/proc/vmstat's LRU lists %lld-%lld pages", (unsigned long long)l->unreadable,
+			 (unsigned long long)l->unevictable, lru_before, lru_after);
+	}
+	return err;
 }
 
 int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char *why,
@@ -204,12 +268,26 @@ int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char 
 	l->pg_lru = f.pg_lru;
 	l->pg_unevictable = f.pg_unevictable;
 	/*
-	 * Up to 3 walks: while one runs, the kernel may add or free many folios (a process
-	 * starting or exiting, a file's page cache dropped) or age an lruvec, and then neither
-	 * its counts before nor after agree with the pages the walk saw.
+	 * Up to LOCATE_WALKS walks: while one runs, the kernel may add or free many folios (a
+	 * process starting or exiting, a file's page cache dropped) or age an lruvec, and then
+	 * neither its counts before nor after agree with the pages the walk saw. The reason
+	 * given is the last walk's, or that the kernel aged its generations during every walk.
 	 */
-	for (int attempt = 0; attempt < 3 && ret < 0; attempt++)
-		ret = locate_once(be, ranges, &f, l, why, whylen);
+	char last[640] = "";
+	bool aged = false;
+	int nr_aged = 0;
+
+	for (int attempt = 0; attempt < LOCATE_WALKS && ret < 0; attempt++) {
+		ret = locate_once(be, ranges, &f, l, &aged, why, whylen);
+		nr_aged += aged;
+		if (ret < 0 && !aged)
+			snprintf(last, sizeof(last), "%s", why);
+	}
+	if (ret < 0 && last[0] && nr_aged)	/* a walk that did not match says why */
+		snprintf(why, whylen, "%s (and the kernel aged its generations during %d of %d "
+			 "walks)", last, nr_aged, LOCATE_WALKS);
+	else if (ret < 0 && last[0])
+		snprintf(why, whylen, "%s", last);
 	free(l);
 	return ret;
 }

@@ -622,7 +622,7 @@ void ms_wss_free(struct ms_wss *w)
 int ms_wss_open(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,
 		const struct ms_ranges *ranges, char *why, size_t whylen)
 {
-	char err[512], none[1100];
+	char err[768], none[1100];
 	int gen, mech = ms_wss_mechanism(none, sizeof(none));
 
 	if (mech == MS_WSS_DAMON) {	/* ms_wss_window() runs its window whole */

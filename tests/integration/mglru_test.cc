@@ -18,6 +18,8 @@
 
 #include <cstring>
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <map>
 #include <sstream>
 #include <string>
@@ -118,6 +120,62 @@ TEST(Mglru, GenerationBitsMatchTheKernelsCounts)
 	ASSERT_EQ(f.status, 0);
 	EXPECT_NE(f.out.find("MGLRU generation:    flags bits " + std::to_string(first) + "-"),
 		  std::string::npos) << f.out;
+	ms_backend_close(&be);
+	ms_ranges_free(&r);
+}
+
+// The kernel ageing its generations while the window is looked for (reclaim does, here a
+// thread asks for it every 20 ms): a walk that saw it is not compared with the kernel's counts
+// (the oldest generation's slot becomes the youngest's, and the walk counts some of its pages
+// of each), so the answer is the window found without it, or that every walk saw ageing; never a
+// window that matches nothing.
+TEST(Mglru, AgeingDuringTheWalkIsNoMismatch)
+{
+	MglruOn on;
+	if (ms_mglru_enabled(MS_MGLRU_ENABLED) <= 0 || access(MS_MGLRU_FULL, R_OK) ||
+	    access(MS_MGLRU_CTL, W_OK))
+		GTEST_SKIP() << "MGLRU is not on, or " << MS_MGLRU_FULL << " and " << MS_MGLRU_CTL
+			     << " are not there (a test VM has them)";
+	struct ms_ranges r = {};
+	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
+	struct ms_backend be = {};
+	char why[640] = "";
+	ASSERT_EQ(ms_backend_open(MS_BE_AUTO, MS_BPF_ALLPAGES, false, &be, why, sizeof(why),
+				  nullptr, 0), 0) << why;
+	int quiet = ms_mglru_locate(&be, &r, why, sizeof(why));
+	ASSERT_GE(quiet, 0) << why;
+	std::atomic<bool> stop{ false };
+	std::atomic<int> aged{ 0 };
+	std::thread ager([&] {
+		while (!stop) {
+			struct ms_mglru m;
+			if (ms_mglru_read(MS_MGLRU_FULL, &m))
+				break;
+			for (size_t i = 0; i < m.n && !stop; i++)
+				if (m.v[i].ngens && !ms_mglru_age(MS_MGLRU_CTL, m.v[i].memcg_id, m.v[i].node,
+								   m.v[i].gen[m.v[i].ngens - 1].seq))
+					aged++;
+			ms_mglru_free(&m);
+			usleep(20000);
+		}
+	});
+	int found = 0, refused = 0;
+	for (int i = 0; i < 4; i++) {
+		int w = ms_mglru_locate(&be, &r, why, sizeof(why));
+		if (w >= 0) {
+			EXPECT_EQ(w, quiet);
+			found++;
+		} else {
+			EXPECT_EQ(std::string(why).rfind("the kernel aged or evicted a generation during "
+							  "each of", 0), 0u) << why;
+			refused++;
+		}
+	}
+	stop = true;
+	ager.join();
+	EXPECT_GT(aged.load(), 0) << "the thread aged no generation";
+	printf("while the kernel aged its generations %d times: the window found %d times, "
+	       "refused (aged during every walk) %d times\n", aged.load(), found, refused);
 	ms_backend_close(&be);
 	ms_ranges_free(&r);
 }
