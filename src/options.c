@@ -89,13 +89,13 @@ static const char usage_text[] =
 	"                         one sample per window, windows back to back\n"
 	"      --core FILE        a crash dump's memory instead of the running kernel's: an\n"
 	"                         ELF core (a saved /proc/vmcore, makedumpfile -E, QEMU's\n"
-	"                         dump-guest-memory); with -v, --json, --reconcile,\n"
+	"                         dump-guest-memory); with -v, --json, -a, --reconcile,\n"
 	"                         --by node|zone, --runs, --jobs\n"
 	"      --btf FILE         with --core: the dumped kernel's BTF (its\n"
 	"                         /sys/kernel/btf/vmlinux, or a vmlinux; default: the running\n"
 	"                         kernel's, when it is the dumped one)\n"
-	"      --symbols FILE     with --core (--reconcile, --by): the dumped kernel's System.map or\n"
-	"                         vmlinux (default: its kallsyms, found through VMCOREINFO)\n"
+	"      --symbols FILE     with --core (--reconcile, --by, -a): the dumped kernel's System.map\n"
+	"                         or vmlinux (default: its kallsyms, found through VMCOREINFO)\n"
 	"  -V, --version          print the version\n"
 	"  -h, --help             print this help\n"
 	"\n"
@@ -605,17 +605,20 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 	}
 	if ((o->btf || o->symbols) && !o->core)
 		return ms_usage_error(NULL, "%s needs --core FILE", o->btf ? "--btf" : "--symbols");
-	if (o->symbols && !o->reconcile && o->by < 0)
-		return ms_usage_error(NULL, "%s", "--symbols needs --reconcile or --by node|zone (the "
-				      "symbols locate the dump's counters and zones)");
-	if (o->core && (o->sampling || o->by_process || o->attributes || o->wss || o->compare ||
+	if (o->symbols && !o->reconcile && o->by < 0 && !o->attributes)
+		return ms_usage_error(NULL, "%s", "--symbols needs --reconcile, --by node|zone or -a "
+				      "(the symbols locate the dump's counters, zones and MGLRU "
+				      "switch)");
+	if (o->core && (o->sampling || o->by_process || o->wss || o->compare ||
 			o->approx || o->features || o->backend != MS_BE_AUTO ||
-			(o->reconcile && o->runs) || (o->by >= 0 && (o->nby > 1 || o->tree ||
+			(o->reconcile && o->runs) || (o->attributes && (o->runs || o->by >= 0)) ||
+			(o->by >= 0 && (o->nby > 1 || o->tree ||
 			(o->by != MS_BY_NODE && o->by != MS_BY_ZONE)))))
 		return ms_usage_error(NULL, "%s", "--core reads a dump: the summary, with -v, --json, "
-				      "--reconcile, --by node|zone, --runs or --jobs (not an interval, "
-				      "-o, -f, another --by, -a, --wss, --compare, --approx, --features "
-				      "or --backend, nor --reconcile with --runs)");
+				      "-a, --reconcile, --by node|zone, --runs or --jobs (not an "
+				      "interval, -o, -f, another --by, --wss, --compare, --approx, "
+				      "--features or --backend, nor --reconcile or -a with --runs, nor "
+				      "-a with --by)");
 	if (o->nby + o->by_process > 1 && !(o->sampling && o->format == MS_FMT_PROM))
 		return ms_usage_error(NULL, "%s", "--by given more than once: only with --format prom "
 				      "or in memstat serve (a table or a JSON document has one key)");

@@ -231,8 +231,8 @@ def test_a_btf_that_nests_a_type_in_itself_is_no_crash(tmp_path, dump):
 
 def test_options_that_need_a_live_kernel_are_refused(dump):
     core, btf = dump
-    for extra in (["--by", "cgroup"], ["-a"], ["--wss", "1"], ["--compare", "free"], ["--approx"], ["1"],
-                  ["--backend", "bpf"], ["--features"]):
+    for extra in (["--by", "cgroup"], ["--wss", "1"], ["--compare", "free"], ["--approx"], ["1"],
+                  ["--backend", "bpf"], ["--features"], ["-a", "--by", "node"]):
         one_line(run("--core", str(core), "--btf", str(btf), *extra), 2, "--core reads a dump")
     r = run("--btf", str(btf))
     assert r.returncode == 2 and "--btf needs --core" in r.stderr
@@ -288,6 +288,48 @@ def test_a_counter_the_walk_disagrees_with_is_a_mismatch(tmp_path, dump):
     assert r.returncode == 3, r.stderr
     bad = [x["meminfo_field"] for x in j["reconcile"]["rows"] if not x["ok"]]
     assert bad == ["Shmem"] and not j["reconcile"]["ok"]
+
+
+def test_attributes_of_a_dump_reconcile_with_its_counters(tmp_path, dump):
+    """-a of a dump: the flags of its pages counted as a live -a counts them, and with
+    --reconcile each attribute's row against the dumped kernel's own counter, exactly."""
+    core, btf = dump
+    r = run("--core", str(core), "--btf", str(btf), "-a", "--json")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert {k: j["attributes"][k] for k in mkdump.EXPECTED_ATTRS} == mkdump.EXPECTED_ATTRS
+    assert j["attributes"]["mglru"] is False
+    assert {k: v for k, v in j["detail"].items() if v} == mkdump.EXPECTED["detail"]
+    r, j = reconcile(core, btf, "-a")
+    assert r.returncode == 0 and j["reconcile"]["ok"], r.stderr
+    rows = {x["meminfo_field"]: x for x in j["reconcile"]["rows"]}
+    c = mkdump.COUNTERS
+    want = {"Dirty": c["NR_FILE_DIRTY"], "Writeback": c["NR_WRITEBACK"],
+            "Mlocked": c["NR_MLOCK"], "Unevictable": c["NR_UNEVICTABLE"],
+            "Active(anon)": c["NR_ACTIVE_ANON"], "Inactive(anon)": c["NR_INACTIVE_ANON"],
+            "Active(file)": c["NR_ACTIVE_FILE"], "Inactive(file)": c["NR_INACTIVE_FILE"],
+            "AnonHugePages": 0, "ShmemHugePages": 0, "FileHugePages": 0}
+    assert {f: rows[f]["meminfo_pages"] for f in want} == want
+    assert all(rows[f]["walk_pages"] == want[f] and rows[f]["ok"] for f in want)
+    # a counter that disagrees is a mismatch (exit 3), as in a live run
+    bad = tmp_path / "dirty.core"
+    bad.write_bytes(mkdump.elf_core(mkdump.memory(counters=dict(c, NR_FILE_DIRTY=500)),
+                                    mkdump.vmcoreinfo()))
+    r, j = reconcile(bad, btf, "-a")
+    assert r.returncode == 3 and [x["meminfo_field"] for x in j["reconcile"]["rows"]
+                                  if not x["ok"]] == ["Dirty"], r.stdout
+    # the text: the attributes' table, and no line saying -a is missing
+    r = run("--core", str(core), "--btf", str(btf), "-a", "--reconcile")
+    assert r.returncode == 0, r.stderr
+    assert "Page Attributes" in r.stdout and "need -a" not in r.stdout, r.stdout
+    # a dump of a kernel where MGLRU ran (lru_gen_caps on): its lists' sums are the rows
+    mg = tmp_path / "mglru.core"
+    mg.write_bytes(mkdump.elf_core(mkdump.memory(mglru=True), mkdump.vmcoreinfo()))
+    r, j = reconcile(mg, btf, "-a")
+    assert r.returncode == 0 and j["attributes"]["mglru"] is True, r.stderr
+    rows = {x["meminfo_field"]: x for x in j["reconcile"]["rows"]}
+    assert rows["Active(anon)+Inactive(anon)"]["meminfo_pages"] == 9 and \
+        "Active(anon)" not in rows
 
 
 def test_symbols_from_a_system_map_where_vmcoreinfo_has_no_kallsyms(tmp_path, dump):
@@ -367,7 +409,7 @@ def test_allpages_of_a_dump_gives_every_page_its_record(tmp_path, dump):
     assert by_pfn[29]["cgroup"] == mkdump.CGROUP_ID
     # an anon page's memcg directly (6.1-6.18), a page table's through KMEM's obj_cgroup
     assert by_pfn[20]["cgroup"] == mkdump.CGROUP_ID and by_pfn[40]["cgroup"] == mkdump.CGROUP_ID
-    assert by_pfn[0]["flags"] == "reserved" and by_pfn[20]["flags"] == "lru"
+    assert by_pfn[0]["flags"] == "reserved" and by_pfn[20]["flags"] == "lru|active|swapbacked"
     assert by_pfn[9]["role"] == "free-tail" and by_pfn[9]["head_pfn"] == 8
     # the node and zone columns from the dump's own zones
     assert (by_pfn[0]["node"], by_pfn[0]["zone"]) == (0, "DMA")

@@ -19,6 +19,7 @@
 #include "dump_types.h"
 #include "dump_meminfo.h"
 #include "dump_walk.h"
+#include "attrs.h"
 #include "groups.h"
 #include "report.h"
 
@@ -168,6 +169,43 @@ static int core_groups(const struct ms_opts *o, struct ms_core *c)
 	return ret;
 }
 
+/*
+ * Whether MGLRU ran in the dumped kernel: lru_gen_caps[LRU_GEN_CORE] (mm/vmscan.c, a static key
+ * array since 354ed5974429 "mm: multi-gen LRU: runtime switch", v6.1), whose first member, the
+ * key's enabled count, is above 0 when it runs. No such symbol: a kernel without MGLRU; its
+ * symbols unreadable: not known, taken as off (active_* then count PG_active, as they are).
+ */
+static bool core_mglru(struct ms_core *c, const char *symbols)
+{
+	static const char *const names[] = { "lru_gen_caps" };
+	__u64 addr = 0;
+	__s32 enabled;
+	char why[512];
+
+	return !ms_dump_symbols(&c->d, symbols, names, 1, &addr, why, sizeof(why)) && addr &&
+	       !ms_dump_read_virt(&c->d, addr, &enabled, sizeof(enabled)) && enabled > 0;
+}
+
+/* -a of a dump: the record walk into a's counts, with the facts of the dump's kernel */
+static int core_attrs(const struct ms_opts *o, struct ms_core *c, struct ms_attrs *a,
+		      struct ms_result *res)
+{
+	struct ms_attr_facts f = c->t.attr_facts;
+	int err;
+
+	if (!c->t.attr_facts_ok)
+		return fail(o->core, "its BTF names no page flag (enum pageflags): -a cannot tell "
+			    "the pages' attributes", MS_EXIT_UNSUPPORTED);
+	f.mglru = core_mglru(c, o->symbols);
+	ms_attrs_set_facts(a, &f);
+	ms_attrs_reset(a);
+	err = ms_dump_pages(&c->d, &c->t, &c->r, res, ms_attrs_page, a);
+	if (err)
+		return err == -EIO ? MS_EXIT_FAIL : fail(o->core, "out of memory", MS_EXIT_FAIL);
+	ms_attrs_finish(a);
+	return MS_EXIT_OK;
+}
+
 int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *slab_split)
 {
 	struct ms_report_opts ro = {};
@@ -175,6 +213,7 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 	struct ms_result res;
 	struct ms_meminfo mi;
 	struct ms_recon rc;
+	struct ms_attrs *attrs = NULL;
 	char why[512];
 	int ret, err;
 
@@ -196,11 +235,21 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 		ret = core_groups(o, &c);
 		goto out;
 	}
-	err = ms_dump_walk(&c.d, &c.t, &c.r, o->runs ? 1 : o->jobs ? o->jobs : ms_jobs_auto(&c.r),
-			   &res, o->runs ? run_fn : NULL, NULL);
-	if (err) {
-		ret = err == -EIO ? MS_EXIT_FAIL : fail(o->core, "out of memory", MS_EXIT_FAIL);
-		goto out;
+	if (o->attributes) {	/* the record walk gives the summary too */
+		attrs = ms_attrs_new();
+		ret = attrs ? core_attrs(o, &c, attrs, &res) :
+			      fail(o->core, "out of memory", MS_EXIT_FAIL);
+		if (ret)
+			goto out;
+		ro.attrs = attrs;
+	} else {
+		err = ms_dump_walk(&c.d, &c.t, &c.r, o->runs ? 1 : o->jobs ? o->jobs :
+				   ms_jobs_auto(&c.r), &res, o->runs ? run_fn : NULL, NULL);
+		if (err) {
+			ret = err == -EIO ? MS_EXIT_FAIL :
+					    fail(o->core, "out of memory", MS_EXIT_FAIL);
+			goto out;
+		}
 	}
 	ret = MS_EXIT_OK;
 	if (o->runs)
@@ -212,6 +261,10 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 	ro.elapsed_ms = ms_now_ms() - t0;
 	if (o->reconcile) {
 		ms_reconcile(&res, &mi, (long)(c.d.page_size / 1024), &rc);
+		if (attrs) {	/* the counters of one moment: before and after are the same */
+			ms_attrs_reconcile(attrs, &mi, &mi, (long)(c.d.page_size / 1024), &rc);
+			rc.attrs = attrs;
+		}
 		rc.from_dump = true;
 		ret = rc.all_ok ? MS_EXIT_OK : MS_EXIT_MISMATCH;
 	}
@@ -219,12 +272,17 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 		ms_print_json(stdout, &res, &ro, o->reconcile ? &rc : NULL);
 	} else {
 		ms_print_summary(stdout, &res, &ro);
+		if (attrs) {
+			fputc('\n', stdout);
+			ms_attrs_print(stdout, attrs);
+		}
 		if (o->reconcile) {
 			fputc('\n', stdout);
 			ms_print_reconcile(stdout, &rc, &mi, &res);
 		}
 	}
 out:
+	ms_attrs_free(attrs);
 	ms_core_close(&c);
 	return ret;
 }

@@ -67,14 +67,18 @@ const struct ms_attr_info ms_attr_names[MS_NR_ATTRS] = {
 
 /* ---- kernel facts ---- */
 
-/* Bit offset of member name in type id, descending into anonymous members; -1 when absent. */
-static long member_bits(const struct btf *btf, __u32 id, const char *name)
+/*
+ * Bit offset of member name in type id, descending into anonymous members; -1 when absent.
+ * depth bounds the descent: a dump's BTF (ms_attr_facts_of()) may nest a type in itself.
+ */
+#define MEMBER_DEPTH 8
+static long member_bits_in(const struct btf *btf, __u32 id, const char *name, int depth)
 {
 	const struct btf_type *t;
 	const struct btf_member *m;
 	int i, id2 = btf__resolve_type(btf, id);
 
-	if (id2 < 0)
+	if (id2 < 0 || depth > MEMBER_DEPTH)
 		return -1;
 	t = btf__type_by_id(btf, id2);
 	if (!t || !btf_is_composite(t))
@@ -89,7 +93,7 @@ static long member_bits(const struct btf *btf, __u32 id, const char *name)
 				return btf_member_bit_offset(t, i);
 			continue;
 		}
-		sub = member_bits(btf, m->type, name);
+		sub = member_bits_in(btf, m->type, name, depth + 1);
 		if (sub >= 0)
 			return btf_member_bit_offset(t, i) + sub;
 	}
@@ -100,7 +104,7 @@ static long struct_member_bits(const struct btf *btf, const char *type, const ch
 {
 	__s32 id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
 
-	return id < 0 ? -1 : member_bits(btf, id, name);
+	return id < 0 ? -1 : member_bits_in(btf, id, name, 0);
 }
 
 static void flag_bits(const struct btf *btf, struct ms_attr_facts *f)
@@ -188,31 +192,23 @@ static void tail_member(const struct btf *btf, const char *folio1, const char *f
 	}
 }
 
-int ms_attr_facts_load(struct ms_attr_facts *f)
+/* what is assumed where BTF is silent: _refcount at bytes 52-55, x86_64's 2 MiB PMD */
+static void facts_defaults(struct ms_attr_facts *f)
 {
-	struct btf *btf;
-	long bits, pmd, page = sysconf(_SC_PAGESIZE);
-	int err = 0;
-
 	memset(f, 0, sizeof(*f));
 	memset(f, MS_NO_BIT, offsetof(struct ms_attr_facts, refcount_word));
 	/* _refcount: bytes 52-55 of struct page (the second half of word 6) where BTF is silent */
 	f->refcount_word = 6;
 	f->refcount_shift = 32;
-	pmd = ms_read_long("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
 	f->pmd_order = 9;	/* x86_64: 2 MiB of 4 KiB pages */
-	if (pmd > page && page > 0)
-		for (f->pmd_order = 0; (page << f->pmd_order) < pmd && f->pmd_order < 30;)
-			f->pmd_order++;
-	/* lru_gen_enabled(): bit 0 of the caps mask (LRU_GEN_CORE) */
-	f->mglru = ms_read_long("/sys/kernel/mm/lru_gen/enabled") > 0 &&
-		   (ms_read_long("/sys/kernel/mm/lru_gen/enabled") & 1);
+}
 
-	btf = ms_kernel_btf();
-	if (!btf)
-		return -errno;
-	/* test builds: a kernel whose BTF names no page flag (the module without BTF) */
-	if (!ms_test_hook(MS_TEST_NO_PAGEFLAGS))
+/* the facts BTF gives: the flags' bits, _refcount, the folio's pin and PMD map counts */
+static void facts_of_btf(const struct btf *btf, struct ms_attr_facts *f, bool flags)
+{
+	long bits;
+
+	if (flags)
 		flag_bits(btf, f);
 	bits = struct_member_bits(btf, "page", "_refcount");
 	if (bits >= 0 && bits % 32 == 0 && bits < 512) {
@@ -225,10 +221,37 @@ int ms_attr_facts_load(struct ms_attr_facts *f)
 	/* the PMD mapcount (-1 based) of a large folio: see the head of this file */
 	tail_member(btf, "_entire_mapcount", "_compound_mapcount", "compound_mapcount",
 		    &f->entire_page, &f->entire_word, &f->entire_shift);
-	if (!f->btf_ok)
-		err = -ENOENT;
+}
+
+int ms_attr_facts_load(struct ms_attr_facts *f)
+{
+	struct btf *btf;
+	long pmd, page = sysconf(_SC_PAGESIZE);
+
+	facts_defaults(f);
+	pmd = ms_read_long("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+	if (pmd > page && page > 0)
+		for (f->pmd_order = 0; (page << f->pmd_order) < pmd && f->pmd_order < 30;)
+			f->pmd_order++;
+	/* lru_gen_enabled(): bit 0 of the caps mask (LRU_GEN_CORE) */
+	f->mglru = ms_read_long("/sys/kernel/mm/lru_gen/enabled") > 0 &&
+		   (ms_read_long("/sys/kernel/mm/lru_gen/enabled") & 1);
+
+	btf = ms_kernel_btf();
+	if (!btf)
+		return -errno;
+	/* test builds: a kernel whose BTF names no page flag (the module without BTF) */
+	facts_of_btf(btf, f, !ms_test_hook(MS_TEST_NO_PAGEFLAGS));
 	btf__free(btf);
-	return err;
+	return f->btf_ok ? 0 : -ENOENT;
+}
+
+int ms_attr_facts_of(const struct btf *btf, bool mglru, struct ms_attr_facts *f)
+{
+	facts_defaults(f);
+	f->mglru = mglru;
+	facts_of_btf(btf, f, true);
+	return f->btf_ok ? 0 : -ENOENT;
 }
 
 const char *ms_attrs_unknown(const struct ms_attrs *a, enum ms_attr k)
@@ -524,6 +547,11 @@ void ms_attrs_free(struct ms_attrs *a)
 int ms_attrs_load_facts(struct ms_attrs *a)
 {
 	return ms_attr_facts_load(&a->f);
+}
+
+void ms_attrs_set_facts(struct ms_attrs *a, const struct ms_attr_facts *f)
+{
+	a->f = *f;
 }
 
 void ms_attrs_on_folio(struct ms_attrs *a,

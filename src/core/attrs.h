@@ -64,6 +64,8 @@ struct ms_attrs *ms_attrs_new(void);
 void ms_attrs_free(struct ms_attrs *a);
 /* the facts of this kernel's page flags (ms_attr_facts_load() into the counts' own) */
 int ms_attrs_load_facts(struct ms_attrs *a);
+/* or facts given (ms_attr_facts_of(): a dump's) */
+void ms_attrs_set_facts(struct ms_attrs *a, const struct ms_attr_facts *f);
 /* told each folio's verdict: --by -a's Pinned column (ms_groups_folio_attrs()) */
 void ms_attrs_on_folio(struct ms_attrs *a,
 		       void (*fn)(void *arg, __u64 first_pfn, __u64 npages, __u32 mask, __u8 sub),
@@ -84,6 +86,11 @@ int ms_btf_flag_names(const struct btf *btf, char names[64][MS_FLAG_NAME_LEN],
 		      unsigned int *nr_flags);
 /* Reads BTF and sysfs; 0, or -errno when the kernel has no BTF (flags then cannot be named). */
 int ms_attr_facts_load(struct ms_attr_facts *f);
+/*
+ * The same facts of another kernel (a dump's): from its BTF, x86_64's PMD order, and whether
+ * MGLRU ran in it. 0, or -ENOENT when btf names no page flags.
+ */
+int ms_attr_facts_of(const struct btf *btf, bool mglru, struct ms_attr_facts *f);
 /* Before each walk: zeroes the counts, keeps the facts and on_folio. */
 void ms_attrs_reset(struct ms_attrs *a);
 /* The ms_page_fn of the record walk (arg: struct ms_attrs *). */

@@ -220,7 +220,9 @@ static __u32 kernel_facts(const struct btf *b, struct ms_kernel_facts *k)
 static const char *const stat_names[MS_DS_NR] = {
 	"NR_FREE_PAGES", "NR_ANON_MAPPED", "NR_FILE_PAGES", "NR_SWAPCACHE", "NR_SHMEM",
 	"NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B", "NR_PAGETABLE", "NR_UNACCEPTED",
-	"NR_VMALLOC",
+	"NR_VMALLOC", "NR_FILE_DIRTY", "NR_WRITEBACK", "NR_MLOCK", "NR_INACTIVE_ANON",
+	"NR_ACTIVE_ANON", "NR_INACTIVE_FILE", "NR_ACTIVE_FILE", "NR_UNEVICTABLE", "NR_ANON_THPS",
+	"NR_SHMEM_THPS", "NR_FILE_THPS",
 };
 
 /* --by node|zone: where a node's zones are, and what of a zone is read */
@@ -323,6 +325,7 @@ static int types_of(struct btf *b, const char *name, struct ms_dump_types *t, ch
 		t->f.slab_cache_word = 0;	/* reclaimable slab cannot be told apart */
 	counters_of(b, t);
 	allpages_of(b, t);
+	t->attr_facts_ok = !ms_attr_facts_of(b, false, &t->attr_facts);
 	btf__free(b);
 	if (t->as_host < 0 || t->inode_sb < 0 || t->sb_magic < 0 || t->inode_ino < 0 ||
 	    t->sb_dev < 0) {

@@ -127,6 +127,18 @@ int ms_dump_meminfo(struct ms_dump *d, const struct ms_dump_types *t, const char
 		    units > 0 && units < (1 << 20))
 			mi->percpu = kb(populated * units, page_kb);
 	}
+	/* -a --reconcile: the attributes' rows (meminfo_proc_show()'s sources of the same names) */
+	mi->dirty = kb(s[MS_DS_DIRTY], page_kb);
+	mi->writeback = kb(s[MS_DS_WRITEBACK], page_kb);
+	mi->mlocked = kb(s[MS_DS_MLOCK], page_kb);
+	mi->unevictable = kb(s[MS_DS_UNEVICTABLE], page_kb);
+	mi->active_anon = kb(s[MS_DS_ACTIVE_ANON], page_kb);
+	mi->inactive_anon = kb(s[MS_DS_INACTIVE_ANON], page_kb);
+	mi->active_file = kb(s[MS_DS_ACTIVE_FILE], page_kb);
+	mi->inactive_file = kb(s[MS_DS_INACTIVE_FILE], page_kb);
+	mi->anon_huge = kb(s[MS_DS_ANON_THPS], page_kb);
+	mi->shmem_huge = kb(s[MS_DS_SHMEM_THPS], page_kb);
+	mi->file_huge = kb(s[MS_DS_FILE_THPS], page_kb);
 	if (mi->mem_total < 0)
 		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "the kernel's "
 				   "_totalram_pages (MemTotal) cannot be read in it");

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "memstat.h"
-#include "attrs.h"	/* MS_FLAG_NAME_LEN */
+#include "attrs.h"	/* MS_FLAG_NAME_LEN, struct ms_attr_facts */
 
 /* the vmstat items the dumped kernel's meminfo is computed from (--reconcile, dump_meminfo.c) */
 enum ms_dump_stat {
@@ -20,6 +20,18 @@ enum ms_dump_stat {
 	MS_DS_PAGETABLE,	/* NR_PAGETABLE: PageTables */
 	MS_DS_UNACCEPTED,	/* NR_UNACCEPTED (v6.5): Unaccepted */
 	MS_DS_VMALLOC,		/* NR_VMALLOC, where vmalloc pages are a node item: VmallocUsed */
+	/* -a --reconcile's rows (src/core/attrs.c ms_attrs_reconcile()) */
+	MS_DS_DIRTY,		/* NR_FILE_DIRTY: Dirty */
+	MS_DS_WRITEBACK,	/* NR_WRITEBACK: Writeback */
+	MS_DS_MLOCK,		/* NR_MLOCK: Mlocked */
+	MS_DS_INACTIVE_ANON,	/* NR_INACTIVE_ANON (NR_LRU_BASE + LRU_INACTIVE_ANON) */
+	MS_DS_ACTIVE_ANON,	/* NR_ACTIVE_ANON */
+	MS_DS_INACTIVE_FILE,	/* NR_INACTIVE_FILE */
+	MS_DS_ACTIVE_FILE,	/* NR_ACTIVE_FILE */
+	MS_DS_UNEVICTABLE,	/* NR_UNEVICTABLE: Unevictable */
+	MS_DS_ANON_THPS,	/* NR_ANON_THPS: AnonHugePages (pages since v5.16, 69473e5de873) */
+	MS_DS_SHMEM_THPS,	/* NR_SHMEM_THPS: ShmemHugePages */
+	MS_DS_FILE_THPS,	/* NR_FILE_THPS: FileHugePages */
 	MS_DS_NR
 };
 
@@ -44,6 +56,9 @@ struct ms_dump_types {
 	/* allpages: the names of the page flags (enum pageflags, less "PG_"); "" none */
 	char flag_name[64][MS_FLAG_NAME_LEN];	/* ms_btf_flag_names() */
 	int nr_flags;			/* __NR_PAGEFLAGS (at most 64) */
+	/* -a: the page flags' facts (ms_attr_facts_of(); mglru set from the dump's memory) */
+	struct ms_attr_facts attr_facts;
+	bool attr_facts_ok;
 };
 
 /*

@@ -205,9 +205,9 @@ void ms_print_reconcile(FILE *out, const struct ms_recon *rc, const struct ms_me
 		fprintf(out, "  %-36s %10s  the %s walk cannot read the slab caches' flags "
 			"(SLAB_RECLAIM_ACCOUNT);\n  %-36s %10s  their sum is the row Slab\n",
 			"SReclaimable, SUnreclaim apart", "-", r->backend, "", "");
-	if (rc->from_dump)
-		fprintf(out, "  %-36s %10s  -a is not read from a dump\n", "Dirty ... FileHugePages",
-			"-");
+	if (rc->from_dump && !rc->attrs)
+		fprintf(out, "  %-36s %10s  need -a (the dump's page records)\n",
+			"Dirty ... FileHugePages", "-");
 	else
 		ms_attrs_print_unreconciled(out, rc->attrs);
 }

@@ -24,7 +24,9 @@ PRESENT = 0x63                       # present, rw, accessed, dirty
 PSE = 0x80
 
 # page flags and types of the synthetic kernel (BTF below says the same)
-PG = {"PG_lru": 5, "PG_head": 6, "PG_owner_priv_1": 10, "PG_reserved": 13, "PG_swapbacked": 19}
+PG = {"PG_writeback": 1, "PG_dirty": 4, "PG_lru": 5, "PG_head": 6, "PG_active": 8,
+      "PG_owner_priv_1": 10, "PG_reserved": 13, "PG_swapbacked": 19, "PG_unevictable": 20,
+      "PG_mlocked": 21}
 PGTY = {"PGTY_buddy": 0xf0, "PGTY_offline": 0xf1, "PGTY_table": 0xf2, "PGTY_guard": 0xf3,
         "PGTY_hugetlb": 0xf4, "PGTY_slab": 0xf5, "PGTY_zsmalloc": 0xf6, "PGTY_unaccepted": 0xf7,
         "PGTY_large_kmalloc": 0xf8}
@@ -38,12 +40,19 @@ OFF = {"as_host": 0, "as_i_mmap": 8, "inode_sb": 40, "inode_ino": 64, "sb_dev": 
        "kc_flags": 8}
 
 # --reconcile: the kernel's counters (vm_zone_stat, vm_node_stat), each what the walk counts
-ZONE_STAT = {"NR_FREE_PAGES": 0, "NR_UNACCEPTED": 1}
+ZONE_STAT = {"NR_FREE_PAGES": 0, "NR_UNACCEPTED": 1, "NR_MLOCK": 2}
 NODE_STAT = {"NR_ANON_MAPPED": 0, "NR_FILE_PAGES": 1, "NR_SHMEM": 2, "NR_SWAPCACHE": 3,
-             "NR_SLAB_RECLAIMABLE_B": 4, "NR_SLAB_UNRECLAIMABLE_B": 5, "NR_PAGETABLE": 6}
+             "NR_SLAB_RECLAIMABLE_B": 4, "NR_SLAB_UNRECLAIMABLE_B": 5, "NR_PAGETABLE": 6,
+             "NR_INACTIVE_ANON": 7, "NR_ACTIVE_ANON": 8, "NR_INACTIVE_FILE": 9,
+             "NR_ACTIVE_FILE": 10, "NR_UNEVICTABLE": 11, "NR_FILE_DIRTY": 12, "NR_WRITEBACK": 13,
+             "NR_ANON_THPS": 14, "NR_SHMEM_THPS": 15, "NR_FILE_THPS": 16}
 COUNTERS = {"NR_FREE_PAGES": 24, "NR_UNACCEPTED": 0, "NR_ANON_MAPPED": 8, "NR_FILE_PAGES": 12,
             "NR_SHMEM": 2, "NR_SWAPCACHE": 0, "NR_SLAB_RECLAIMABLE_B": 2,
-            "NR_SLAB_UNRECLAIMABLE_B": 2, "NR_PAGETABLE": 2, "_totalram_pages": 56}
+            "NR_SLAB_UNRECLAIMABLE_B": 2, "NR_PAGETABLE": 2, "_totalram_pages": 56,
+            # -a --reconcile's (EXPECTED_ATTRS)
+            "NR_MLOCK": 1, "NR_INACTIVE_ANON": 7, "NR_ACTIVE_ANON": 2, "NR_INACTIVE_FILE": 10,
+            "NR_ACTIVE_FILE": 0, "NR_UNEVICTABLE": 1, "NR_FILE_DIRTY": 2, "NR_WRITEBACK": 1,
+            "NR_ANON_THPS": 0, "NR_SHMEM_THPS": 0, "NR_FILE_THPS": 0}
 HSTATE_SIZE = 64
 # where the kernel's data is (physical; direct-map addresses): kallsyms' tables and counters
 KSYMS = {"names": 0x10000, "token_table": 0x12000, "token_index": 0x12800,
@@ -51,7 +60,7 @@ KSYMS = {"names": 0x10000, "token_table": 0x12000, "token_index": 0x12800,
 DATA = {"vm_zone_stat": 0x13000, "vm_node_stat": 0x13100, "_totalram_pages": 0x13200,
         "hstates": 0x13300, "hugetlb_max_hstate": 0x13400, "node_data": 0x13600,
         "nr_node_ids": 0x13608, "nr_vmalloc_pages": 0x13610, "pcpu_nr_populated": 0x13618,
-        "pcpu_nr_units": 0x13620}
+        "pcpu_nr_units": 0x13620, "lru_gen_caps": 0x13628}
 VMALLOC_PAGES, PCPU_POPULATED, PCPU_UNITS = 5, 3, 2     # VmallocUsed 20 kB, Percpu 24 kB
 # --by node|zone: node 0's pglist_data at PGDAT, its zones (name, start pfn, pages spanned)
 PGDAT, ZONE_SIZE = 0x13500, 64
@@ -66,6 +75,10 @@ EXPECTED = {"total": 64, "holes": 16, "detail": {
     "kernel_slab_unreclaimable": 2, "anon_private": 8, "page_cache_file": 4, "exec": 4,
     "shmem": 2, "page_cache_buffers": 2, "kernel_pagetables": 2, "free_pcp": 1,
     "kernel_other": 5, "free_uninit": 16}}
+# memstat --core -a --json's attributes: the flags memory() gives pages 20-31 (anon and shmem
+# are swap-backed: the anon LRU lists)
+EXPECTED_ATTRS = {"dirty": 2, "dirty_file": 2, "writeback": 1, "mlocked": 1, "unevictable": 1,
+                  "active_anon": 2, "inactive_anon": 7, "active_file": 0, "inactive_file": 10}
 
 
 def va(pa):
@@ -258,8 +271,10 @@ def put_counters(mem, counters):
         mem[0x13700 + 16 * i:0x13700 + 16 * i + len(name)] = name.encode()
 
 
-def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=None):
-    # kallsyms: how its tables encode addresses (put_kallsyms()); counters: COUNTERS changed
+def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=None,
+           mglru=False):
+    # kallsyms: how its tables encode addresses (put_kallsyms()); counters: COUNTERS changed;
+    # mglru: lru_gen_caps[0]'s enabled count 1 (MGLRU ran), else 0
     """Physical memory [0, 0x50000): pfns 0-63 with struct pages, 64-79 without (holes); with
     with_btf, the kernel's BTF in it as in a kernel image (vmcoreinfo(with_btf=True)); with
     with_vmcoreinfo, the kernel's VMCOREINFO text in a page of its own, as the kernel keeps it,
@@ -267,6 +282,7 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
     mem = bytearray(0x50000)
     put_kallsyms(mem, kallsyms or "percpu")
     put_counters(mem, counters or COUNTERS)
+    struct.pack_into("<i", mem, DATA["lru_gen_caps"], 1 if mglru else 0)
     if with_btf:
         blob = btf_raw()
         mem[BTF_PA:BTF_PA + len(blob)] = blob
@@ -331,10 +347,16 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
         page(pfn, head=va(0x9000), ptype=PGTY["PGTY_slab"] << 24)
     for pfn in (18, 19):
         page(pfn, head=va(0x9100), ptype=PGTY["PGTY_slab"] << 24)
+    # -a: anon (swap-backed) 20-21 active, 22 mlocked and unevictable; file 28-29 dirty, 30
+    # under writeback
+    more = {20: ("PG_active",), 21: ("PG_active",), 22: ("PG_mlocked", "PG_unevictable"),
+            28: ("PG_dirty",), 29: ("PG_dirty",), 30: ("PG_writeback",)}
     for pfn in range(20, 28):
-        page(pfn, flags=bit("PG_lru"), mapping=va(0xe000) | 1, ptype=0, memcg=va(MEMCG))
+        page(pfn, flags=bit("PG_lru", "PG_swapbacked", *more.get(pfn, ())),
+             mapping=va(0xe000) | 1, ptype=0, memcg=va(MEMCG))
     for pfn in range(28, 32):
-        page(pfn, flags=bit("PG_lru"), mapping=va(0xc000), index=pfn, ptype=0, memcg=va(OBJCG))
+        page(pfn, flags=bit("PG_lru", *more.get(pfn, ())), mapping=va(0xc000), index=pfn,
+             ptype=0, memcg=va(OBJCG))
     for pfn in range(32, 36):
         page(pfn, flags=bit("PG_lru"), mapping=va(0xc100), index=pfn, ptype=0)
     for pfn in (36, 37):

@@ -213,6 +213,30 @@ def zones_check(memstat, dump, core):
     return bad
 
 
+def attrs_check(memstat, dump):
+    """-a --reconcile of the dump: every attribute's row (Dirty, Writeback, Mlocked,
+    Unevictable, the LRU lists, the THPs) within its tolerance of the dumped kernel's own
+    counter. A list of what is wrong, and a summary."""
+    r = subprocess.run([memstat, "--core", dump, "-a", "--reconcile", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode not in (0, 3) or not r.stdout:
+        return ["-a --reconcile exited %d: %s" % (r.returncode, r.stderr.strip()[:200])], ""
+    j = json.loads(r.stdout)
+    fields = ("Dirty", "Writeback", "Mlocked", "Unevictable", "AnonHugePages",
+              "ShmemHugePages", "FileHugePages")
+    rows = [x for x in j["reconcile"]["rows"] if x["meminfo_field"] in fields or
+            x["meminfo_field"].startswith(("Active(", "Inactive("))]
+    bad = ["-a %s: walk %s, counter %s pages" % (x["meminfo_field"], x["walk_pages"],
+                                                 x["meminfo_pages"])
+           for x in rows if not x["ok"]]
+    if len(rows) < len(fields) + 2:
+        bad.append("-a --reconcile has %d attribute rows" % len(rows))
+    summary = "-a: %d rows reconcile (MGLRU %s; Dirty %s, Mlocked %s pages)" % (
+        len(rows) - len(bad), "on" if j["attributes"]["mglru"] else "off",
+        j["attributes"]["dirty_file"], j["attributes"]["mlocked"])
+    return bad, summary
+
+
 def check(memstat, dump, before_path, after_path, records="", before_runs="", after_runs=""):
     with open(before_path) as f:
         before = json.load(f)
@@ -274,6 +298,9 @@ def check(memstat, dump, before_path, after_path, records="", before_runs="", af
                 bad += more
             del rows
         bad += zones_check(memstat, dump, core)
+        more, attrs_summary = attrs_check(memstat, dump)
+        bad += more
+        pages_summary = "; ".join(x for x in (pages_summary, attrs_summary) if x)
     walk = (core.get("timings") or {}).get("walk") or 0      # ms
     summary = "total %d pages (%d firmware) in %.1f s, the walk %.1f ns a page; anon %d, page cache %d, exec %d, kernel %d, free %d" % (
         total, extra, secs, walk * 1e6 / max(1, total + core["holes"]), core["pages"]["anon"], core["pages"]["page_cache"], core["pages"]["exec"],
