@@ -411,6 +411,9 @@ def test_allpages_of_a_dump_gives_every_page_its_record(tmp_path, dump):
     assert by_pfn[20]["cgroup"] == mkdump.CGROUP_ID and by_pfn[40]["cgroup"] == mkdump.CGROUP_ID
     assert by_pfn[0]["flags"] == "reserved" and by_pfn[20]["flags"] == "lru|active|swapbacked"
     assert by_pfn[9]["role"] == "free-tail" and by_pfn[9]["head_pfn"] == 8
+    # the pinned column from the dump's refcounts and _pincount (page 23 pinned for DMA)
+    assert [p for p, x in by_pfn.items() if x.get("pinned")] == [23]
+    assert all("pinned" in x for x in recs if x["subclass"] == "anon_private")
     # the node and zone columns from the dump's own zones
     assert (by_pfn[0]["node"], by_pfn[0]["zone"]) == (0, "DMA")
     assert (by_pfn[20]["node"], by_pfn[20]["zone"]) == (0, "Normal")

@@ -336,8 +336,8 @@ static int parse_cgroup(const char *arg, struct dumper *d)
 
 /*
  * --core: what the live run takes from the kernel, from the dump: its types' features and flag
- * names, its own zones (the node and zone columns; none where its symbols cannot be read); no
- * pins
+ * names, its own zones (the node and zone columns; none where its symbols cannot be read), and
+ * where its BTF places a folio's _pincount (the pinned column)
  */
 static void dump_setup(struct dumper *d, struct ms_core *c)
 {
@@ -347,7 +347,8 @@ static void dump_setup(struct dumper *d, struct ms_core *c)
 	if (ms_dump_zones(&c->d, t, NULL, &d->zones, &d->pf.nzones, why, sizeof(why)) == MS_EXIT_OK)
 		d->pf.zones = d->zones;
 	d->pf.feat = &t->f;
-	d->pin_known = false;
+	d->facts = t->attr_facts;	/* the pinned column: the dumped kernel's _pincount */
+	d->pin_known = t->attr_facts_ok && d->facts.pincount_page == 1;
 	d->fol_head = ~0ULL;
 	set_flag_names(d, t->flag_name, (unsigned int)t->nr_flags);
 }

@@ -78,7 +78,8 @@ EXPECTED = {"total": 64, "holes": 16, "detail": {
 # memstat --core -a --json's attributes: the flags memory() gives pages 20-31 (anon and shmem
 # are swap-backed: the anon LRU lists)
 EXPECTED_ATTRS = {"dirty": 2, "dirty_file": 2, "writeback": 1, "mlocked": 1, "unevictable": 1,
-                  "active_anon": 2, "inactive_anon": 7, "active_file": 0, "inactive_file": 10}
+                  "active_anon": 2, "inactive_anon": 7, "active_file": 0, "inactive_file": 10,
+                  "dma_pinned": 1}
 
 
 def va(pa):
@@ -137,6 +138,8 @@ def btf_raw(self_nested=False):
     if self_nested:     # struct page is the next type: its id is len(types) + 1
         page_members.append(("", len(types) + 1, 0))
     struct_("page", 64, page_members)
+    # a large folio's counters in its first tail page (allpages' pinned column, -a)
+    struct_("folio", 128, [("flags", ul, 0), ("_entire_mapcount", ui, 84), ("_pincount", ui, 92)])
     enum("pageflags", PG)
     enum("pagetype", PGTY)
     struct_("slab", 64, [("slab_cache", vp, 8)])
@@ -351,9 +354,9 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
     # under writeback
     more = {20: ("PG_active",), 21: ("PG_active",), 22: ("PG_mlocked", "PG_unevictable"),
             28: ("PG_dirty",), 29: ("PG_dirty",), 30: ("PG_writeback",)}
-    for pfn in range(20, 28):
+    for pfn in range(20, 28):     # 23: pinned for DMA (refcount past GUP_PIN_COUNTING_BIAS)
         page(pfn, flags=bit("PG_lru", "PG_swapbacked", *more.get(pfn, ())),
-             mapping=va(0xe000) | 1, ptype=0, memcg=va(MEMCG))
+             mapping=va(0xe000) | 1, ptype=0, memcg=va(MEMCG), ref=1025 if pfn == 23 else 1)
     for pfn in range(28, 32):
         page(pfn, flags=bit("PG_lru", *more.get(pfn, ())), mapping=va(0xc000), index=pfn,
              ptype=0, memcg=va(OBJCG))
