@@ -231,7 +231,7 @@ def test_a_btf_that_nests_a_type_in_itself_is_no_crash(tmp_path, dump):
 
 def test_options_that_need_a_live_kernel_are_refused(dump):
     core, btf = dump
-    for extra in (["--by", "cgroup"], ["--wss", "1"], ["--compare", "free"], ["--approx"], ["1"],
+    for extra in (["--by", "pod"], ["--wss", "1"], ["--compare", "free"], ["--approx"], ["1"],
                   ["--backend", "bpf"], ["--features"], ["-a", "--by", "node"]):
         one_line(run("--core", str(core), "--btf", str(btf), *extra), 2, "--core reads a dump")
     r = run("--btf", str(btf))
@@ -446,6 +446,27 @@ def test_by_zone_and_node_of_a_dump_come_from_its_own_zones(dump):
     assert r.returncode == 0, r.stderr
     nodes = json.loads(r.stdout)["groups"]
     assert [(g["name"], g["pages"]["total"]) for g in nodes] == [("0", 64)]
-    for key in ("cgroup", "fs", "file"):
+    for key in ("fs", "file"):
         one_line(run("--core", str(core), "--btf", str(btf), "--by", key), 2,
                  "--core reads a dump")
+
+
+def test_by_cgroup_of_a_dump_names_its_own_cgroups(dump):
+    """--by cgroup of a dump: the pages charged to a memory cgroup (an anon page's memcg, a
+    file page's and a page table's obj_cgroup) under the cgroup's path, read from the dump's
+    kernfs_nodes up to the hierarchy's root, not from this machine's /sys/fs/cgroup."""
+    core, btf = dump
+    r = run("--core", str(core), "--btf", str(btf), "--by", "cgroup", "--json")
+    assert r.returncode == 0, r.stderr
+    groups = {g["name"]: g for g in json.loads(r.stdout)["groups"]}
+    g = groups[mkdump.CGROUP_PATH]
+    assert (g["id"], g["parent_id"], g["depth"]) == (mkdump.CGROUP_ID, mkdump.CGROUP_PARENT_ID, 2)
+    d = mkdump.EXPECTED["detail"]
+    assert (g["pages"]["anon"], g["pages"]["page_cache"], g["pages"]["kernel"]) == \
+        (d["anon_private"], 4, d["kernel_pagetables"])
+    assert sum(x["pages"]["total"] for x in groups.values() if x["name"] != "Total") == \
+        mkdump.EXPECTED["total"]
+    r = run("--core", str(core), "--btf", str(btf), "--by", "cgroup")
+    assert r.returncode == 0 and mkdump.CGROUP_PATH in r.stdout, r.stderr
+    one_line(run("--core", str(core), "--btf", str(btf), "--by", "cgroup", "--tree"), 2,
+             "--core reads a dump")

@@ -20,6 +20,7 @@
 #include "dump_meminfo.h"
 #include "dump_walk.h"
 #include "attrs.h"
+#include "cgroup.h"
 #include "groups.h"
 #include "report.h"
 
@@ -134,31 +135,45 @@ void ms_core_close(struct ms_core *c)
 	ms_dump_close(&c->d);
 }
 
-/* --by node|zone of a dump: its zones, from its node_data, and the records walk */
+/*
+ * --by node|zone|cgroup of a dump: its zones, from its node_data, or its cgroups, named from
+ * their kernfs_nodes; and the records walk
+ */
 static int core_groups(const struct ms_opts *o, struct ms_core *c)
 {
 	long page = (long)c->d.page_size;
+	struct ms_cgroups *cg = NULL;
 	struct ms_groups *g;
 	struct ms_result res;
-	struct ms_zone *z;
+	struct ms_zone *z = NULL;
 	char why[512];
-	size_t nz;
-	int ret = ms_dump_zones(&c->d, &c->t, o->symbols, &z, &nz, why, sizeof(why)), err;
+	size_t nz = 0;
+	int ret = MS_EXIT_OK, err;
 
+	if (o->by != MS_BY_CGROUP)
+		ret = ms_dump_zones(&c->d, &c->t, o->symbols, &z, &nz, why, sizeof(why));
 	if (ret) {
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), " (--by)");
 		return fail(o->core, why, ret);
 	}
 	g = ms_groups_new((enum ms_by)o->by, o->top);
-	if (!g) {
+	cg = o->by == MS_BY_CGROUP ? calloc(1, sizeof(*cg)) : NULL;
+	if (!g || (o->by == MS_BY_CGROUP && !cg)) {
 		free(z);
+		free(cg);
+		ms_groups_free(g);
 		return fail(o->core, "out of memory", MS_EXIT_FAIL);
 	}
-	ms_groups_set_zones(g, z, nz);
+	if (o->by != MS_BY_CGROUP)
+		ms_groups_set_zones(g, z, nz);
 	ms_groups_set_min(g, o->min_set, (o->min_bytes + (__u64)page - 1) / (__u64)page);
 	err = ms_groups_reset(g);
 	if (!err)
-		err = ms_dump_pages(&c->d, &c->t, &c->r, &res, ms_groups_page, g);
+		err = ms_dump_pages_cgroups(&c->d, &c->t, &c->r, &res, ms_groups_page, g, cg);
+	if (cg && !err)
+		ms_groups_set_cgroups(g, cg);	/* g's from now */
+	else
+		free(cg);
 	ret = err ? fail(o->core, err == -ENOMEM ? "out of memory" : "the walk failed",
 			 MS_EXIT_FAIL) : ms_groups_finish(g, &res);
 	if (!ret && o->json)

@@ -415,6 +415,15 @@ void ms_groups_set_zones(struct ms_groups *g, struct ms_zone *zones, size_t n)
 	g->zones_given = true;
 }
 
+void ms_groups_set_cgroups(struct ms_groups *g, struct ms_cgroups *cg)
+{
+	if (g->cgroups)
+		ms_cgroups_free(g->cgroups);
+	free(g->cgroups);
+	g->cgroups = cg;
+	g->cgroups_given = true;
+}
+
 void ms_groups_set_bundle_dirs(struct ms_groups *g, const char *const *dirs, size_t n)
 {
 	g->bundle_dirs = dirs ? dirs : ms_pod_bundle_dirs;
@@ -671,7 +680,7 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 							  "/proc/self/mountinfo", &g->mounts)))
 		ms_err("failed to read /proc/self/mountinfo: %s (file systems are shown as not "
 		       "mounted)", strerror(-err));
-	if (g->by == MS_BY_CGROUP || g->by == MS_BY_POD) {
+	if ((g->by == MS_BY_CGROUP || g->by == MS_BY_POD) && !g->cgroups_given) {
 		if (g->cgroups)
 			ms_cgroups_free(g->cgroups);
 		else

@@ -51,6 +51,9 @@ void ms_groups_set_bundle_dirs(struct ms_groups *g, const char *const *dirs, siz
 #define MS_POD_NONE_KEY (~0ULL - 1)	/* k1 of --by pod's "(not in a pod)": cgroups of no pod */
 /* --by node|zone of a dump: its zones (owned by g from now), not /proc/zoneinfo's */
 void ms_groups_set_zones(struct ms_groups *g, struct ms_zone *zones, size_t n);
+/* --by cgroup of a dump: its cgroups (malloc'd, owned by g from now), not this machine's */
+struct ms_cgroups;
+void ms_groups_set_cgroups(struct ms_groups *g, struct ms_cgroups *cg);
 /* --by cgroup --tree: each row shows its subtree's pages */
 void ms_groups_set_tree(struct ms_groups *g, bool on);
 /*

@@ -27,6 +27,7 @@ struct ms_groups {
 	struct ms_zone *zones;		/* node, zone: /proc/zoneinfo */
 	size_t nzones, zi;
 	bool zones_given;		/* ms_groups_set_zones(): a dump's, not /proc/zoneinfo */
+	bool cgroups_given;		/* ms_groups_set_cgroups(): a dump's, not /sys/fs/cgroup */
 	struct ms_mountinfo mounts;	/* fs: /proc/self/mountinfo (mountinfo.h) */
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	bool tree;			/* cgroup --tree: each row shows its subtree's pages */

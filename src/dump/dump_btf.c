@@ -281,6 +281,12 @@ static void allpages_of(const struct btf *b, struct ms_dump_types *t)
 	t->cgroup_kn = member_off(b, "cgroup", "kn");
 	t->cgroup_subsys = member_off(b, "cgroup", "subsys");
 	t->kn_id = member_off(b, "kernfs_node", "id");
+	/* kernfs_node.parent, named __parent since v6.15 ("kernfs: Use RCU to access
+	 * kernfs_node::parent") */
+	t->kn_parent = member_off(b, "kernfs_node", "__parent");
+	if (t->kn_parent < 0)
+		t->kn_parent = member_off(b, "kernfs_node", "parent");
+	t->kn_name = member_off(b, "kernfs_node", "name");
 	t->objcg_memcg = member_off(b, "obj_cgroup", "memcg");
 	t->memory_cgrp_id = !enum_value(b, "cgroup_subsys_id", "memory_cgrp_id", &v) ? v : -1;
 	ms_btf_flag_names(b, t->flag_name, &nr);

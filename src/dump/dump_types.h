@@ -52,6 +52,7 @@ struct ms_dump_types {
 	long pgdat_zones, nr_zones, zone_size, zone_start, zone_spanned, zone_name;
 	/* allpages: a page's cgroup id (memcg_data -> mem_cgroup -> css.cgroup -> kn->id) */
 	long memcg_css, css_cgroup, cgroup_kn, cgroup_subsys, kn_id, objcg_memcg;
+	long kn_parent, kn_name;	/* --by cgroup: a cgroup's path, kernfs_node by kernfs_node */
 	long memory_cgrp_id;		/* enum cgroup_subsys_id; -1 unknown */
 	/* allpages: the names of the page flags (enum pageflags, less "PG_"); "" none */
 	char flag_name[64][MS_FLAG_NAME_LEN];	/* ms_btf_flag_names() */

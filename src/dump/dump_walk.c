@@ -37,6 +37,8 @@
 #define MAX_VMAS	65536		/* a mapping's i_mmap nodes looked at, at most */
 #define WALK_VMAS	(4U << 20)	/* and a worker's, all mappings together: a crafted dump's
 					 * cycles cost seconds, not hours */
+#define KN_BITS		16		/* --by cgroup: the cgroups named (3/4 of 65536) */
+#define KN_SLOTS	(1U << KN_BITS)
 
 struct dump_ctx {
 	struct ms_dump d;		/* this worker's copy: its own translation cache */
@@ -52,6 +54,9 @@ struct dump_ctx {
 	__u32 vmas_left;		/* i_mmap nodes this worker may still read (WALK_VMAS) */
 	struct ms_page_rec *recs;	/* allpages: a section's records; NULL: counting only */
 	__u64 last_md, last_cgroup;	/* allpages: the last memcg_data and its cgroup id */
+	__u64 (*kn)[2];			/* --by cgroup: each cgroup id met and its kernfs_node,
+					 * open addressing by id (KN_SLOTS); NULL: not kept */
+	size_t nkn;
 };
 
 /* Read a pointer-sized word: 0, or -1 where the dump does not hold it. */
@@ -234,6 +239,24 @@ static void ms_hook_file(void *ctx, __u64 mapping, __u64 *ino, __u32 *dev)
 	*dev = sdev;
 }
 
+/* --by cgroup: keep cgroup id's kernfs_node kn (the first one met; at most 3/4 of the slots) */
+static void kn_keep(struct dump_ctx *c, __u64 id, __u64 kn)
+{
+	size_t i = (size_t)((id * 0x9e3779b97f4a7c15ULL) >> (64 - KN_BITS));
+
+	for (;; i = (i + 1) & (KN_SLOTS - 1)) {
+		if (c->kn[i][0] == id)
+			return;
+		if (!c->kn[i][0])
+			break;
+	}
+	if (c->nkn >= KN_SLOTS / 4 * 3)
+		return;		/* its pages are named by id: "(removed) id N" */
+	c->kn[i][0] = id;
+	c->kn[i][1] = kn;
+	c->nkn++;
+}
+
 /*
  * The cgroup id of mem_cgroup mc (its css.cgroup's kn->id), or ~0 when mc is not one: a
  * memory cgroup's cgroup holds its css in subsys[memory_cgrp_id], which is checked where BTF
@@ -257,7 +280,11 @@ static __u64 memcg_cgroup_id(struct dump_ctx *c, __u64 mc)
 	}
 	kn = ms_dump_u64(&c->d, cg + (__u64)t->cgroup_kn);
 	id = kn ? ms_dump_u64(&c->d, kn + (__u64)t->kn_id) : 0;
-	return id >> 48 ? 0 : id;	/* an id is small: never print what looks like an address */
+	if (id >> 48)
+		return 0;	/* an id is small: never print what looks like an address */
+	if (c->kn && id)
+		kn_keep(c, id, kn);
+	return id;
 }
 
 /*
@@ -375,6 +402,7 @@ static void ctx_free(struct dump_ctx *c)
 	if (c) {
 		free(c->win);
 		free(c->recs);
+		free(c->kn);
 		ms_dump_close(&c->d);
 	}
 	free(c);
@@ -398,7 +426,7 @@ static void *worker_main(void *arg)
 
 static int dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
 		     const struct ms_ranges *r, unsigned int jobs, struct ms_result *res,
-		     ms_run_fn fn, ms_page_fn page_fn, void *arg)
+		     ms_run_fn fn, ms_page_fn page_fn, void *arg, struct ms_cgroups *cg)
 {
 	struct ms_run_merger merger = { fn, arg, 0, 0, MS_NR_SUBS };
 	struct ms_ranges *chunks = NULL;
@@ -423,11 +451,14 @@ static int dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
 		goto out;
 	if (jobs == 1) {
 		w[0].c = ctx_new(d, t);
-		if (!w[0].c)
+		if (!w[0].c || (cg && !(w[0].c->kn = calloc(KN_SLOTS, sizeof(*w[0].c->kn)))))
 			goto out;
 		ret = walk_ranges(w[0].c, r, res, fn ? &merger : NULL, page_fn, arg);
 		if (!ret && fn && ms_merge_flush(&merger))
 			ret = -EIO;
+		if (!ret && cg)
+			ret = ms_dump_cgroups_of(&w[0].c->d, t, (const __u64(*)[2])w[0].c->kn,
+						 KN_SLOTS, cg);
 		n = 1;
 	} else {
 		n = ms_split_chunks(r, jobs, chunks);
@@ -468,11 +499,18 @@ int ms_dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
 		 const struct ms_ranges *r, unsigned int jobs, struct ms_result *res,
 		 ms_run_fn fn, void *arg)
 {
-	return dump_walk(d, t, r, jobs, res, fn, NULL, arg);
+	return dump_walk(d, t, r, jobs, res, fn, NULL, arg, NULL);
 }
 
 int ms_dump_pages(const struct ms_dump *d, const struct ms_dump_types *t,
 		  const struct ms_ranges *r, struct ms_result *res, ms_page_fn fn, void *arg)
 {
-	return dump_walk(d, t, r, 1, res, NULL, fn, arg);
+	return dump_walk(d, t, r, 1, res, NULL, fn, arg, NULL);
+}
+
+int ms_dump_pages_cgroups(const struct ms_dump *d, const struct ms_dump_types *t,
+			  const struct ms_ranges *r, struct ms_result *res, ms_page_fn fn,
+			  void *arg, struct ms_cgroups *cg)
+{
+	return dump_walk(d, t, r, 1, res, NULL, fn, arg, cg);
 }

@@ -22,4 +22,20 @@ int ms_dump_walk(const struct ms_dump *d, const struct ms_dump_types *t,
 int ms_dump_pages(const struct ms_dump *d, const struct ms_dump_types *t,
 		  const struct ms_ranges *r, struct ms_result *res, ms_page_fn fn, void *arg);
 
+/*
+ * --by cgroup: the same, and the dumped kernel's cgroups that charged a page, in cg (paths
+ * from their kernfs_nodes, ms_dump_cgroups_of()). 0, or -ENOMEM / -EIO.
+ */
+struct ms_cgroups;
+int ms_dump_pages_cgroups(const struct ms_dump *d, const struct ms_dump_types *t,
+			  const struct ms_ranges *r, struct ms_result *res, ms_page_fn fn,
+			  void *arg, struct ms_cgroups *cg);
+/*
+ * The cgroups of slots kn[0..n) (an id and its kernfs_node each; id 0: empty slot) named from
+ * the dump: each one's path up its kernfs_nodes' parents, its parent's id and its depth; into
+ * cg, sorted by id (dump_cgroups.c). 0 or -ENOMEM.
+ */
+int ms_dump_cgroups_of(struct ms_dump *d, const struct ms_dump_types *t, const __u64 (*kn)[2],
+		       size_t n, struct ms_cgroups *cg);
+
 #endif /* MEMSTAT_DUMP_WALK_H */

@@ -22,6 +22,7 @@
 #include "dump.h"
 #include "dump_meminfo.h"
 #include "dump_types.h"
+#include "cgroup.h"
 #include "dump_walk.h"
 
 static int count_rec(void *arg, __u64 pfn, const struct ms_page_rec *rec)
@@ -83,6 +84,16 @@ static void synthetic_types(struct ms_dump_types *t)
 	t->zone_start = 0;
 	t->zone_spanned = 8;
 	t->zone_name = 16;
+	/* and its memory cgroup chain (allpages, --by cgroup's names) */
+	t->memcg_css = 0;
+	t->css_cgroup = 0;
+	t->cgroup_kn = 8;
+	t->cgroup_subsys = 16;
+	t->memory_cgrp_id = 1;
+	t->objcg_memcg = 8;
+	t->kn_id = 0;
+	t->kn_parent = 8;
+	t->kn_name = 16;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -116,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ms_meminfo mi;
 		__u64 seg_pages = 0, nrec = 0;
 		struct ms_zone *zones = NULL;
+		struct ms_cgroups cg = { 0 };
 		size_t nzones = 0;
 
 		for (size_t i = 0; i < d.nseg; i++)
@@ -129,10 +141,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "%llu pages counted and %llu holes of %llu present",
 			   (unsigned long long)res.total, (unsigned long long)res.holes,
 			   (unsigned long long)r.pages);
-		FUZZ_CHECK(ms_dump_pages(&d, &t, &r, &res, count_rec, &nrec) == 0,
+		FUZZ_CHECK(ms_dump_pages_cgroups(&d, &t, &r, &res, count_rec, &nrec, &cg) == 0,
 			   "the records walk failed");
 		FUZZ_CHECK(nrec == r.pages, "%llu records of %llu present pages",
 			   (unsigned long long)nrec, (unsigned long long)r.pages);
+		/* --by cgroup: names read from random kernfs_nodes, each a path, in id order */
+		for (size_t i = 0; i < cg.n; i++)
+			FUZZ_CHECK(cg.c[i].path[0] == '/' && cg.c[i].depth <= 64 &&
+				   (!i || cg.c[i - 1].id < cg.c[i].id), "cgroup %zu: '%s'", i,
+				   cg.c[i].path);
+		ms_cgroups_free(&cg);
 		ms_ranges_free(&r);
 		why[0] = 0;
 		ret = ms_dump_meminfo(&d, &t, NULL, &mi, why, sizeof(why));

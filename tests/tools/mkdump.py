@@ -69,6 +69,8 @@ ZONES = [("DMA", 0, 16), ("DMA32", 0, 0), ("Normal", 16, 64)]
 # allpages: a memory cgroup (its id CGROUP_ID) at MEMCG: anon pages point at it (6.1-6.18), a
 # file's pages at its obj_cgroup OBJCG (7.x), page tables at the obj_cgroup with bit 1 (KMEM)
 CGROUP_ID, MEMCG, OBJCG = 0x1234, 0xe800, 0xeb00
+# --by cgroup: its kernfs_node's name and parents: /system.slice/memstat-test.service
+CGROUP_PATH, CGROUP_PARENT_ID = "/system.slice/memstat-test.service", 0x10
 
 EXPECTED = {"total": 64, "holes": 16, "detail": {
     "kernel_reserved": 8, "free_buddy": 8, "kernel_slab_reclaimable": 2,
@@ -156,7 +158,7 @@ def btf_raw(self_nested=False):
     struct_("mem_cgroup", 64, [("css", vp, 0)])          # css.cgroup: offset 0, as in kernels
     struct_("cgroup_subsys_state", 64, [("cgroup", vp, 0)])
     struct_("cgroup", 64, [("kn", vp, 8), ("subsys", vp, 16)])
-    struct_("kernfs_node", 64, [("id", ul, 0)])
+    struct_("kernfs_node", 64, [("id", ul, 0), ("__parent", vp, 8), ("name", vp, 16)])
     struct_("obj_cgroup", 64, [("memcg", vp, 8)])
     enum("cgroup_subsys_id", {"cpuset_cgrp_id": 0, "memory_cgrp_id": 1})
     zone = struct_("zone", ZONE_SIZE, [("zone_start_pfn", ul, 0), ("spanned_pages", ul, 8),
@@ -326,6 +328,12 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
     put(0xe900 + 8, "<Q", va(0xea00))
     put(0xe900 + 16 + 8, "<Q", va(MEMCG))
     put(0xea00, "<Q", CGROUP_ID)
+    # its kernfs_node (0xea00) up to the hierarchy's root (0xed00: no parent, no name)
+    for kn, kid, parent, name_at, name in ((0xea00, CGROUP_ID, 0xec00, 0xef00, "memstat-test.service"),
+                                           (0xec00, CGROUP_PARENT_ID, 0xed00, 0xee00, "system.slice"),
+                                           (0xed00, 1, None, 0xee80, "")):
+        put(kn, "<QQQ", kid, va(parent) if parent else 0, va(name_at))
+        mem[name_at:name_at + len(name) + 1] = name.encode() + b"\0"
     put(OBJCG + 8, "<Q", va(MEMCG))
     # the executable's i_mmap: a read-only VMA at the root, an executable one its left child
     node = lambda vma: va(vma + OFF["vma_shared"])

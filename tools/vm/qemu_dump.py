@@ -213,6 +213,28 @@ def zones_check(memstat, dump, core):
     return bad
 
 
+def cgroups_check(memstat, dump, head, rows):
+    """--by cgroup of the dump: each cgroup's pages are the allpages records of its id, and
+    each charged cgroup is named by a path read from the dump. A list of what is wrong."""
+    r = subprocess.run([memstat, "--core", dump, "--by", "cgroup", "--min", "0", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        return ["--by cgroup exited %d: %s" % (r.returncode, r.stderr.strip()[:200])]
+    cg = head.index("cgroup")
+    per_id = {}
+    for f in rows:
+        k = int(f[cg]) if f[cg] not in ("", "0") else 0
+        per_id[k] = per_id.get(k, 0) + 1
+    bad = []
+    for g in json.loads(r.stdout)["groups"]:
+        if "id" not in g:
+            continue
+        if per_id.get(g["id"], 0) != g["pages"]["total"] or not g["name"].startswith("/"):
+            bad.append("--by cgroup %s (id %d): %d pages, allpages %d" % (
+                g["name"], g["id"], g["pages"]["total"], per_id.get(g["id"], 0)))
+    return bad
+
+
 def attrs_check(memstat, dump):
     """-a --reconcile of the dump: every attribute's row (Dirty, Writeback, Mlocked,
     Unevictable, the LRU lists, the THPs) within its tolerance of the dumped kernel's own
@@ -293,6 +315,7 @@ def check(memstat, dump, before_path, after_path, records="", before_runs="", af
             bad.append(rows)
         else:
             bad += allpages_check(head, rows, core)
+            bad += cgroups_check(memstat, dump, head, rows)
             if before_runs and after_runs:
                 more, pages_summary = pages_check(head, rows, core, before_runs, after_runs)
                 bad += more
