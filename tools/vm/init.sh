@@ -301,7 +301,13 @@ if [ $bpf = 1 ] && [ -c /dev/ttyS2 ]; then
 	# libs), which the dump's walk must find through the file's i_mmap
 	cp /bin/toucher /var/tmp/toucher-exec
 	rm -f /tmp/exec.ready
-	/var/tmp/toucher-exec /tmp/exec.ready 16 0 &
+	# run in a memory cgroup of its own, /memstat-dump (cgroup2, mounted here for it): the
+	# dump's --by cgroup must name it by the path its kernfs_nodes give (qemu_dump.py)
+	cg=/tmp/memstat-cg2
+	mkdir -p $cg && mount -t cgroup2 none $cg 2>/dev/null &&
+		echo +memory >$cg/cgroup.subtree_control 2>/dev/null && mkdir -p $cg/memstat-dump ||
+		echo "no cgroup2 memory controller: the dump's cgroup is not put to the test"
+	sh -c "echo \$\$ >$cg/memstat-dump/cgroup.procs 2>/dev/null; exec /var/tmp/toucher-exec /tmp/exec.ready 16 0" &
 	texec=$!
 	i=0
 	while [ ! -e /tmp/exec.ready ] && [ $i -lt 600 ]; do
@@ -331,6 +337,8 @@ if [ $bpf = 1 ] && [ -c /dev/ttyS2 ]; then
 	done
 	kill $texec 2>/dev/null
 	wait $texec 2>/dev/null
+	rmdir $cg/memstat-dump 2>/dev/null
+	umount $cg 2>/dev/null
 	rm -f /var/tmp/toucher-exec
 else
 	R "dump-fail no third serial port (/dev/ttyS2) or no bpf backend"

@@ -226,12 +226,18 @@ def cgroups_check(memstat, dump, head, rows):
         k = int(f[cg]) if f[cg] not in ("", "0") else 0
         per_id[k] = per_id.get(k, 0) + 1
     bad = []
-    for g in json.loads(r.stdout)["groups"]:
+    groups = json.loads(r.stdout)["groups"]
+    for g in groups:
         if "id" not in g:
             continue
         if per_id.get(g["id"], 0) != g["pages"]["total"] or not g["name"].startswith("/"):
             bad.append("--by cgroup %s (id %d): %d pages, allpages %d" % (
                 g["name"], g["id"], g["pages"]["total"], per_id.get(g["id"], 0)))
+    # the VM's toucher ran in /memstat-dump (tools/vm/init.sh): its 16 MiB of anon there
+    mine = [g for g in groups if g["name"] == "/memstat-dump"]
+    if not mine or mine[0]["pages"]["anon"] < 4096 or mine[0].get("depth") != 1:
+        bad.append("--by cgroup: no /memstat-dump with the toucher's 16 MiB (%s)" % ", ".join(
+            "%s %d" % (g["name"], g["pages"]["anon"]) for g in groups))
     return bad
 
 
