@@ -220,13 +220,16 @@ def test_what_the_dump_lacks_is_named_with_exit_5(dump, tmp_path):
 
 
 def test_a_btf_that_nests_a_type_in_itself_is_no_crash(tmp_path, dump):
-    # a crafted BTF (libbpf checks the ids a type refers to, not cycles): struct page holds an
-    # anonymous member of type struct page; looking up a member it lacks must end
-    btf = tmp_path / "self.btf"
-    btf.write_bytes(mkdump.btf_raw(self_nested=True))
-    r = run("--core", str(dump[0]), "--btf", str(btf), "--json")
-    assert r.returncode == 0, r.stderr
-    assert {k: v for k, v in json.loads(r.stdout)["detail"].items() if v} == mkdump.EXPECTED["detail"]
+    # a crafted BTF (libbpf checks the ids a type refers to, not cycles): struct page holds
+    # anonymous members of type struct page; looking up a member it lacks must end, with one
+    # such member and with 16 (16^8 paths: the search is bounded by the members it looks at,
+    # not only by its depth; run() gives up after 120 s), -a's searches as the walk's
+    for n in (1, 16):
+        btf = tmp_path / ("self%d.btf" % n)
+        btf.write_bytes(mkdump.btf_raw(self_nested=n))
+        r = run("--core", str(dump[0]), "--btf", str(btf), "--json", "-a")
+        assert r.returncode == 0, r.stderr
+        assert {k: v for k, v in json.loads(r.stdout)["detail"].items() if v} == mkdump.EXPECTED["detail"]
 
 
 def test_options_that_need_a_live_kernel_are_refused(dump):
@@ -322,6 +325,11 @@ def test_attributes_of_a_dump_reconcile_with_its_counters(tmp_path, dump):
     r = run("--core", str(core), "--btf", str(btf), "-a", "--reconcile")
     assert r.returncode == 0, r.stderr
     assert "Page Attributes" in r.stdout and "need -a" not in r.stdout, r.stdout
+    # another kernel's System.map given for -a (its lru_gen_caps): refused, as --reconcile does
+    smap = tmp_path / "other.map"
+    smap.write_bytes(mkdump.system_map(slide=0x200000))
+    one_line(run("--core", str(core), "--btf", str(btf), "-a", "--symbols", str(smap)), 2,
+             "not the dumped kernel's symbols")
     # a dump of a kernel where MGLRU ran (lru_gen_caps on): its lists' sums are the rows
     mg = tmp_path / "mglru.core"
     mg.write_bytes(mkdump.elf_core(mkdump.memory(mglru=True), mkdump.vmcoreinfo()))

@@ -170,10 +170,13 @@ static int core_groups(const struct ms_opts *o, struct ms_core *c)
 	err = ms_groups_reset(g);
 	if (!err)
 		err = ms_dump_pages_cgroups(&c->d, &c->t, &c->r, &res, ms_groups_page, g, cg);
-	if (cg && !err)
+	if (cg && !err && cg->c) {
 		ms_groups_set_cgroups(g, cg);	/* g's from now */
-	else
+	} else {
+		if (cg && !err)	/* its BTF names no kernfs_node.name: by id, "id N" */
+			ms_groups_set_cgroups(g, NULL);
 		free(cg);
+	}
 	ret = err ? fail(o->core, err == -ENOMEM ? "out of memory" : "the walk failed",
 			 MS_EXIT_FAIL) : ms_groups_finish(g, &res);
 	if (!ret && o->json)
@@ -190,15 +193,21 @@ static int core_groups(const struct ms_opts *o, struct ms_core *c)
  * key's enabled count, is above 0 when it runs. No such symbol: a kernel without MGLRU; its
  * symbols unreadable: not known, taken as off (active_* then count PG_active, as they are).
  */
-static bool core_mglru(struct ms_core *c, const char *symbols)
+static int core_mglru(const char *path, struct ms_core *c, const char *symbols, bool *on)
 {
 	static const char *const names[] = { "lru_gen_caps" };
 	__u64 addr = 0;
 	__s32 enabled;
 	char why[512];
+	int ret = ms_dump_symbols(&c->d, symbols, names, 1, &addr, why, sizeof(why));
 
-	return !ms_dump_symbols(&c->d, symbols, names, 1, &addr, why, sizeof(why)) && addr &&
-	       !ms_dump_read_virt(&c->d, addr, &enabled, sizeof(enabled)) && enabled > 0;
+	if (ret && symbols) {	/* the file given is not usable: said, as --reconcile says it */
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), " (-a)");
+		return fail(path, why, ret);
+	}
+	*on = !ret && addr && !ms_dump_read_virt(&c->d, addr, &enabled, sizeof(enabled)) &&
+	      enabled > 0;
+	return MS_EXIT_OK;
 }
 
 /* -a of a dump: the record walk into a's counts, with the facts of the dump's kernel */
@@ -211,7 +220,9 @@ static int core_attrs(const struct ms_opts *o, struct ms_core *c, struct ms_attr
 	if (!c->t.attr_facts_ok)
 		return fail(o->core, "its BTF names no page flag (enum pageflags): -a cannot tell "
 			    "the pages' attributes", MS_EXIT_UNSUPPORTED);
-	f.mglru = core_mglru(c, o->symbols);
+	err = core_mglru(o->core, c, o->symbols, &f.mglru);
+	if (err)
+		return err;
 	ms_attrs_set_facts(a, &f);
 	ms_attrs_reset(a);
 	err = ms_dump_pages(&c->d, &c->t, &c->r, res, ms_attrs_page, a);

@@ -69,10 +69,13 @@ const struct ms_attr_info ms_attr_names[MS_NR_ATTRS] = {
 
 /*
  * Bit offset of member name in type id, descending into anonymous members; -1 when absent.
- * depth bounds the descent: a dump's BTF (ms_attr_facts_of()) may nest a type in itself.
+ * depth bounds the descent and *left the members looked at in all: a dump's BTF
+ * (ms_attr_facts_of()) may nest a type in itself, several times over.
  */
 #define MEMBER_DEPTH 8
-static long member_bits_in(const struct btf *btf, __u32 id, const char *name, int depth)
+#define MEMBER_BUDGET 4096	/* struct page and struct folio hold a few hundred at most */
+static long member_bits_in(const struct btf *btf, __u32 id, const char *name, int depth,
+			   int *left)
 {
 	const struct btf_type *t;
 	const struct btf_member *m;
@@ -88,12 +91,14 @@ static long member_bits_in(const struct btf *btf, __u32 id, const char *name, in
 		const char *n = btf__name_by_offset(btf, m->name_off);
 		long sub;
 
+		if (--*left < 0)
+			return -1;
 		if (n && *n) {
 			if (!strcmp(n, name))
 				return btf_member_bit_offset(t, i);
 			continue;
 		}
-		sub = member_bits_in(btf, m->type, name, depth + 1);
+		sub = member_bits_in(btf, m->type, name, depth + 1, left);
 		if (sub >= 0)
 			return btf_member_bit_offset(t, i) + sub;
 	}
@@ -103,8 +108,9 @@ static long member_bits_in(const struct btf *btf, __u32 id, const char *name, in
 static long struct_member_bits(const struct btf *btf, const char *type, const char *name)
 {
 	__s32 id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	int left = MEMBER_BUDGET;
 
-	return id < 0 ? -1 : member_bits_in(btf, id, name, 0);
+	return id < 0 ? -1 : member_bits_in(btf, id, name, 0, &left);
 }
 
 static void flag_bits(const struct btf *btf, struct ms_attr_facts *f)

@@ -138,11 +138,11 @@ static int kernel_gens(__u64 by_gen[MS_MGLRU_GENS], __u64 *seqs, char *why, size
 		return -1;
 	}
 	ms_mglru_by_gen(&m, by_gen);
-	*seqs = 0;
+	*seqs = 0;	/* a hash, in the file's order: lruvecs' changes do not cancel out */
 	for (size_t i = 0; i < m.n; i++)
 		for (int g = 0; g < m.v[i].ngens; g++)
-			*seqs += (m.v[i].gen[g].seq + 1) * 4 + m.v[i].gen[g].anon_gone * 2 +
-				 m.v[i].gen[g].file_gone;
+			*seqs = *seqs * 0x100000001b3ULL + (m.v[i].gen[g].seq + 1) * 4 +
+				m.v[i].gen[g].anon_gone * 2 + m.v[i].gen[g].file_gone;
 	ms_mglru_free(&m);
 	return 0;
 }
@@ -152,7 +152,7 @@ static long long vmstat_lru(void)
 {
 	static const char *const keys[] = { "nr_inactive_anon", "nr_active_anon",
 					    "nr_inactive_file", "nr_active_file" };
-	static char buf[16384];
+	char buf[16384];
 	long long sum = 0, v;
 
 	if (ms_read_text("/proc/vmstat", buf, sizeof(buf)))
@@ -238,9 +238,13 @@ static int locate_once(struct ms_backend *be, const struct ms_ranges *ranges,
 	if (err < 0) {
 		size_t n = strlen(why);
 
+		char lru[64] = "unknown";
+
+		if (lru_before >= 0 && lru_after >= 0)
+			snprintf(lru, sizeof(lru), "%lld-%lld pages", lru_before, lru_after);
 		snprintf(why + n, whylen - n, "; left out: %llu pages unreadable, %llu unevictable; "
-			 "/proc/vmstat's LRU lists %lld-%lld pages", (unsigned long long)l->unreadable,
-			 (unsigned long long)l->unevictable, lru_before, lru_after);
+			 "/proc/vmstat's LRU lists %s", (unsigned long long)l->unreadable,
+			 (unsigned long long)l->unevictable, lru);
 	}
 	return err;
 }
@@ -273,7 +277,7 @@ int ms_mglru_locate(struct ms_backend *be, const struct ms_ranges *ranges, char 
 	 * neither its counts before nor after agree with the pages the walk saw. The reason
 	 * given is the last walk's, or that the kernel aged its generations during every walk.
 	 */
-	char last[640] = "";
+	char last[1024] = "";
 	bool aged = false;
 	int nr_aged = 0;
 

@@ -19,10 +19,13 @@
 
 /*
  * The byte offset of member path ("a.b": b within a) in struct or union id; -1: none. depth
- * bounds the anonymous members followed: a crafted BTF may nest a type in itself.
+ * bounds the anonymous members followed, and *left the members looked at in all: a crafted BTF
+ * may nest a type in itself, several times over (k members of its own type at each of 8
+ * levels would be k^8 visits).
  */
 #define MAX_DEPTH 8
-static long member_in(const struct btf *b, __u32 id, const char *path, int depth)
+#define MEMBER_BUDGET 4096	/* struct page and struct folio hold a few hundred at most */
+static long member_in(const struct btf *b, __u32 id, const char *path, int depth, int *left)
 {
 	const struct btf_type *t;
 	const char *dot = strchr(path, '.');
@@ -39,15 +42,17 @@ static long member_in(const struct btf *b, __u32 id, const char *path, int depth
 		const char *name = btf__name_by_offset(b, m->name_off);
 		long off = (long)(btf_member_bit_offset(t, i) / 8), sub;
 
+		if (--*left < 0)
+			return -1;
 		if (name && *name) {
 			if (strlen(name) != len || strncmp(name, path, len))
 				continue;
 			if (!dot)
 				return off;
-			sub = member_in(b, m->type, dot + 1, depth + 1);
+			sub = member_in(b, m->type, dot + 1, depth + 1, left);
 			return sub < 0 ? -1 : off + sub;
 		}
-		sub = member_in(b, m->type, path, depth + 1);	/* anonymous */
+		sub = member_in(b, m->type, path, depth + 1, left);	/* anonymous */
 		if (sub >= 0)
 			return off + sub;
 	}
@@ -57,8 +62,9 @@ static long member_in(const struct btf *b, __u32 id, const char *path, int depth
 static long member_off(const struct btf *b, const char *sname, const char *path)
 {
 	__s32 id = btf__find_by_name_kind(b, sname, BTF_KIND_STRUCT);
+	int left = MEMBER_BUDGET;
 
-	return id < 0 ? -1 : member_in(b, (__u32)id, path, 0);
+	return id < 0 ? -1 : member_in(b, (__u32)id, path, 0, &left);
 }
 
 /* The size of member path of struct sname; 0: none. */

@@ -7,6 +7,7 @@
  * a short or empty name, never a loop.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,18 +37,25 @@ static void read_name(struct ms_dump *d, __u64 va, char *out, size_t len)
 	out[n] = 0;
 }
 
-/* the path of the cgroup of kernfs_node kn into c; 0 or -ENOMEM */
+/*
+ * The path of the cgroup of kernfs_node kn into c; 0 or -ENOMEM. A parent the dump does not
+ * hold (or past MAX_DEPTH) makes the path start with "(unreadable)": not a whole path.
+ */
 static int path_of(struct ms_dump *d, const struct ms_dump_types *t, __u64 kn, struct ms_cgroup *c)
 {
-	char names[MAX_DEPTH][MAX_NAME], path[MAX_DEPTH * MAX_NAME + 2] = "";
-	__u64 node = kn, parent;
+	char names[MAX_DEPTH][MAX_NAME], path[MAX_DEPTH * MAX_NAME + 16] = "";
+	__u64 node = kn, parent = 0;
 	size_t depth = 0, at = 0;
+	bool whole = false;
 
 	c->parent = 0;
 	while (depth < MAX_DEPTH) {
-		parent = ms_dump_u64(d, node + (__u64)t->kn_parent);
-		if (!parent)
-			break;	/* the hierarchy's root: no name of its own in the path */
+		if (ms_dump_read_virt(d, node + (__u64)t->kn_parent, &parent, sizeof(parent)))
+			break;
+		if (!parent) {
+			whole = true;	/* the hierarchy's root: no name of its own in the path */
+			break;
+		}
 		read_name(d, ms_dump_u64(d, node + (__u64)t->kn_name), names[depth], MAX_NAME);
 		if (!depth) {
 			__u64 pid = ms_dump_u64(d, parent + (__u64)t->kn_id);
@@ -57,10 +65,12 @@ static int path_of(struct ms_dump *d, const struct ms_dump_types *t, __u64 kn, s
 		depth++;
 		node = parent;
 	}
-	for (size_t i = depth; i-- > 0;)
+	if (!whole)
+		at = (size_t)snprintf(path, sizeof(path), "(unreadable)");
+	for (size_t i = depth; i-- > 0 && at < sizeof(path);)
 		at += (size_t)snprintf(path + at, sizeof(path) - at, "/%s", names[i]);
 	c->depth = (unsigned int)depth;
-	c->path = strdup(depth ? path : "/");
+	c->path = strdup(depth || !whole ? path : "/");
 	return c->path ? 0 : -ENOMEM;
 }
 

@@ -88,9 +88,10 @@ def va(pa):
     return DIRECT + pa
 
 
-def btf_raw(self_nested=False):
+def btf_raw(self_nested=0):
     """Raw BTF (include/uapi/linux/btf.h) of the types memstat --core reads; self_nested: struct
-    page also holds an anonymous member of its own type (a crafted BTF that nests forever)."""
+    page also holds that many anonymous members of its own type (a crafted BTF that nests
+    forever, and whose searches would branch self_nested ways at every level)."""
     strs = bytearray(b"\0")
     names = {}
 
@@ -137,8 +138,8 @@ def btf_raw(self_nested=False):
     page_members = [("flags", ul, 0), ("compound_head", ul, 8), ("mapping", vp, 24),
                     ("index", ul, 32), ("private", ul, 40), ("page_type", ui, 48),
                     ("_refcount", ui, 52), ("memcg_data", ul, 56)]
-    if self_nested:     # struct page is the next type: its id is len(types) + 1
-        page_members.append(("", len(types) + 1, 0))
+    # struct page is the next type: its id is len(types) + 1
+    page_members += [("", len(types) + 1, 0)] * self_nested
     struct_("page", 64, page_members)
     # a large folio's counters in its first tail page (allpages' pinned column, -a)
     struct_("folio", 128, [("flags", ul, 0), ("_entire_mapcount", ui, 84), ("_pincount", ui, 92)])
