@@ -127,8 +127,8 @@ TEST(Mglru, GenerationBitsMatchTheKernelsCounts)
 // The kernel ageing its generations while the window is looked for (reclaim does, here a
 // thread asks for it every 20 ms): a walk that saw it is not compared with the kernel's counts
 // (the oldest generation's slot becomes the youngest's, and the walk counts some of its pages
-// of each), so the answer is the window found without it, or that every walk saw ageing; never a
-// window that matches nothing.
+// of each), so the answer is the window found without it, never another one; a refusal says
+// the kernel aged its generations meanwhile.
 TEST(Mglru, AgeingDuringTheWalkIsNoMismatch)
 {
 	MglruOn on;
@@ -166,8 +166,13 @@ TEST(Mglru, AgeingDuringTheWalkIsNoMismatch)
 			EXPECT_EQ(w, quiet);
 			found++;
 		} else {
-			EXPECT_EQ(std::string(why).rfind("the kernel aged or evicted a generation during "
-							  "each of", 0), 0u) << why;
+			// every walk saw ageing; or some did, and one that did not still missed (the
+			// ageing the kernel had begun but not ended when the walk did)
+			std::string w = why;
+			EXPECT_TRUE(w.rfind("the kernel aged or evicted a generation during each of",
+					    0) == 0 ||
+				    w.find("(and the kernel aged its generations during ") !=
+					    std::string::npos) << why;
 			refused++;
 		}
 	}
