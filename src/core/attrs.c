@@ -68,17 +68,20 @@ const struct ms_attr_info ms_attr_names[MS_NR_ATTRS] = {
 /* ---- kernel facts ---- */
 
 /*
- * Bit offset of member name in type id, descending into anonymous members; -1 when absent.
- * depth bounds the descent and *left the members looked at in all: a dump's BTF
- * (ms_attr_facts_of()) may nest a type in itself, several times over.
+ * Bit offset of member path ("a.b": b within a) in struct or union id, descending into
+ * anonymous members; -1 when absent. depth bounds the descent and *left the members looked at
+ * in all: a dump's BTF may nest a type in itself, several times over (k members of its own type
+ * at each of 8 levels would be k^8 visits).
  */
 #define MEMBER_DEPTH 8
 #define MEMBER_BUDGET 4096	/* struct page and struct folio hold a few hundred at most */
-static long member_bits_in(const struct btf *btf, __u32 id, const char *name, int depth,
+static long member_bits_in(const struct btf *btf, __u32 id, const char *path, int depth,
 			   int *left)
 {
 	const struct btf_type *t;
 	const struct btf_member *m;
+	const char *dot = strchr(path, '.');
+	size_t len = dot ? (size_t)(dot - path) : strlen(path);
 	int i, id2 = btf__resolve_type(btf, id);
 
 	if (id2 < 0 || depth > MEMBER_DEPTH)
@@ -94,23 +97,26 @@ static long member_bits_in(const struct btf *btf, __u32 id, const char *name, in
 		if (--*left < 0)
 			return -1;
 		if (n && *n) {
-			if (!strcmp(n, name))
+			if (strlen(n) != len || strncmp(n, path, len))
+				continue;
+			if (!dot)
 				return btf_member_bit_offset(t, i);
-			continue;
+			sub = member_bits_in(btf, m->type, dot + 1, depth + 1, left);
+			return sub < 0 ? -1 : btf_member_bit_offset(t, i) + sub;
 		}
-		sub = member_bits_in(btf, m->type, name, depth + 1, left);
+		sub = member_bits_in(btf, m->type, path, depth + 1, left);	/* anonymous */
 		if (sub >= 0)
 			return btf_member_bit_offset(t, i) + sub;
 	}
 	return -1;
 }
 
-static long struct_member_bits(const struct btf *btf, const char *type, const char *name)
+long ms_btf_member_bits(const struct btf *btf, const char *sname, const char *path)
 {
-	__s32 id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	__s32 id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
 	int left = MEMBER_BUDGET;
 
-	return id < 0 ? -1 : member_bits_in(btf, id, name, 0, &left);
+	return id < 0 ? -1 : member_bits_in(btf, (__u32)id, path, 0, &left);
 }
 
 static void flag_bits(const struct btf *btf, struct ms_attr_facts *f)
@@ -182,12 +188,12 @@ int ms_btf_flag_names(const struct btf *btf, char names[64][MS_FLAG_NAME_LEN],
 static void tail_member(const struct btf *btf, const char *folio1, const char *folio2,
 			const char *page1, int *page, int *word, int *shift)
 {
-	long bits = struct_member_bits(btf, "folio", folio1);
+	long bits = ms_btf_member_bits(btf, "folio", folio1);
 
 	if (bits < 0 && folio2)
-		bits = struct_member_bits(btf, "folio", folio2);
+		bits = ms_btf_member_bits(btf, "folio", folio2);
 	if (bits < 0) {
-		bits = struct_member_bits(btf, "page", page1);
+		bits = ms_btf_member_bits(btf, "page", page1);
 		if (bits >= 0)
 			bits += 512;	/* of page[1] */
 	}
@@ -216,7 +222,7 @@ static void facts_of_btf(const struct btf *btf, struct ms_attr_facts *f, bool fl
 
 	if (flags)
 		flag_bits(btf, f);
-	bits = struct_member_bits(btf, "page", "_refcount");
+	bits = ms_btf_member_bits(btf, "page", "_refcount");
 	if (bits >= 0 && bits % 32 == 0 && bits < 512) {
 		f->refcount_word = (int)(bits / 64);
 		f->refcount_shift = (int)(bits % 64);

@@ -82,6 +82,12 @@ __u64 ms_attrs_class_pages(const struct ms_attrs *a, enum ms_class c, enum ms_at
  */
 #define MS_FLAG_NAME_LEN 24
 struct btf;
+/*
+ * The bit offset of member path of struct sname in BTF btf ("a.b": b within member a; members
+ * of anonymous structs and unions are found as the kernel's C code names them); -1: none. The
+ * search is bounded: a crafted BTF (a dump's) may nest a type in itself.
+ */
+long ms_btf_member_bits(const struct btf *btf, const char *sname, const char *path);
 int ms_btf_flag_names(const struct btf *btf, char names[64][MS_FLAG_NAME_LEN],
 		      unsigned int *nr_flags);
 /* Reads BTF and sysfs; 0, or -errno when the kernel has no BTF (flags then cannot be named). */

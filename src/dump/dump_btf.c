@@ -17,54 +17,12 @@
 #include "dump_types.h"
 #include "memstat_int.h"
 
-/*
- * The byte offset of member path ("a.b": b within a) in struct or union id; -1: none. depth
- * bounds the anonymous members followed, and *left the members looked at in all: a crafted BTF
- * may nest a type in itself, several times over (k members of its own type at each of 8
- * levels would be k^8 visits).
- */
-#define MAX_DEPTH 8
-#define MEMBER_BUDGET 4096	/* struct page and struct folio hold a few hundred at most */
-static long member_in(const struct btf *b, __u32 id, const char *path, int depth, int *left)
-{
-	const struct btf_type *t;
-	const char *dot = strchr(path, '.');
-	size_t len = dot ? (size_t)(dot - path) : strlen(path);
-
-	if (depth > MAX_DEPTH)
-		return -1;
-	id = (__u32)btf__resolve_type(b, id);
-	t = btf__type_by_id(b, id);
-	if (!t || !(btf_is_struct(t) || btf_is_union(t)))
-		return -1;
-	for (__u16 i = 0; i < btf_vlen(t); i++) {
-		const struct btf_member *m = btf_members(t) + i;
-		const char *name = btf__name_by_offset(b, m->name_off);
-		long off = (long)(btf_member_bit_offset(t, i) / 8), sub;
-
-		if (--*left < 0)
-			return -1;
-		if (name && *name) {
-			if (strlen(name) != len || strncmp(name, path, len))
-				continue;
-			if (!dot)
-				return off;
-			sub = member_in(b, m->type, dot + 1, depth + 1, left);
-			return sub < 0 ? -1 : off + sub;
-		}
-		sub = member_in(b, m->type, path, depth + 1, left);	/* anonymous */
-		if (sub >= 0)
-			return off + sub;
-	}
-	return -1;
-}
-
+/* The byte offset of member path ("a.b": b within a) of struct sname; -1: none. */
 static long member_off(const struct btf *b, const char *sname, const char *path)
 {
-	__s32 id = btf__find_by_name_kind(b, sname, BTF_KIND_STRUCT);
-	int left = MEMBER_BUDGET;
+	long bits = ms_btf_member_bits(b, sname, path);
 
-	return id < 0 ? -1 : member_in(b, (__u32)id, path, 0, &left);
+	return bits < 0 ? -1 : bits / 8;
 }
 
 /* The size of member path of struct sname; 0: none. */
