@@ -170,13 +170,10 @@ static int core_groups(const struct ms_opts *o, struct ms_core *c)
 	err = ms_groups_reset(g);
 	if (!err)
 		err = ms_dump_pages_cgroups(&c->d, &c->t, &c->r, &res, ms_groups_page, g, cg);
-	if (cg && !err && cg->c) {
-		ms_groups_set_cgroups(g, cg);	/* g's from now */
-	} else {
-		if (cg && !err)	/* its BTF names no kernfs_node.name: by id, "id N" */
-			ms_groups_set_cgroups(g, NULL);
+	if (cg && !err)	/* g's from now; none where its BTF names no kernfs_node: "id N" */
+		ms_groups_set_cgroups(g, cg->c ? cg : NULL);
+	if (cg && (err || !cg->c))
 		free(cg);
-	}
 	ret = err ? fail(o->core, err == -ENOMEM ? "out of memory" : "the walk failed",
 			 MS_EXIT_FAIL) : ms_groups_finish(g, &res);
 	if (!ret && o->json)

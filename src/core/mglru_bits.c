@@ -123,9 +123,9 @@ static int locate_page(void *arg, __u64 pfn, const struct ms_page_rec *r)
 }
 
 /*
- * lru_gen_full's pages by generation, and in *seqs a sum over its lruvecs of their generations'
- * numbers and evicted marks: it changes when the kernel ages or evicts a generation of any of
- * them (reclaim). -1 with why when it cannot be read.
+ * lru_gen_full's pages by generation, and in *seqs a hash of its lruvecs' generation numbers
+ * and evicted marks: it changes when the kernel ages or evicts a generation of any of them
+ * (reclaim). -1 with why when it cannot be read.
  */
 static int kernel_gens(__u64 by_gen[MS_MGLRU_GENS], __u64 *seqs, char *why, size_t whylen)
 {
@@ -138,7 +138,7 @@ static int kernel_gens(__u64 by_gen[MS_MGLRU_GENS], __u64 *seqs, char *why, size
 		return -1;
 	}
 	ms_mglru_by_gen(&m, by_gen);
-	*seqs = 0;	/* a hash, in the file's order: lruvecs' changes do not cancel out */
+	*seqs = 0;	/* in the file's order: two lruvecs' changes do not cancel out */
 	for (size_t i = 0; i < m.n; i++)
 		for (int g = 0; g < m.v[i].ngens; g++)
 			*seqs = *seqs * 0x100000001b3ULL + (m.v[i].gen[g].seq + 1) * 4 +
@@ -198,9 +198,8 @@ static int locate_once(struct ms_backend *be, const struct ms_ranges *ranges,
 {
 	struct ms_result res;
 	__u64 before[MS_MGLRU_GENS], after[MS_MGLRU_GENS], seqs_before, seqs_after;
-	int err;
-
 	long long lru_before, lru_after;
+	int err;
 
 	*aged = false;
 	if (mglru_on(why, whylen) || kernel_gens(before, &seqs_before, why, whylen))
@@ -237,7 +236,6 @@ static int locate_once(struct ms_backend *be, const struct ms_ranges *ranges,
 	err = ms_gen_locate_between(&l->h, f->nr_pageflags, before, after, why, whylen);
 	if (err < 0) {
 		size_t n = strlen(why);
-
 		char lru[64] = "unknown";
 
 		if (lru_before >= 0 && lru_after >= 0)

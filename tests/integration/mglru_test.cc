@@ -139,7 +139,7 @@ TEST(Mglru, AgeingDuringTheWalkIsNoMismatch)
 	struct ms_ranges r = {};
 	ASSERT_EQ(ms_ranges_from_iomem("/proc/iomem", &r), 0);
 	struct ms_backend be = {};
-	char why[640] = "";
+	char why[1024] = "";	/* as memstat's callers: the refusal whole */
 	ASSERT_EQ(ms_backend_open(MS_BE_AUTO, MS_BPF_ALLPAGES, false, &be, why, sizeof(why),
 				  nullptr, 0), 0) << why;
 	int quiet = ms_mglru_locate(&be, &r, why, sizeof(why));
@@ -180,7 +180,7 @@ TEST(Mglru, AgeingDuringTheWalkIsNoMismatch)
 	ager.join();
 	EXPECT_GT(aged.load(), 0) << "the thread aged no generation";
 	printf("while the kernel aged its generations %d times: the window found %d times, "
-	       "refused (aged during every walk) %d times\n", aged.load(), found, refused);
+	       "refused (saying it aged them) %d times\n", aged.load(), found, refused);
 	ms_backend_close(&be);
 	ms_ranges_free(&r);
 }
