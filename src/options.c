@@ -90,7 +90,8 @@ static const char usage_text[] =
 	"      --core FILE        a crash dump's memory instead of the running kernel's: an\n"
 	"                         ELF core (a saved /proc/vmcore, makedumpfile -E, QEMU's\n"
 	"                         dump-guest-memory); with -v, --json, -a, --reconcile,\n"
-	"                         --by node|zone|cgroup, --runs, --jobs\n"
+	"                         --by node|zone|cgroup|fs|file|exec (cgroup: --tree),\n"
+	"                         --runs, --jobs\n"
 	"      --btf FILE         with --core: the dumped kernel's BTF (its\n"
 	"                         /sys/kernel/btf/vmlinux, or a vmlinux; default: the running\n"
 	"                         kernel's, when it is the dumped one)\n"
@@ -605,18 +606,18 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 	}
 	if ((o->btf || o->symbols) && !o->core)
 		return ms_usage_error(NULL, "%s needs --core FILE", o->btf ? "--btf" : "--symbols");
-	if (o->symbols && !o->reconcile && o->by < 0 && !o->attributes)
-		return ms_usage_error(NULL, "%s", "--symbols needs --reconcile, --by node|zone or -a "
-				      "(the symbols locate the dump's counters, zones and MGLRU "
-				      "switch)");
+	if (o->symbols && !o->reconcile && (o->by < 0 || o->by == MS_BY_CGROUP) && !o->attributes)
+		return ms_usage_error(NULL, "%s", "--symbols needs --reconcile, --by "
+				      "node|zone|fs|file|exec or -a (the symbols locate the dump's "
+				      "counters, zones, mounts and MGLRU switch)");
 	if (o->core && (o->sampling || o->by_process || o->wss || o->compare ||
 			o->approx || o->features || o->backend != MS_BE_AUTO ||
 			(o->reconcile && o->runs) || (o->attributes && (o->runs || o->by >= 0)) ||
-			(o->by >= 0 && (o->nby > 1 || o->tree || (o->by != MS_BY_NODE &&
-			o->by != MS_BY_ZONE && o->by != MS_BY_CGROUP)))))
+			(o->by >= 0 && (o->nby > 1 || o->by == MS_BY_SLAB || o->by == MS_BY_POD))))
 		return ms_usage_error(NULL, "%s", "--core reads a dump: the summary, with -v, --json, "
-				      "-a, --reconcile, --by node|zone|cgroup, --runs or --jobs (not "
-				      "an interval, -o, -f, another --by, --tree, --wss, --compare, "
+				      "-a, --reconcile, --by node|zone|cgroup|fs|file|exec (cgroup with "
+				      "--tree), --runs or --jobs (not "
+				      "an interval, -o, -f, another --by, --wss, --compare, "
 				      "--approx, --features or --backend, nor --reconcile or -a with "
 				      "--runs, nor -a with --by)");
 	if (o->nby + o->by_process > 1 && !(o->sampling && o->format == MS_FMT_PROM))

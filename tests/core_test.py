@@ -7,6 +7,7 @@ The real kernels' dumps are the VM matrix's (tests/integration/core_test.cc).
 """
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -454,9 +455,6 @@ def test_by_zone_and_node_of_a_dump_come_from_its_own_zones(dump):
     assert r.returncode == 0, r.stderr
     nodes = json.loads(r.stdout)["groups"]
     assert [(g["name"], g["pages"]["total"]) for g in nodes] == [("0", 64)]
-    for key in ("fs", "file"):
-        one_line(run("--core", str(core), "--btf", str(btf), "--by", key), 2,
-                 "--core reads a dump")
 
 
 def test_by_cgroup_of_a_dump_names_its_own_cgroups(dump):
@@ -476,5 +474,129 @@ def test_by_cgroup_of_a_dump_names_its_own_cgroups(dump):
         mkdump.EXPECTED["total"]
     r = run("--core", str(core), "--btf", str(btf), "--by", "cgroup")
     assert r.returncode == 0 and mkdump.CGROUP_PATH in r.stdout, r.stderr
-    one_line(run("--core", str(core), "--btf", str(btf), "--by", "cgroup", "--tree"), 2,
-             "--core reads a dump")
+
+
+def test_by_cgroup_tree_of_a_dump_shows_the_ancestors_it_read(dump):
+    """--by cgroup --tree of a dump: the charged cgroup under its parents as the dump's
+    kernfs_nodes give them (system.slice and the root charged no page: rows of the subtree's
+    pages only), in depth-first order, each row its subtree's pages."""
+    core, btf = dump
+    r = run("--core", str(core), "--btf", str(btf), "--by", "cgroup", "--tree", "--json")
+    assert r.returncode == 0, r.stderr
+    groups = [g for g in json.loads(r.stdout)["groups"] if "id" in g]
+    assert [(g["name"], g["depth"], g["id"]) for g in groups] == [
+        ("/", 0, 1), ("/system.slice", 1, mkdump.CGROUP_PARENT_ID),
+        (mkdump.CGROUP_PATH, 2, mkdump.CGROUP_ID)]
+    charged = groups[2]["pages"]["total"]
+    assert charged > 0 and [g["tree"]["pages"]["total"] for g in groups] == [charged] * 3
+    assert [g["pages"]["total"] for g in groups[:2]] == [0, 0]
+    r = run("--core", str(core), "--btf", str(btf), "--by", "cgroup", "--tree")
+    assert r.returncode == 0 and "    /system.slice/memstat-test.service" in r.stdout, r.stderr
+
+
+# --by fs|file|exec of a dump: named from the dumped kernel's own dentries and mount tree (its
+# initial namespace: init_nsproxy), not from this machine's /proc/self/mountinfo or /sys
+
+KERNEL_ADDRESS = re.compile(r"(?i)ffff[0-9a-f]{8}|18446\d{10}")     # in hex, or in decimal
+
+
+def by_key(core, btf, key, unique=True):
+    """--by KEY --json of a dump: its groups by name (unique False: a list), once the output is
+    checked: exit 0, no kernel address in it, and the groups' pages ("(none)": the pages of no
+    file) the total."""
+    r = run("--core", str(core), "--btf", str(btf), "--by", key, "--json")
+    assert r.returncode == 0, r.stderr
+    assert not KERNEL_ADDRESS.search(r.stdout + r.stderr), r.stdout
+    j = json.loads(r.stdout)
+    assert sum(g["pages"]["total"] for g in j["groups"]) + j["other"]["pages"]["total"] == \
+        j["total"] == mkdump.EXPECTED["total"]
+    if not unique:
+        return j["groups"]
+    groups = {g["name"]: g for g in j["groups"]}
+    assert len(groups) == len(j["groups"]), [g["name"] for g in j["groups"]]
+    return groups
+
+
+def named(groups):
+    return {n: g["pages"]["total"] for n, g in groups.items() if n != "(none)"}
+
+
+def test_by_fs_of_a_dump_names_its_own_mounts(dump):
+    """--by fs of a dump: each superblock's group named by its mount point in the dumped
+    kernel's initial namespace (ext4 mounted at /srv/data on rootfs), not by a mount of another
+    namespace (the same ext4 is the root of one, first in its superblock's mounts: "/" would be
+    that one); the internal tmpfs (shm_mnt) and the block devices by what they are."""
+    core, btf = dump
+    groups = by_key(core, btf, "fs")
+    assert named(groups) == mkdump.EXPECTED_FS
+    cols = lambda g: (g["dev"], g["fstype"], g["mount"])
+    srv = groups["/srv/data"]
+    assert cols(srv) == ("8:1", "ext4", "/srv/data")
+    assert (srv["pages"]["exec"], srv["pages"]["page_cache"]) == (4, 4)
+    # the internal tmpfs is 0:25 in the dump, a memfd of this machine most often 0:1
+    assert cols(groups[mkdump.INTERNAL_TMPFS]) == ("0:25", None, None)
+    assert groups[mkdump.INTERNAL_TMPFS]["pages"]["shmem"] == 2
+    assert cols(groups["(block devices)"]) == ("0:5", None, None)
+    assert groups["(block devices)"]["detail"]["page_cache_buffers"] == 2
+    assert groups["(none)"]["pages"]["total"] == mkdump.EXPECTED["total"] - 12
+    # the table: the same rows, each with its device and type
+    r = run("--core", str(core), "--btf", str(btf), "--by", "fs")
+    assert r.returncode == 0, r.stderr
+    assert not KERNEL_ADDRESS.search(r.stdout), r.stdout
+    rows = {l.split()[-1]: l.split() for l in r.stdout.splitlines() if "8:1" in l}
+    assert rows["/srv/data"][-3:] == ["8:1", "ext4", "/srv/data"], r.stdout
+    assert mkdump.INTERNAL_TMPFS in r.stdout and "(block devices)" in r.stdout
+    # the types from the dump's own kernel image give the same
+    img = core.parent / "with-btf.core"
+    img.write_bytes(mkdump.elf_core(mkdump.memory(with_btf=True),
+                                    mkdump.vmcoreinfo(with_btf=True)))
+    r = run("--core", str(img), "--by", "fs", "--json")
+    assert r.returncode == 0, r.stderr
+    assert named({g["name"]: g for g in json.loads(r.stdout)["groups"]}) == mkdump.EXPECTED_FS
+
+
+def test_by_file_and_exec_of_a_dump_name_its_own_files(dump):
+    """--by file of a dump: each file by its path, its dentries up to its superblock's root
+    after its mount point; a SysV segment (a pseudo file, unlinked) by the name the kernel gave
+    it; a block device's page cache by its device number (the dumped kernel's: this machine's
+    /sys/dev/block is not asked). --by exec: the files mapped executable."""
+    core, btf = dump
+    groups = by_key(core, btf, "file")
+    assert named(groups) == mkdump.EXPECTED_FILES
+    keys = ("dev", "inode", "path", "path_source", "deleted", "pseudo", "mount", "fstype",
+            "cached_pages", "exec_pages", "mapped_exec")
+    got = {n: tuple(g[k] for k in keys) for n, g in groups.items() if n != "(none)"}
+    data, tool = "/srv/data/var/data.bin", "/srv/data/bin/tool"
+    assert got[data] == ("8:1", 0xb00, data, "dentry", False, False, "/srv/data", "ext4",
+                         4, 0, False)
+    assert got[tool] == ("8:1", 0xb10, tool, "dentry", False, False, "/srv/data", "ext4",
+                         4, 4, True)
+    sysv = groups["SYSV00001234"]
+    assert (sysv["dev"], sysv["inode"], sysv["pseudo"], sysv["mount"]) == \
+        ("0:25", 0xb20, True, None)
+    bdev = groups["(block device 8:0)"]
+    assert (bdev["dev"], bdev["inode"], bdev["path_source"]) == ("0:5", 0xb30, "block_device")
+    r = run("--core", str(core), "--btf", str(btf), "--by", "file")
+    assert r.returncode == 0, r.stderr
+    assert not KERNEL_ADDRESS.search(r.stdout), r.stdout
+    assert all(n in r.stdout for n in mkdump.EXPECTED_FILES), r.stdout
+    groups = by_key(core, btf, "exec")
+    assert named(groups) == mkdump.EXPECTED_EXEC
+    assert groups[tool]["exec_pages"] == 4 and groups[tool]["mapped_exec"]
+    r = run("--core", str(core), "--btf", str(btf), "--by", "exec")
+    assert r.returncode == 0 and tool in r.stdout and data not in r.stdout, r.stderr
+
+
+def test_by_file_of_a_dump_whose_types_lack_mounts_names_paths_from_the_roots(tmp_path, dump):
+    """Types without struct mount: the files' paths from their superblocks' roots, "(not
+    mounted)" as for a file system no mount shows; --by fs gives the same groups, by device,
+    the internal tmpfs too (without struct vfsmount its shm_mnt cannot be read)."""
+    core = dump[0]
+    btf = tmp_path / "no-mounts.btf"
+    btf.write_bytes(mkdump.btf_raw(mounts=False))
+    assert named(by_key(core, btf, "file")) == mkdump.EXPECTED_FILES_UNMOUNTED
+    groups = [g for g in by_key(core, btf, "fs", unique=False) if g["name"] != "(none)"]
+    by_dev = {g["dev"]: (g["name"], g["pages"]["total"]) for g in groups}
+    assert by_dev["8:1"] == ("(not mounted)", 8) and by_dev["0:5"] == ("(block devices)", 2)
+    assert by_dev["0:25"] == ("(not mounted)", 2)
+    assert len(groups) == 3 and all(g["mount"] is None for g in groups)

@@ -21,6 +21,7 @@
 #include "dump_walk.h"
 #include "attrs.h"
 #include "cgroup.h"
+#include "files.h"
 #include "groups.h"
 #include "report.h"
 
@@ -135,37 +136,94 @@ void ms_core_close(struct ms_core *c)
 	ms_dump_close(&c->d);
 }
 
+/* --by file|exec of a dump: a file's names from its dentries (files.c calls it) */
+struct core_files {
+	struct ms_dump *d;
+	const struct ms_dump_types *t;
+};
+
+static void core_path(void *ctx, struct ms_path_slot *s)
+{
+	struct core_files *f = ctx;
+
+	ms_dump_path_of(f->d, f->t, s);
+}
+
 /*
- * --by node|zone|cgroup of a dump: its zones, from its node_data, or its cgroups, named from
- * their kernfs_nodes; and the records walk
+ * --by fs|file|exec of a dump: its mounts, from its init_nsproxy, and its internal tmpfs's
+ * device, from its shm_mnt (kallsyms, or --symbols). No symbols: no mounts, said once; the
+ * files are then named within their file systems.
+ */
+static int core_mounts(const struct ms_opts *o, struct ms_core *c, struct ms_mountinfo *mi,
+		       __u64 *shm_dev)
+{
+	static const char *const names[] = { "init_nsproxy", "shm_mnt" };
+	__u64 addr[2] = { 0, 0 }, sb;
+	__u32 dev;
+	char why[512];
+	int ret = ms_dump_symbols(&c->d, o->symbols, names, 2, addr, why, sizeof(why));
+
+	if (ret && o->symbols) {
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), " (--by)");
+		return fail(o->core, why, ret);
+	}
+	if (ret)
+		ms_err("%s: %s: its mount points are unknown, files are named within their file "
+		       "systems", o->core, why);
+	*shm_dev = 0;
+	sb = addr[1] && c->t.vfsmnt_sb >= 0 ?
+	     ms_dump_u64(&c->d, ms_dump_u64(&c->d, addr[1]) + (__u64)c->t.vfsmnt_sb) : 0;
+	if (sb && !ms_dump_read_virt(&c->d, sb + (__u64)c->t.sb_dev, &dev, sizeof(dev)))
+		*shm_dev = dev;
+	if (ms_dump_mounts(&c->d, &c->t, addr[0], mi))
+		return fail(o->core, "out of memory", MS_EXIT_FAIL);
+	return MS_EXIT_OK;
+}
+
+/*
+ * --by of a dump: its zones, from its node_data; its cgroups, named from their kernfs_nodes;
+ * or its file systems and files, named from its mounts and dentries; and the records walk
  */
 static int core_groups(const struct ms_opts *o, struct ms_core *c)
 {
 	long page = (long)c->d.page_size;
+	bool zones = o->by == MS_BY_NODE || o->by == MS_BY_ZONE, files = !zones &&
+		     o->by != MS_BY_CGROUP;
+	struct core_files cf = { &c->d, &c->t };
+	struct ms_mountinfo mi = { NULL, 0 };
 	struct ms_cgroups *cg = NULL;
 	struct ms_groups *g;
 	struct ms_result res;
 	struct ms_zone *z = NULL;
+	__u64 shm_dev = 0;
 	char why[512];
 	size_t nz = 0;
 	int ret = MS_EXIT_OK, err;
 
-	if (o->by != MS_BY_CGROUP)
+	if (zones)
 		ret = ms_dump_zones(&c->d, &c->t, o->symbols, &z, &nz, why, sizeof(why));
 	if (ret) {
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), " (--by)");
 		return fail(o->core, why, ret);
 	}
+	if (files && (ret = core_mounts(o, c, &mi, &shm_dev)))
+		return ret;
 	g = ms_groups_new((enum ms_by)o->by, o->top);
 	cg = o->by == MS_BY_CGROUP ? calloc(1, sizeof(*cg)) : NULL;
 	if (!g || (o->by == MS_BY_CGROUP && !cg)) {
 		free(z);
 		free(cg);
 		ms_groups_free(g);
+		ms_mountinfo_free(&mi);
 		return fail(o->core, "out of memory", MS_EXIT_FAIL);
 	}
-	if (o->by != MS_BY_CGROUP)
+	if (zones)
 		ms_groups_set_zones(g, z, nz);
+	ms_groups_set_tree(g, o->tree);
+	if (files) {
+		ms_groups_set_mounts(g, &mi, shm_dev);
+		ms_files_source(core_path, &cf, &mi);
+	}
 	ms_groups_set_min(g, o->min_set, (o->min_bytes + (__u64)page - 1) / (__u64)page);
 	err = ms_groups_reset(g);
 	if (!err)
@@ -181,6 +239,8 @@ static int core_groups(const struct ms_opts *o, struct ms_core *c)
 	else if (!ret)
 		ms_groups_print(stdout, g);
 	ms_groups_free(g);
+	ms_files_source(NULL, NULL, NULL);
+	ms_mountinfo_free(&mi);
 	return ret;
 }
 

@@ -196,10 +196,11 @@ static int name_zone(struct ms_groups *g, struct ms_group *grp)
 /* fs: a mount of the superblock, from /proc/self/mountinfo (read at ms_groups_finish()) */
 const struct ms_mountinfo_entry *ms_groups_mount_of(const struct ms_groups *g, __u64 dev)
 {
+	const struct ms_mountinfo *mi = g->mounts_given ? g->mounts_given : &g->mounts;
 	const struct ms_mountinfo_entry *best = NULL;
 
-	for (size_t k = 0; k < g->mounts.n; k++) {
-		const struct ms_mountinfo_entry *m = &g->mounts.m[k];
+	for (size_t k = 0; k < mi->n; k++) {
+		const struct ms_mountinfo_entry *m = &mi->m[k];
 
 		if (m->dev != dev)
 			continue;
@@ -242,7 +243,7 @@ static int name_fs(struct ms_groups *g, struct ms_group *grp)
 
 	if (m)
 		name = m->point;
-	else if (grp->k1 && grp->k1 == internal_tmpfs_dev())
+	else if (grp->k1 && grp->k1 == (g->mounts_given ? g->shm_dev : internal_tmpfs_dev()))
 		name = "(internal tmpfs: memfd, SysV shm, shared anonymous)";
 	else if (grp->total && grp->sub[MS_FILE_BUFFERS] == grp->total)
 		name = "(block devices)";
@@ -413,6 +414,12 @@ void ms_groups_set_zones(struct ms_groups *g, struct ms_zone *zones, size_t n)
 	g->nzones = n;
 	g->zi = 0;
 	g->zones_given = true;
+}
+
+void ms_groups_set_mounts(struct ms_groups *g, const struct ms_mountinfo *mi, __u64 shm_dev)
+{
+	g->mounts_given = mi;
+	g->shm_dev = shm_dev;
 }
 
 void ms_groups_set_cgroups(struct ms_groups *g, struct ms_cgroups *cg)
@@ -676,7 +683,7 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 		       (unsigned long long)g->total, (unsigned long long)res->total);
 		return MS_EXIT_FAIL;
 	}
-	if (g->by == MS_BY_FS && (err = ms_mountinfo_load(g->mountinfo_path ? g->mountinfo_path :
+	if (g->by == MS_BY_FS && !g->mounts_given && (err = ms_mountinfo_load(g->mountinfo_path ? g->mountinfo_path :
 							  "/proc/self/mountinfo", &g->mounts)))
 		ms_err("failed to read /proc/self/mountinfo: %s (file systems are shown as not "
 		       "mounted)", strerror(-err));

@@ -54,6 +54,11 @@ void ms_groups_set_zones(struct ms_groups *g, struct ms_zone *zones, size_t n);
 /* --by cgroup of a dump: its cgroups (malloc'd, owned by g from now), not this machine's */
 struct ms_cgroups;
 void ms_groups_set_cgroups(struct ms_groups *g, struct ms_cgroups *cg);
+/*
+ * --by fs of a dump: its mounts (the caller's, kept until g is freed), not this machine's
+ * mountinfo, and its internal tmpfs's device (0: unknown)
+ */
+void ms_groups_set_mounts(struct ms_groups *g, const struct ms_mountinfo *mi, __u64 shm_dev);
 /* --by cgroup --tree: each row shows its subtree's pages */
 void ms_groups_set_tree(struct ms_groups *g, bool on);
 /*

@@ -29,6 +29,8 @@ struct ms_groups {
 	bool zones_given;		/* ms_groups_set_zones(): a dump's, not /proc/zoneinfo */
 	bool cgroups_given;		/* ms_groups_set_cgroups(): a dump's, not /sys/fs/cgroup */
 	struct ms_mountinfo mounts;	/* fs: /proc/self/mountinfo (mountinfo.h) */
+	const struct ms_mountinfo *mounts_given;	/* ms_groups_set_mounts(): a dump's */
+	__u64 shm_dev;			/* with them: its internal tmpfs's device, 0 unknown */
 	const char *mountinfo_path;	/* NULL: /proc/self/mountinfo (the unit tests give another) */
 	bool tree;			/* cgroup --tree: each row shows its subtree's pages */
 	const struct ms_attrs *attrs;	/* -a: attribute columns (ms_groups_folio_attrs() fills them) */

@@ -344,3 +344,21 @@ __u64 ms_dump_u64(struct ms_dump *d, __u64 va)
 	return ms_dump_read_virt(d, va, &v, sizeof(v)) ? 0 : v;
 }
 
+
+void ms_dump_read_str(struct ms_dump *d, __u64 va, char *out, size_t len)
+{
+	size_t n = 0;
+
+	while (va && n < len - 1) {
+		size_t chunk = 4096 - (size_t)((va + n) & 4095);
+
+		if (chunk > len - 1 - n)
+			chunk = len - 1 - n;
+		if (ms_dump_read_virt(d, va + n, out + n, chunk))
+			break;
+		if (memchr(out + n, 0, chunk))
+			return;
+		n += chunk;
+	}
+	out[n] = 0;
+}

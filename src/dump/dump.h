@@ -98,6 +98,8 @@ int ms_dump_vtop(struct ms_dump *d, __u64 va, __u64 *pa);
 int ms_dump_read_virt(struct ms_dump *d, __u64 va, void *buf, size_t len);
 /* a u64 of kernel virtual memory; 0 when it cannot be read */
 __u64 ms_dump_u64(struct ms_dump *d, __u64 va);
+/* the NUL-terminated string at va into out: at most len - 1 bytes, up to a page it lacks */
+void ms_dump_read_str(struct ms_dump *d, __u64 va, char *out, size_t len);
 
 /*
  * The dumped kernel's BTF, as found in its image in the dump: the first raw BTF header at or

@@ -257,6 +257,44 @@ static void allpages_of(const struct btf *b, struct ms_dump_types *t)
 	t->nr_flags = nr;
 }
 
+/*
+ * --by fs|file|exec: a file's dentry up to its superblock's root, and the mount tree of the
+ * initial namespace, as /proc/1/mountinfo shows it (fs/mount.h, fs/proc_namespace.c). Every
+ * kernel from 6.1 to 7.x has struct mount's mnt_parent, mnt_mountpoint, mnt (a struct
+ * vfsmount: mnt_root, mnt_sb), mnt_mounts and mnt_child (a mount's children and its link among
+ * its parent's), and mnt_namespace.root. inode.i_nlink is a union member beside __i_nlink;
+ * dentry.d_name is a union member beside __d_name since v6.15 (the search looks inside
+ * anonymous unions); d_alias is in the d_u union (v3.19, 946e51f2bf37) and a direct member in
+ * 7.x, as the BPF program reads it (bpf/core_fixes.bpf.h dentry___v7).
+ */
+static void files_of(const struct btf *b, struct ms_dump_types *t)
+{
+	long mnt = member_off(b, "mount", "mnt");
+
+	t->inode_nlink = member_off(b, "inode", "__i_nlink");
+	t->inode_rdev = member_off(b, "inode", "i_rdev");
+	t->inode_dentry = member_off(b, "inode", "i_dentry");
+	t->dentry_parent = member_off(b, "dentry", "d_parent");
+	t->dentry_name = member_off(b, "dentry", "d_name.name");
+	t->dentry_alias = member_off(b, "dentry", "d_u.d_alias");
+	if (t->dentry_alias < 0)
+		t->dentry_alias = member_off(b, "dentry", "d_alias");
+	t->dentry_hash_pprev = member_off(b, "dentry", "d_hash.pprev");
+	t->sb_root = member_off(b, "super_block", "s_root");
+	t->sb_type = member_off(b, "super_block", "s_type");
+	t->fst_name = member_off(b, "file_system_type", "name");
+	t->mnt_parent = member_off(b, "mount", "mnt_parent");
+	t->mnt_mountpoint = member_off(b, "mount", "mnt_mountpoint");
+	t->mnt_root = mnt < 0 ? -1 : member_off(b, "mount", "mnt.mnt_root");
+	t->mnt_sb = mnt < 0 ? -1 : member_off(b, "mount", "mnt.mnt_sb");
+	t->mnt_mounts = member_off(b, "mount", "mnt_mounts");
+	t->mnt_child = member_off(b, "mount", "mnt_child");
+	t->mnt_devname = member_off(b, "mount", "mnt_devname");
+	t->mntns_root = member_off(b, "mnt_namespace", "root");
+	t->nsproxy_mntns = member_off(b, "nsproxy", "mnt_ns");
+	t->vfsmnt_sb = member_off(b, "vfsmount", "mnt_sb");
+}
+
 /* The walk's types from BTF object b, named name in messages; b is freed. */
 static int types_of(struct btf *b, const char *name, struct ms_dump_types *t, char *why,
 		    size_t whylen)
@@ -295,6 +333,7 @@ static int types_of(struct btf *b, const char *name, struct ms_dump_types *t, ch
 		t->f.slab_cache_word = 0;	/* reclaimable slab cannot be told apart */
 	counters_of(b, t);
 	allpages_of(b, t);
+	files_of(b, t);
 	t->attr_facts_ok = !ms_attr_facts_of(b, false, &t->attr_facts);
 	btf__free(b);
 	if (t->as_host < 0 || t->inode_sb < 0 || t->sb_magic < 0 || t->inode_ino < 0 ||

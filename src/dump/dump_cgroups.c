@@ -18,30 +18,13 @@
 #define MAX_DEPTH	64	/* a cgroup's ancestors followed, at most */
 #define MAX_NAME	256	/* bytes of one name (NAME_MAX + 1) */
 
-/* the NUL-terminated string at va, at most len - 1 bytes, up to a page the dump lacks */
-static void read_name(struct ms_dump *d, __u64 va, char *out, size_t len)
-{
-	size_t n = 0;
-
-	while (va && n < len - 1) {
-		size_t chunk = 4096 - (size_t)((va + n) & 4095);
-
-		if (chunk > len - 1 - n)
-			chunk = len - 1 - n;
-		if (ms_dump_read_virt(d, va + n, out + n, chunk))
-			break;
-		if (memchr(out + n, 0, chunk))
-			return;
-		n += chunk;
-	}
-	out[n] = 0;
-}
-
 /*
- * The path of the cgroup of kernfs_node kn into c; 0 or -ENOMEM. A parent the dump does not
- * hold (or past MAX_DEPTH) makes the path start with "(unreadable)": not a whole path.
+ * The path of the cgroup of kernfs_node kn into c, and its parent's kernfs_node into *up (0:
+ * none); 0 or -ENOMEM. A parent the dump does not hold (or past MAX_DEPTH) makes the path
+ * start with "(unreadable)": not a whole path.
  */
-static int path_of(struct ms_dump *d, const struct ms_dump_types *t, __u64 kn, struct ms_cgroup *c)
+static int path_of(struct ms_dump *d, const struct ms_dump_types *t, __u64 kn, struct ms_cgroup *c,
+		   __u64 *up)
 {
 	char names[MAX_DEPTH][MAX_NAME], path[MAX_DEPTH * MAX_NAME + 16] = "";
 	__u64 node = kn, parent = 0;
@@ -49,6 +32,7 @@ static int path_of(struct ms_dump *d, const struct ms_dump_types *t, __u64 kn, s
 	bool whole = false;
 
 	c->parent = 0;
+	*up = 0;
 	while (depth < MAX_DEPTH) {
 		if (ms_dump_read_virt(d, node + (__u64)t->kn_parent, &parent, sizeof(parent)))
 			break;
@@ -56,11 +40,12 @@ static int path_of(struct ms_dump *d, const struct ms_dump_types *t, __u64 kn, s
 			whole = true;	/* the hierarchy's root: no name of its own in the path */
 			break;
 		}
-		read_name(d, ms_dump_u64(d, node + (__u64)t->kn_name), names[depth], MAX_NAME);
+		ms_dump_read_str(d, ms_dump_u64(d, node + (__u64)t->kn_name), names[depth], MAX_NAME);
 		if (!depth) {
 			__u64 pid = ms_dump_u64(d, parent + (__u64)t->kn_id);
 
 			c->parent = pid >> 48 ? 0 : pid;
+			*up = c->parent ? parent : 0;
 		}
 		depth++;
 		node = parent;
@@ -81,10 +66,67 @@ static int by_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * --tree: the ancestors of the cgroups met, each named as they are, up to the hierarchy's root
+ * (none charged a page: a hierarchy's inner cgroups hold no pages of their own under cgroup v2).
+ * c[0..n) is sorted by id; ups[i] is c[i]'s parent's kernfs_node. 0 or -ENOMEM.
+ */
+#define MAX_ADDED	4096	/* ancestors added, at most */
+
+static bool known(const struct ms_cgroups *cg, size_t sorted, __u64 id)
+{
+	struct ms_cgroup key = { .id = id };
+
+	if (bsearch(&key, cg->c, sorted, sizeof(*cg->c), by_id))
+		return true;
+	for (size_t i = sorted; i < cg->n; i++)
+		if (cg->c[i].id == id)
+			return true;
+	return false;
+}
+
+static int add_ancestors(struct ms_dump *d, const struct ms_dump_types *t, struct ms_cgroups *cg,
+			 __u64 **ups)
+{
+	size_t sorted = cg->n, cap = cg->n;
+
+	for (size_t i = 0; i < cg->n && cg->n < sorted + MAX_ADDED; i++) {
+		struct ms_cgroup *c;
+		__u64 up = (*ups)[i];
+
+		if (!up || !cg->c[i].parent || known(cg, sorted, cg->c[i].parent))
+			continue;
+		if (cg->n == cap) {
+			struct ms_cgroup *nc = realloc(cg->c, (cap + 64) * sizeof(*nc));
+			__u64 *nu = nc ? realloc(*ups, (cap + 64) * sizeof(*nu)) : NULL;
+
+			if (nc)
+				cg->c = nc;
+			if (!nu)
+				return -ENOMEM;
+			*ups = nu;
+			cap += 64;
+		}
+		c = &cg->c[cg->n];
+		memset(c, 0, sizeof(*c));
+		c->id = cg->c[i].parent;
+		if (path_of(d, t, up, c, &(*ups)[cg->n]))
+			return -ENOMEM;
+		cg->n++;
+	}
+	return 0;
+}
+
 int ms_dump_cgroups_of(struct ms_dump *d, const struct ms_dump_types *t, const __u64 (*kn)[2],
 		       size_t n, struct ms_cgroups *cg)
 {
+	struct pair {
+		struct ms_cgroup c;
+		__u64 up;
+	} *pairs;
+	__u64 *ups;
 	size_t used = 0;
+	int err = -ENOMEM;
 
 	memset(cg, 0, sizeof(*cg));
 	cg->version = 2;	/* memcg_data names the memory controller's cgroup either way */
@@ -93,20 +135,39 @@ int ms_dump_cgroups_of(struct ms_dump *d, const struct ms_dump_types *t, const _
 	for (size_t i = 0; i < n; i++)
 		used += kn[i][0] != 0;
 	cg->c = calloc(used ? used : 1, sizeof(*cg->c));
-	if (!cg->c)
-		return -ENOMEM;
+	ups = calloc(used ? used : 1, sizeof(*ups));
+	if (!cg->c || !ups)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct ms_cgroup *c = &cg->c[cg->n];
 
 		if (!kn[i][0])
 			continue;
 		c->id = kn[i][0];
-		if (path_of(d, t, kn[i][1], c)) {
-			ms_cgroups_free(cg);
-			return -ENOMEM;
-		}
+		if (path_of(d, t, kn[i][1], c, &ups[cg->n]))
+			goto out;
 		cg->n++;
 	}
-	qsort(cg->c, cg->n, sizeof(*cg->c), by_id);
-	return 0;
+	/* sorted by id, each with its parent's kernfs_node */
+	pairs = malloc((cg->n ? cg->n : 1) * sizeof(*pairs));
+	if (!pairs)
+		goto out;
+	for (size_t i = 0; i < cg->n; i++) {
+		pairs[i].c = cg->c[i];
+		pairs[i].up = ups[i];
+	}
+	qsort(pairs, cg->n, sizeof(*pairs), by_id);	/* c is the first member */
+	for (size_t i = 0; i < cg->n; i++) {
+		cg->c[i] = pairs[i].c;
+		ups[i] = pairs[i].up;
+	}
+	free(pairs);
+	err = add_ancestors(d, t, cg, &ups);
+	if (!err)
+		qsort(cg->c, cg->n, sizeof(*cg->c), by_id);
+out:
+	free(ups);
+	if (err)
+		ms_cgroups_free(cg);
+	return err;
 }

@@ -53,6 +53,15 @@ struct ms_dump_types {
 	/* allpages: a page's cgroup id (memcg_data -> mem_cgroup -> css.cgroup -> kn->id) */
 	long memcg_css, css_cgroup, cgroup_kn, cgroup_subsys, kn_id, objcg_memcg;
 	long kn_parent, kn_name;	/* --by cgroup: a cgroup's path, kernfs_node by kernfs_node */
+	/* --by fs|file|exec: the names of files (dentries) and mounts (dump_mounts.c) */
+	long inode_nlink, inode_rdev, inode_dentry;	/* __i_nlink, i_rdev, i_dentry.first */
+	long dentry_parent, dentry_name, dentry_alias;	/* d_parent, d_name.name, d_u.d_alias */
+	long dentry_hash_pprev;				/* d_hash.pprev: NULL when unhashed */
+	long sb_root, sb_type, fst_name;		/* s_root, s_type; file_system_type.name */
+	long mnt_parent, mnt_mountpoint, mnt_root, mnt_sb;	/* struct mount; mnt.mnt_* */
+	long mnt_mounts, mnt_child, mnt_devname;	/* its children, its place among them */
+	long mntns_root, nsproxy_mntns;			/* mnt_namespace.root, nsproxy.mnt_ns */
+	long vfsmnt_sb;					/* vfsmount.mnt_sb (shm_mnt's) */
 	long memory_cgrp_id;		/* enum cgroup_subsys_id; -1 unknown */
 	/* allpages: the names of the page flags (enum pageflags, less "PG_"); "" none */
 	char flag_name[64][MS_FLAG_NAME_LEN];	/* ms_btf_flag_names() */

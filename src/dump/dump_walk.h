@@ -38,4 +38,15 @@ int ms_dump_pages_cgroups(const struct ms_dump *d, const struct ms_dump_types *t
 int ms_dump_cgroups_of(struct ms_dump *d, const struct ms_dump_types *t, const __u64 (*kn)[2],
 		       size_t n, struct ms_cgroups *cg);
 
+/*
+ * --by fs|file|exec (dump_mounts.c): the mounts of the dumped system's initial namespace,
+ * init_nsproxy's (its address), as /proc/1/mountinfo would list them, into out (empty where
+ * its BTF lacks the types or init_nsproxy is 0); 0 or -ENOMEM.
+ */
+struct ms_mountinfo;
+int ms_dump_mounts(struct ms_dump *d, const struct ms_dump_types *t, __u64 init_nsproxy,
+		   struct ms_mountinfo *out);
+/* The names of s->mapping's file up to its superblock's root, as bpf/names.bpf.h's path_one() */
+void ms_dump_path_of(struct ms_dump *d, const struct ms_dump_types *t, struct ms_path_slot *s);
+
 #endif /* MEMSTAT_DUMP_WALK_H */

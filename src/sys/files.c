@@ -80,13 +80,20 @@ static const struct ms_mountinfo_entry *mount_for(const struct ms_mountinfo *ms,
 
 /* ---- names ---- */
 
-/* a block device's name, from /sys/dev/block/MAJ:MIN/uevent (DEVNAME=) */
+/* ms_files_source(): a dump's files and mounts, not this machine's */
+static void (*src_path)(void *ctx, struct ms_path_slot *s);
+static void *src_ctx;
+static const struct ms_mountinfo *src_mounts;
+
+/* a block device's name, from /sys/dev/block/MAJ:MIN/uevent (DEVNAME=); a dump's: its number */
 static void bdev_name(__u32 rdev, char *buf, size_t len)
 {
 	char path[64], line[256];
 	FILE *f;
 
 	snprintf(buf, len, "%u:%u", MS_DEV_MAJOR(rdev), MS_DEV_MINOR(rdev));
+	if (src_path)
+		return;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", MS_DEV_MAJOR(rdev),
 		 MS_DEV_MINOR(rdev));
 	f = fopen(path, "re");
@@ -220,6 +227,14 @@ static const struct ms_mountinfo *current_mounts(void)
 	return &mounts;
 }
 
+void ms_files_source(void (*path)(void *ctx, struct ms_path_slot *s), void *ctx,
+		     const struct ms_mountinfo *m)
+{
+	src_path = path;
+	src_ctx = ctx;
+	src_mounts = m;
+}
+
 int ms_file_name(struct ms_groups *g, struct ms_group *grp)
 {
 	struct ms_file_info *fi = calloc(1, sizeof(*fi));
@@ -229,7 +244,7 @@ int ms_file_name(struct ms_groups *g, struct ms_group *grp)
 		return -ENOMEM;
 	free(grp->extra);
 	grp->extra = fi;
-	if (!files_be || !files_be->bpf) {
+	if (!src_path && (!files_be || !files_be->bpf)) {
 		/* no path program: the kmod backend, or a caller that set no backend */
 		fi->source = MS_PSRC_KMOD;
 		fi->mount = mount_for(current_mounts(), (__u32)grp->k1, NULL);
@@ -243,9 +258,15 @@ int ms_file_name(struct ms_groups *g, struct ms_group *grp)
 	s->mapping = grp->mapping;
 	s->ino = grp->k2;
 	s->dev = (__u32)grp->k1;
-	if (!s->mapping || ms_bpf_paths(files_be->bpf, s, 1))
+	if (src_path)
+		src_path(src_ctx, s);
+	else if (!s->mapping || ms_bpf_paths(files_be->bpf, s, 1))
 		s->status = MS_PATH_UNKNOWN;
-	grp->name = ms_file_compose(s, current_mounts(), fi);
+	grp->name = ms_file_compose(s, src_path ? src_mounts : current_mounts(), fi);
+	if (grp->name && src_path && s->status == MS_PATH_UNKNOWN) {
+		free(grp->name);	/* a dump does not change: its inode was not readable */
+		grp->name = strdup("(unknown: its inode is not in the dump)");
+	}
 	free(s);
 	return grp->name ? 0 : -ENOMEM;
 }

@@ -59,6 +59,13 @@ char *ms_file_compose(const struct ms_path_slot *s, const struct ms_mountinfo *m
  * no pointers: "path unavailable with the kmod backend").
  */
 void ms_files_backend(struct ms_backend *be);
+/*
+ * A dump's files instead (memstat --core): path(ctx, s) fills slot s from s->mapping, and the
+ * mounts are the dumped system's; a block device is named by its number, for this machine's
+ * /sys describes other devices. path NULL: the live kernel's again.
+ */
+void ms_files_source(void (*path)(void *ctx, struct ms_path_slot *s), void *ctx,
+		     const struct ms_mountinfo *mounts);
 int ms_file_name(struct ms_groups *g, struct ms_group *grp);
 
 /*

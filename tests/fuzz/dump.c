@@ -4,9 +4,9 @@
  * (ms_dump_open_fd), the VMCOREINFO text and the layout read through the dump's own page tables
  * and mem_section (ms_dump_layout), present memory (ms_dump_ranges), the walk over whatever
  * struct pages, mappings and page tables the bytes make (ms_dump_walk), and --reconcile's
- * kallsyms decoder, counters and zones (ms_dump_meminfo, ms_dump_zones) and allpages' records
- * (ms_dump_pages), with
- * the types of
+ * kallsyms decoder, counters and zones (ms_dump_meminfo, ms_dump_zones), allpages' records
+ * (ms_dump_pages) and --by fs|file's mounts and dentries (ms_dump_mounts, ms_dump_path_of),
+ * with the types of
  * tests/tools/mkdump.py's synthetic kernel. Seeds: that script's dumps (--fuzz-seeds): ELF,
  * kdump-compressed and flattened.
  *
@@ -24,11 +24,64 @@
 #include "dump_types.h"
 #include "cgroup.h"
 #include "dump_walk.h"
+#include "mountinfo.h"
+
+/*
+ * the records: counted, and the first FILES mapping words kept (--by file's names; a seed's
+ * pages are not file pages, so any page's word 3: random bytes make the pointers)
+ */
+#define FILES 16
+struct recs {
+	__u64 n, mapping[FILES], ino[FILES];
+	__u32 dev[FILES];
+	size_t nfiles;
+};
 
 static int count_rec(void *arg, __u64 pfn, const struct ms_page_rec *rec)
 {
-	(*(__u64 *)arg)++;
+	struct recs *r = arg;
+
+	r->n++;
+	if (rec->w[3] && r->nfiles < FILES) {
+		r->mapping[r->nfiles] = rec->w[3];
+		r->ino[r->nfiles] = rec->ino;
+		r->dev[r->nfiles++] = rec->dev;
+	}
 	return 0;
+}
+
+/*
+ * --by fs|file: the mounts of the init namespace the bytes hold (from their kallsyms'
+ * init_nsproxy), each named by absolute paths; and the files' names, each within its bounds
+ */
+static void mounts_and_paths(struct ms_dump *d, const struct ms_dump_types *t,
+			     const struct recs *recs)
+{
+	static const char *const names[] = { "init_nsproxy" };
+	struct ms_mountinfo mi;
+	struct ms_path_slot s;
+	__u64 addr = 0;
+	char why[512];
+
+	ms_dump_symbols(d, NULL, names, 1, &addr, why, sizeof(why));
+	FUZZ_CHECK(ms_dump_mounts(d, t, addr, &mi) == 0, "ms_dump_mounts failed");
+	for (size_t i = 0; i < mi.n; i++)
+		FUZZ_CHECK(mi.m[i].point[0] == '/' && mi.m[i].root[0] == '/' && mi.m[i].fstype &&
+			   mi.m[i].source && mi.m[i].dev == MS_MKDEV(mi.m[i].major, mi.m[i].minor),
+			   "mount %zu: '%s' root '%s'", i, mi.m[i].point, mi.m[i].root);
+	ms_mountinfo_free(&mi);
+	for (size_t i = 0; i < recs->nfiles; i++) {
+		memset(&s, 0, sizeof(s));
+		s.mapping = recs->mapping[i];
+		s.ino = recs->ino[i];
+		s.dev = recs->dev[i];
+		ms_dump_path_of(d, t, &s);
+		FUZZ_CHECK(s.status <= MS_PATH_NO_DENTRY && s.ncomp <= MS_PATH_DEPTH,
+			   "path %zu: status %u, %u names", i, s.status, s.ncomp);
+		for (__u32 k = 0; k < s.ncomp; k++)
+			FUZZ_CHECK(memchr(s.comp[k], 0, MS_PATH_NAME), "path %zu: name %u unended",
+				   i, k);
+	}
 }
 
 static void synthetic_types(struct ms_dump_types *t)
@@ -94,6 +147,27 @@ static void synthetic_types(struct ms_dump_types *t)
 	t->kn_id = 0;
 	t->kn_parent = 8;
 	t->kn_name = 16;
+	/* and its files' dentries and mount tree (--by fs|file) */
+	t->inode_nlink = 72;
+	t->inode_rdev = 76;
+	t->inode_dentry = 80;
+	t->sb_root = 24;
+	t->sb_type = 32;
+	t->fst_name = 0;
+	t->dentry_hash_pprev = 16;
+	t->dentry_parent = 24;
+	t->dentry_name = 40;
+	t->dentry_alias = 112;
+	t->mnt_parent = 16;
+	t->mnt_mountpoint = 24;
+	t->mnt_root = 32;
+	t->mnt_sb = 40;
+	t->mnt_mounts = 64;
+	t->mnt_child = 80;
+	t->mnt_devname = 112;
+	t->mntns_root = 16;
+	t->nsproxy_mntns = 24;
+	t->vfsmnt_sb = 8;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -125,7 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ms_ranges r;
 		struct ms_result res;
 		struct ms_meminfo mi;
-		__u64 seg_pages = 0, nrec = 0;
+		__u64 seg_pages = 0;
+		struct recs recs = { 0 };
 		struct ms_zone *zones = NULL;
 		struct ms_cgroups cg = { 0 };
 		size_t nzones = 0;
@@ -141,10 +216,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "%llu pages counted and %llu holes of %llu present",
 			   (unsigned long long)res.total, (unsigned long long)res.holes,
 			   (unsigned long long)r.pages);
-		FUZZ_CHECK(ms_dump_pages_cgroups(&d, &t, &r, &res, count_rec, &nrec, &cg) == 0,
+		FUZZ_CHECK(ms_dump_pages_cgroups(&d, &t, &r, &res, count_rec, &recs, &cg) == 0,
 			   "the records walk failed");
-		FUZZ_CHECK(nrec == r.pages, "%llu records of %llu present pages",
-			   (unsigned long long)nrec, (unsigned long long)r.pages);
+		FUZZ_CHECK(recs.n == r.pages, "%llu records of %llu present pages",
+			   (unsigned long long)recs.n, (unsigned long long)r.pages);
+		mounts_and_paths(&d, &t, &recs);
 		/* --by cgroup: names read from random kernfs_nodes, each a path, in id order */
 		for (size_t i = 0; i < cg.n; i++)
 			FUZZ_CHECK((cg.c[i].path[0] == '/' ||

@@ -3,8 +3,9 @@
 """A small synthetic crash dump for memstat --core's tests and fuzz corpus: an x86_64 ELF core
 with a VMCOREINFO note, 4-level page tables, mem_section, 64 pages whose struct pages hold one
 known kind of page each (and 16 more whose vmemmap is not mapped: holes), kallsyms' tables and
-the counters meminfo is computed from (each what the walk counts), and the raw BTF of the few
-types the dump walk reads. EXPECTED is what memstat --core --json must count.
+the counters meminfo is computed from (each what the walk counts), the files' dentries and the
+mount tree (--by fs|file|exec: put_files()), and the raw BTF of the few types the dump walk
+reads. EXPECTED is what memstat --core --json must count.
 
 Usage: mkdump.py DIR   writes DIR/dump.core, DIR/types.btf, DIR/System.map (and prints
                        EXPECTED as JSON)
@@ -37,7 +38,14 @@ VM_READ, VM_EXEC = 0x1, 0x4
 # offsets (bytes) of the members the walk follows; BTF below says the same
 OFF = {"as_host": 0, "as_i_mmap": 8, "inode_sb": 40, "inode_ino": 64, "sb_dev": 16,
        "sb_magic": 96, "vma_flags": 32, "vma_shared": 64, "rb_right": 8, "rb_left": 16,
-       "kc_flags": 8}
+       "kc_flags": 8,
+       # --by fs|file|exec: a file's dentry up to its superblock's root, the mounts (fs/mount.h)
+       "inode_mapping": 48, "inode_nlink": 72, "inode_rdev": 76, "inode_dentry": 80,
+       "sb_root": 24, "sb_type": 32, "sb_mounts": 40, "fst_name": 0,
+       "d_hash": 8, "d_parent": 24, "d_name": 32, "d_inode": 48, "d_iname": 56, "d_alias": 112,
+       "mnt_parent": 16, "mnt_mountpoint": 24, "mnt": 32, "mnt_root": 0, "mnt_sb": 8,
+       "mnt_mounts": 64, "mnt_child": 80, "mnt_next_for_sb": 96, "mnt_pprev_for_sb": 104,
+       "mnt_devname": 112, "mnt_ns": 120, "mntns_root": 16, "nsproxy_mntns": 24}
 
 # --reconcile: the kernel's counters (vm_zone_stat, vm_node_stat), each what the walk counts
 ZONE_STAT = {"NR_FREE_PAGES": 0, "NR_UNACCEPTED": 1, "NR_MLOCK": 2}
@@ -60,7 +68,8 @@ KSYMS = {"names": 0x10000, "token_table": 0x12000, "token_index": 0x12800,
 DATA = {"vm_zone_stat": 0x13000, "vm_node_stat": 0x13100, "_totalram_pages": 0x13200,
         "hstates": 0x13300, "hugetlb_max_hstate": 0x13400, "node_data": 0x13600,
         "nr_node_ids": 0x13608, "nr_vmalloc_pages": 0x13610, "pcpu_nr_populated": 0x13618,
-        "pcpu_nr_units": 0x13620, "lru_gen_caps": 0x13628}
+        "pcpu_nr_units": 0x13620, "lru_gen_caps": 0x13628,
+        "init_nsproxy": 0x13640, "shm_mnt": 0x13680}
 VMALLOC_PAGES, PCPU_POPULATED, PCPU_UNITS = 5, 3, 2     # VmallocUsed 20 kB, Percpu 24 kB
 # --by node|zone: node 0's pglist_data at PGDAT, its zones (name, start pfn, pages spanned)
 PGDAT, ZONE_SIZE = 0x13500, 64
@@ -71,6 +80,22 @@ ZONES = [("DMA", 0, 16), ("DMA32", 0, 0), ("Normal", 16, 64)]
 CGROUP_ID, MEMCG, OBJCG = 0x1234, 0xe800, 0xeb00
 # --by cgroup: its kernfs_node's name and parents: /system.slice/memstat-test.service
 CGROUP_PATH, CGROUP_PARENT_ID = "/system.slice/memstat-test.service", 0x10
+
+# --by fs|file|exec: the superblocks (s_dev as the kernel encodes it: major << 20 | minor), what
+# each file's pages are named, and the mounts. The internal tmpfs' minor is not 1: a memfd of
+# the machine that reads the dump is often 0:1, and the dump's own shm_mnt must name it
+DEV_EXT4, DEV_TMPFS, DEV_ROOTFS, DEV_BDEV, RDEV_DISK = 8 << 20 | 1, 25, 2, 5, 8 << 20
+ROOTFS_SB, ROOTFS_MAGIC = 0xa600, 0x858458f6
+INIT_NS, OTHER_NS, MNT_NS_INTERNAL = 0xe400, 0xe440, 0xffffffffffffffea   # ERR_PTR(-EINVAL)
+INTERNAL_TMPFS = "(internal tmpfs: memfd, SysV shm, shared anonymous)"
+# the groups (pages) each key gives; the other pages are "(none)"
+EXPECTED_FS = {"/srv/data": 8, INTERNAL_TMPFS: 2, "(block devices)": 2}
+EXPECTED_FILES = {"/srv/data/var/data.bin": 4, "/srv/data/bin/tool": 4, "SYSV00001234": 2,
+                  "(block device 8:0)": 2}
+EXPECTED_EXEC = {"/srv/data/bin/tool": 4}
+# ... and without struct mount in the BTF (btf_raw(mounts=False)): the paths from the roots
+EXPECTED_FILES_UNMOUNTED = {"(not mounted) /var/data.bin": 4, "(not mounted) /bin/tool": 4,
+                            "SYSV00001234": 2, "(block device 8:0)": 2}
 
 EXPECTED = {"total": 64, "holes": 16, "detail": {
     "kernel_reserved": 8, "free_buddy": 8, "kernel_slab_reclaimable": 2,
@@ -88,10 +113,11 @@ def va(pa):
     return DIRECT + pa
 
 
-def btf_raw(self_nested=0):
+def btf_raw(self_nested=0, mounts=True):
     """Raw BTF (include/uapi/linux/btf.h) of the types memstat --core reads; self_nested: struct
     page also holds that many anonymous members of its own type (a crafted BTF that nests
-    forever, and whose searches would branch self_nested ways at every level)."""
+    forever, and whose searches would branch self_nested ways at every level); mounts False:
+    no struct mount (the files' paths are still there, their mounts are not)."""
     strs = bytearray(b"\0")
     names = {}
 
@@ -116,8 +142,8 @@ def btf_raw(self_nested=0):
     def ptr():
         return add(struct.pack("<III", 0, info(2), 0))
 
-    def struct_(name, size, members):
-        blob = struct.pack("<III", s(name) if name else 0, info(4, len(members)), size)
+    def struct_(name, size, members, kind=4):
+        blob = struct.pack("<III", s(name) if name else 0, info(kind, len(members)), size)
         for mname, mtype, off in members:
             blob += struct.pack("<III", s(mname), mtype, off * 8)
         return add(blob)
@@ -149,8 +175,39 @@ def btf_raw(self_nested=0):
     struct_("kmem_cache", 128, [("flags", ui, OFF["kc_flags"])])
     enum("_slab_flag_bits", {"_SLAB_RECLAIM_ACCOUNT": SLAB_RECLAIM_BIT})
     struct_("address_space", 64, [("host", vp, OFF["as_host"]), ("i_mmap", vp, OFF["as_i_mmap"])])
-    struct_("inode", 128, [("i_sb", vp, OFF["inode_sb"]), ("i_ino", ul, OFF["inode_ino"])])
-    struct_("super_block", 128, [("s_dev", ui, OFF["sb_dev"]), ("s_magic", ul, OFF["sb_magic"])])
+    o = OFF
+    hlist_node = struct_("hlist_node", 16, [("next", vp, 0), ("pprev", vp, 8)])
+    hlist_head = struct_("hlist_head", 8, [("first", vp, 0)])
+    nlink = struct_(None, 4, [("i_nlink", ui, 0), ("__i_nlink", ui, 0)], kind=5)
+    struct_("inode", 128, [("i_sb", vp, o["inode_sb"]), ("i_mapping", vp, o["inode_mapping"]),
+                           ("i_ino", ul, o["inode_ino"]), ("", nlink, o["inode_nlink"]),
+                           ("i_rdev", ui, o["inode_rdev"]),
+                           ("i_dentry", hlist_head, o["inode_dentry"])])
+    struct_("super_block", 128, [("s_dev", ui, o["sb_dev"]), ("s_root", vp, o["sb_root"]),
+                                 ("s_type", vp, o["sb_type"]), ("s_mounts", vp, o["sb_mounts"]),
+                                 ("s_magic", ul, o["sb_magic"])])
+    struct_("file_system_type", 64, [("name", vp, o["fst_name"])])
+    bl_node = struct_("hlist_bl_node", 16, [("next", vp, 0), ("pprev", vp, 8)])
+    qstr = struct_("qstr", 16, [("hash_len", ul, 0), ("name", vp, 8)])
+    d_name = struct_(None, 16, [("__d_name", qstr, 0), ("d_name", qstr, 0)], kind=5)  # 6.15+
+    d_u = struct_(None, 16, [("d_alias", hlist_node, 0)], kind=5)
+    struct_("dentry", 128, [("d_hash", bl_node, o["d_hash"]), ("d_parent", vp, o["d_parent"]),
+                            ("", d_name, o["d_name"]), ("d_inode", vp, o["d_inode"]),
+                            ("d_u", d_u, o["d_alias"])])
+    if mounts:
+        lh = struct_("list_head", 16, [("next", vp, 0), ("prev", vp, 8)])
+        vfsmount = struct_("vfsmount", 32, [("mnt_root", vp, o["mnt_root"]),
+                                            ("mnt_sb", vp, o["mnt_sb"])])
+        struct_("mount", 128, [("mnt_parent", vp, o["mnt_parent"]),
+                               ("mnt_mountpoint", vp, o["mnt_mountpoint"]),
+                               ("mnt", vfsmount, o["mnt"]), ("mnt_mounts", lh, o["mnt_mounts"]),
+                               ("mnt_child", lh, o["mnt_child"]),
+                               ("mnt_next_for_sb", vp, o["mnt_next_for_sb"]),
+                               ("mnt_pprev_for_sb", vp, o["mnt_pprev_for_sb"]),
+                               ("mnt_devname", vp, o["mnt_devname"]),
+                               ("mnt_ns", vp, o["mnt_ns"])])
+        struct_("mnt_namespace", 64, [("root", vp, o["mntns_root"])])
+    struct_("nsproxy", 64, [("mnt_ns", vp, o["nsproxy_mntns"])])
     rb = struct_("rb_node", 24, [("__rb_parent_color", ul, 0), ("rb_right", vp, OFF["rb_right"]),
                                  ("rb_left", vp, OFF["rb_left"])])
     shared = struct_(None, 32, [("rb", rb, 0), ("rb_subtree_last", ul, 24)])
@@ -277,6 +334,94 @@ def put_counters(mem, counters):
         mem[0x13700 + 16 * i:0x13700 + 16 * i + len(name)] = name.encode()
 
 
+def put_files(mem):
+    """--by fs|file|exec: the files' dentries, up to their superblocks' roots, and the mounts.
+    The initial namespace (init_nsproxy.mnt_ns): rootfs at / (dentries /srv/data), ext4 at
+    /srv/data; the same ext4 also the root of another namespace, first in its s_mounts (to be
+    left out); the internal tmpfs (shm_mnt) with a SysV segment, its own root; no bdev mount."""
+    o = OFF
+    put = lambda pa, fmt, *v: struct.pack_into(fmt, mem, pa, *v)
+
+    def string(pa, text):
+        mem[pa:pa + len(text) + 1] = text.encode() + b"\0"
+        return va(pa)
+
+    def list_(head, nodes):         # a list_head at head, the list_heads at nodes linked in it
+        ring = [head] + nodes
+        for i, x in enumerate(ring):
+            put(x, "<QQ", va(ring[(i + 1) % len(ring)]), va(ring[i - 1]))
+
+    # the file system types (0x9200-0x92ff, their names at 0x9300); the superblocks' s_dev,
+    # s_type and (rootfs') s_magic
+    for i, (sb, dev, name) in enumerate(((0xa000, DEV_EXT4, "ext4"), (0xa200, DEV_TMPFS, "tmpfs"),
+                                         (0xa400, DEV_BDEV, "bdev"),
+                                         (ROOTFS_SB, DEV_ROOTFS, "rootfs"))):
+        fst = 0x9200 + 0x40 * i
+        put(fst + o["fst_name"], "<Q", string(0x9300 + 0x10 * i, name))
+        put(sb + o["sb_dev"], "<I", dev)
+        put(sb + o["sb_type"], "<Q", va(fst))
+    put(ROOTFS_SB + o["sb_magic"], "<Q", ROOTFS_MAGIC)
+    # the inodes: each a page cache's host, linked (__i_nlink) but the SysV segment's; the
+    # block device's rdev, and no dentry
+    for ino, nlink in ((0xb000, 1), (0xb100, 1), (0xb200, 0), (0xb300, 1)):
+        put(ino + o["inode_mapping"], "<Q", va(0xc000 + (ino & 0xf00)))
+        put(ino + o["inode_nlink"], "<I", nlink)
+    put(0xb300 + o["inode_rdev"], "<I", RDEV_DISK)
+    # the dentries (0x9400-0x99ff, each its name inline, d_iname's place): (name, parent (None:
+    # itself), inode, hashed: in dentry_hashtable, a bucket each at 0x9a00; roots and the
+    # pseudo file are not, as in the kernel)
+    dentries = {0x9400: ("/", None, None, False), 0x9480: ("srv", 0x9400, None, True),
+                0x9500: ("data", 0x9480, None, True),                       # rootfs
+                0x9580: ("/", None, None, False), 0x9600: ("var", 0x9580, None, True),
+                0x9680: ("data.bin", 0x9600, 0xb000, True),
+                0x9700: ("bin", 0x9580, None, True), 0x9780: ("tool", 0x9700, 0xb100, True),
+                0x9800: ("/", None, None, False),                          # tmpfs' root
+                0x9880: ("SYSV00001234", None, 0xb200, False),   # shm's: d_alloc_pseudo()
+                0x9900: ("/", None, None, False)}                          # bdev's root
+    for i, (d, (name, parent, ino, hashed)) in enumerate(dentries.items()):
+        put(d + o["d_parent"], "<Q", va(parent if parent is not None else d))
+        put(d + o["d_name"], "<QQ", len(name) << 32 | zlib.crc32(name.encode()),
+            string(d + o["d_iname"], name))
+        if hashed:
+            put(0x9a00 + 8 * i, "<Q", va(d + o["d_hash"]))
+            put(d + o["d_hash"] + 8, "<Q", va(0x9a00 + 8 * i))
+        if ino:                     # inode->i_dentry.first: the d_alias of its one dentry
+            put(d + o["d_inode"], "<Q", va(ino))
+            put(ino + o["inode_dentry"], "<Q", va(d + o["d_alias"]))
+            put(d + o["d_alias"] + 8, "<Q", va(ino + o["inode_dentry"]))
+    for sb, root in ((ROOTFS_SB, 0x9400), (0xa000, 0x9580), (0xa200, 0x9800), (0xa400, 0x9900)):
+        put(sb + o["sb_root"], "<Q", va(root))
+    # the mounts (0xe200-0xe3ff): (superblock, root, parent (None: itself), mount point (None:
+    # its root), namespace (an address; MNT_NS_INTERNAL the kernel's own mounts), devname (at
+    # 0x9b00))
+    mounts = {0xe200: (ROOTFS_SB, 0x9400, None, None, va(INIT_NS), "rootfs"),
+              0xe280: (0xa000, 0x9580, 0xe200, 0x9500, va(INIT_NS), "/dev/vda1"),
+              0xe300: (0xa000, 0x9580, None, None, va(OTHER_NS), "/dev/vda1"),
+              0xe380: (0xa200, 0x9800, None, None, MNT_NS_INTERNAL, "none")}
+    for i, (m, (sb, root, parent, point, ns, devname)) in enumerate(mounts.items()):
+        put(m + o["mnt_parent"], "<Q", va(parent or m))
+        put(m + o["mnt_mountpoint"], "<Q", va(point or root))
+        put(m + o["mnt"] + o["mnt_root"], "<Q", va(root))
+        put(m + o["mnt"] + o["mnt_sb"], "<Q", va(sb))
+        put(m + o["mnt_devname"], "<Q", string(0x9b00 + 0x20 * i, devname))
+        put(m + o["mnt_ns"], "<Q", ns)
+        list_(m + o["mnt_mounts"], [c + o["mnt_child"] for c, x in mounts.items() if x[2] == m])
+        if not parent:
+            list_(m + o["mnt_child"], [])
+    # each superblock's mounts (s_mounts, mnt_next_for_sb): ext4's other namespace's first
+    for sb, chain in ((ROOTFS_SB, [0xe200]), (0xa000, [0xe300, 0xe280]), (0xa200, [0xe380])):
+        prev = sb + o["sb_mounts"]
+        for m in chain:
+            put(prev, "<Q", va(m))
+            put(m + o["mnt_pprev_for_sb"], "<Q", va(prev))
+            prev = m + o["mnt_next_for_sb"]
+    # the namespaces' roots; init_nsproxy's mnt_ns; shm_mnt: the internal tmpfs' vfsmount
+    put(INIT_NS + o["mntns_root"], "<Q", va(0xe200))
+    put(OTHER_NS + o["mntns_root"], "<Q", va(0xe300))
+    put(DATA["init_nsproxy"] + o["nsproxy_mntns"], "<Q", va(INIT_NS))
+    put(DATA["shm_mnt"], "<Q", va(0xe380 + o["mnt"]))
+
+
 def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=None,
            mglru=False):
     # kallsyms: how its tables encode addresses (put_kallsyms()); counters: COUNTERS changed;
@@ -289,6 +434,7 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
     put_kallsyms(mem, kallsyms or "percpu")
     put_counters(mem, counters or COUNTERS)
     struct.pack_into("<i", mem, DATA["lru_gen_caps"], 1 if mglru else 0)
+    put_files(mem)
     if with_btf:
         blob = btf_raw()
         mem[BTF_PA:BTF_PA + len(blob)] = blob

@@ -16,6 +16,7 @@
 extern "C" {
 #include "memstat_int.h"
 #include "files.h"
+#include "groups.h"
 }
 
 using mstest::Mounts;
@@ -133,6 +134,47 @@ TEST(FileNames, LongestNamesFit)
 	for (int i = 0; i < MS_PATH_DEPTH; i++)
 		want += "/" + names[i];
 	EXPECT_EQ(compose(slot(kDisk, names), m, &fi), want);
+}
+
+// memstat --core: the dump's slot filler and mounts, never this machine's /sys or mountinfo
+static void dump_slot(void *ctx, struct ms_path_slot *s)
+{
+	const struct ms_path_slot *want = (const struct ms_path_slot *)ctx;
+	__u64 mapping = s->mapping;
+
+	*s = *want;
+	s->mapping = mapping;
+}
+
+static std::string dump_name(const struct ms_path_slot &filled, const Mounts &m)
+{
+	struct ms_group grp;
+	std::string out;
+
+	memset(&grp, 0, sizeof(grp));
+	grp.k1 = filled.dev;
+	grp.mapping = 0x1000;
+	ms_files_source(dump_slot, (void *)&filled, &m.m);
+	EXPECT_EQ(ms_file_name(NULL, &grp), 0);
+	ms_files_source(NULL, NULL, NULL);
+	out = grp.name ? grp.name : "(null)";
+	free(grp.name);
+	free(grp.extra);
+	return out;
+}
+
+TEST(FileNames, ADumpsFilesAreNamedFromItsSlotsAndMounts)
+{
+	Mounts m(kMountinfo);
+	struct ms_path_slot b = slot(3, {}, 0, 1);
+
+	EXPECT_EQ(dump_name(slot(kDisk, {"data.bin", "var"}), m), "/var/data.bin");
+	EXPECT_EQ(dump_name(slot(kTmp, {"x"}, 0, 1, MS_PATH_UNKNOWN), m),
+		  "(unknown: its inode is not in the dump)");
+	// a block device of the dump: named by its number even where this machine has 8:0
+	b.magic = 0x62646576;	// BDEVFS_MAGIC
+	b.rdev = 8u << 20 | 0;
+	EXPECT_EQ(dump_name(b, m), "(block device 8:0)");
 }
 
 TEST(FileInode, ParsesMajorMinorInode)

@@ -238,6 +238,54 @@ def cgroups_check(memstat, dump, head, rows):
     if not mine or mine[0]["pages"]["anon"] < 4096 or mine[0].get("depth") != 1:
         bad.append("--by cgroup: no /memstat-dump with the toucher's 16 MiB (%s)" % ", ".join(
             "%s %d" % (g["name"], g["pages"]["anon"]) for g in groups))
+    # --tree: the root first, its subtree every charged page; /memstat-dump a row below it
+    r = subprocess.run([memstat, "--core", dump, "--by", "cgroup", "--tree", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        return bad + ["--by cgroup --tree exited %d: %s" % (r.returncode, r.stderr.strip()[:200])]
+    tree = [g for g in json.loads(r.stdout)["groups"] if "id" in g]
+    charged = sum(g["pages"]["total"] for g in groups if "id" in g)
+    if not tree or tree[0]["name"] != "/" or tree[0]["tree"]["pages"]["total"] != charged or \
+            not any(g["name"] == "/memstat-dump" and g["depth"] == 1 for g in tree):
+        bad.append("--by cgroup --tree: %s, %d pages charged" % (", ".join(
+            "%s %d" % (g["name"], g["tree"]["pages"]["total"]) for g in tree[:6]), charged))
+    return bad
+
+
+def files_check(memstat, dump, head, rows):
+    """--by exec and --by fs of the dump: names read from the dumped system's own mounts and
+    dentries. Each file's pages are the allpages records of its device and inode; the toucher
+    run from the ext4 disk mounted at /var/tmp (tools/vm/init.sh) is /var/tmp/toucher-exec on
+    ext4, and --by fs has /var/tmp, its groups summing to the walk's total. A list of what is
+    wrong."""
+    dev, ino = head.index("dev"), head.index("inode")
+    per = {}
+    for f in rows:
+        if f[ino] not in ("", "0"):
+            per[(f[dev], int(f[ino]))] = per.get((f[dev], int(f[ino])), 0) + 1
+    bad = []
+    r = subprocess.run([memstat, "--core", dump, "--by", "exec", "--top", "1000", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        return ["--by exec exited %d: %s" % (r.returncode, r.stderr.strip()[:200])]
+    groups = [g for g in json.loads(r.stdout)["groups"] if "inode" in g]
+    for g in groups:
+        if per.get((g["dev"], g["inode"]), 0) != g["pages"]["total"]:
+            bad.append("--by exec %s (%s:%d): %d pages, allpages %d" % (
+                g["path"], g["dev"], g["inode"], g["pages"]["total"],
+                per.get((g["dev"], g["inode"]), 0)))
+    mine = [g for g in groups if g["path"] == "/var/tmp/toucher-exec"]
+    if not mine or mine[0]["mount"] != "/var/tmp" or mine[0]["fstype"] != "ext4":
+        bad.append("--by exec: no /var/tmp/toucher-exec on ext4 at /var/tmp (%s)" % ", ".join(
+            "%s %s" % (g["path"], g["mount"]) for g in groups[:8]))
+    r = subprocess.run([memstat, "--core", dump, "--by", "fs", "--json"], capture_output=True,
+                       text=True, timeout=600)
+    if r.returncode != 0:
+        return bad + ["--by fs exited %d: %s" % (r.returncode, r.stderr.strip()[:200])]
+    doc = json.loads(r.stdout)
+    fs = {g["name"]: g for g in doc["groups"]}
+    if "/var/tmp" not in fs or fs["/var/tmp"].get("fstype") != "ext4":
+        bad.append("--by fs: no /var/tmp on ext4 (%s)" % ", ".join(sorted(fs)))
     return bad
 
 
@@ -322,6 +370,7 @@ def check(memstat, dump, before_path, after_path, records="", before_runs="", af
         else:
             bad += allpages_check(head, rows, core)
             bad += cgroups_check(memstat, dump, head, rows)
+            bad += files_check(memstat, dump, head, rows)
             if before_runs and after_runs:
                 more, pages_summary = pages_check(head, rows, core, before_runs, after_runs)
                 bad += more
