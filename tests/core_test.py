@@ -277,6 +277,9 @@ def test_reconcile_of_a_compressed_dump_and_its_text(tmp_path, dump):
     core.write_bytes(mkdump.kdump(mkdump.memory(), mkdump.vmcoreinfo(), flattened=True))
     r, j = reconcile(core, dump[1])
     assert r.returncode == 0 and j["reconcile"]["ok"], r.stderr
+    # in JSON too, beside the rows: nr_vmalloc_pages, and the populated per-cpu chunks
+    assert (j["reconcile"]["vmalloc_used_kb"], j["reconcile"]["percpu_kb"]) == (
+        mkdump.VMALLOC_PAGES * 4, mkdump.PCPU_POPULATED * mkdump.PCPU_UNITS * 4)
     r = run("--core", str(core), "--btf", str(dump[1]), "--reconcile")
     assert r.returncode == 0, r.stderr
     assert "would have printed" in r.stdout and "MISMATCH" not in r.stdout

@@ -233,6 +233,8 @@ void ms_reconcile_between(const struct ms_result *r, const struct ms_meminfo *b,
 
 	memset(rc, 0, sizeof(*rc));
 	rc->all_ok = true;
+	rc->vmalloc_kb = a->vmalloc_used;
+	rc->percpu_kb = a->percpu;
 	/*
 	 * MemTotal = totalram_pages(): present pages minus PG_reserved ones. A balloon that
 	 * cannot deflate on OOM also takes its (PageOffline) pages out of it

@@ -74,6 +74,8 @@ struct ms_recon {
 	int n;
 	bool all_ok;
 	bool from_dump;		/* memstat --core: meminfo is the dump's counters, read once */
+	/* what covers part of Kernel other (no struct page marks it): kB after the walk, -1 none */
+	long long vmalloc_kb, percpu_kb;
 };
 void ms_reconcile(const struct ms_result *r, const struct ms_meminfo *mi, long page_kb,
 		  struct ms_recon *out);

@@ -282,6 +282,15 @@ static void json_reconcile(struct ms_jw *w, const struct ms_recon *rc)
 		ms_jw_end_object(w);
 	}
 	ms_jw_end_array(w);
+	/* beside the rows: what covers part of Kernel other, which no counter reconciles */
+	if (rc->vmalloc_kb >= 0)
+		ms_jw_i64_field(w, "vmalloc_used_kb", rc->vmalloc_kb);
+	else
+		ms_jw_null_field(w, "vmalloc_used_kb");
+	if (rc->percpu_kb >= 0)
+		ms_jw_i64_field(w, "percpu_kb", rc->percpu_kb);
+	else
+		ms_jw_null_field(w, "percpu_kb");
 	ms_jw_end_object(w);
 }
 
