@@ -30,6 +30,14 @@ fi
 
 R() { echo "@@ $*" >&3; }
 # block NAME FILE [MAXBYTES]: copy a file to the results channel between markers
+# VmallocUsed and Percpu of /proc/meminfo into file $1, read without starting a process
+vm_counters() {
+	local k v u
+	while read -r k v u; do
+		case $k in VmallocUsed:|Percpu:) echo "$k $v $u" ;; esac
+	done </proc/meminfo >"$1"
+}
+
 block() {
 	echo "@@BEGIN $1" >&3
 	if [ -n "$3" ] && [ "$(wc -c <"$2")" -gt "$3" ]; then
@@ -321,13 +329,20 @@ if [ $bpf = 1 ] && [ -c /dev/ttyS2 ]; then
 		# did not change (qemu_dump.py pages_check)
 		[ $name != elf ] || $MEMSTAT --runs >/tmp/runs-before.txt 2>/dev/null
 		$MEMSTAT --json >/tmp/core-before.json 2>/dev/null
+		# VmallocUsed and Percpu around the dump, no memstat running, read by the shell
+		# itself (no process of its own: each has a kernel stack in vmalloc space);
+		# qemu_dump.py meminfo_check: the dump's counters must give what /proc/meminfo says
+		vm_counters /tmp/meminfo-before.txt
 		R "dump-request $name ${req#*:}"
 		ack=$(timeout 600 head -n 1 /dev/ttyS2)
+		vm_counters /tmp/meminfo-after.txt
 		$MEMSTAT --json >/tmp/core-after.json 2>/dev/null
 		[ $name != elf ] || $MEMSTAT --runs >/tmp/runs-after.txt 2>/dev/null
 		echo "host: ${ack:-no answer}"
 		block core-before-$name /tmp/core-before.json
 		block core-after-$name /tmp/core-after.json
+		block meminfo-before-$name /tmp/meminfo-before.txt
+		block meminfo-after-$name /tmp/meminfo-after.txt
 		if [ $name = elf ]; then
 			for w in before after; do
 				gzip -9 </tmp/runs-$w.txt | base64 -w 0 >/tmp/runs-$w.b64

@@ -783,6 +783,8 @@ run_family() {
 		dumped=$((dumped + 1))
 		extract_block "$res" "core-before-$name" >"$dir/core-before-$name.json" || true
 		extract_block "$res" "core-after-$name" >"$dir/core-after-$name.json" || true
+		extract_block "$res" "meminfo-before-$name" >"$dir/meminfo-before-$name.txt" || true
+		extract_block "$res" "meminfo-after-$name" >"$dir/meminfo-after-$name.txt" || true
 		extract_block "$res" "runs-before-$name" >"$dir/runs-before-$name.b64" || true
 		extract_block "$res" "runs-after-$name" >"$dir/runs-after-$name.b64" || true
 		if [ ! -s "$dir/dump-$name.core" ]; then

@@ -313,6 +313,40 @@ def attrs_check(memstat, dump):
     return bad, summary
 
 
+def meminfo_check(core, before_path):
+    """VmallocUsed and Percpu of the dump (its nr_vmalloc_pages or NR_VMALLOC, its populated
+    per-cpu chunks) against the guest's /proc/meminfo read just before and just after it
+    (tools/vm/init.sh: meminfo-before-NAME.txt beside core-before-NAME.json), while no memstat
+    ran. The dump is taken while the guest's /init waits in two processes (timeout and head)
+    that were not there when it read /proc/meminfo, and each process has a 16 kB kernel stack
+    in vmalloc space (CONFIG_VMAP_STACK; a per-cpu cache keeps two freed ones): VmallocUsed may
+    differ by those, up to 4 stacks (64 kB); the per-cpu allocator populates a page in every
+    unit at a time: Percpu may differ by one such step (4 kB a CPU). A list of what is wrong,
+    and the numbers."""
+    def read(path):
+        try:
+            with open(path) as f:
+                return {l.split(":")[0]: int(l.split()[1]) for l in f if ":" in l}
+        except (OSError, ValueError, IndexError):
+            return {}
+    b = read(before_path.replace("core-before-", "meminfo-before-").replace(".json", ".txt"))
+    a = read(before_path.replace("core-before-", "meminfo-after-").replace(".json", ".txt"))
+    rc = core["reconcile"]
+    got = {"VmallocUsed": rc.get("vmalloc_used_kb"), "Percpu": rc.get("percpu_kb")}
+    slack = {"VmallocUsed": 64, "Percpu": 4 * 2}     # matrix.sh runs its VMs with 2 CPUs
+    bad, said = [], []
+    for field, v in got.items():
+        if field not in b or field not in a:
+            bad.append("the VM sent no %s around the dump" % field)
+            continue
+        lo, hi = min(a[field], b[field]), max(a[field], b[field])
+        said.append("%s %s kB (live %d-%d)" % (field, v, lo, hi))
+        if v is None or not lo - slack[field] <= v <= hi + slack[field]:
+            bad.append("%s of the dump %s kB, the guest's /proc/meminfo %d and %d kB" % (
+                field, v, b[field], a[field]))
+    return bad, ", ".join(said)
+
+
 def check(memstat, dump, before_path, after_path, records="", before_runs="", after_runs=""):
     with open(before_path) as f:
         before = json.load(f)
@@ -337,6 +371,8 @@ def check(memstat, dump, before_path, after_path, records="", before_runs="", af
           if x["status"] == "n/a" and x["meminfo_field"] != "Unaccepted"]
     if na:
         bad.append("no counter for %s in the dump" % ", ".join(na))
+    more, meminfo_summary = meminfo_check(core, before_path)
+    bad += more
     # QEMU dumps the firmware areas of the first MiB (option ROMs, the BIOS) as RAM; the
     # guest's /proc/iomem does not call them System RAM, and their struct pages are reserved:
     # the dump has those pages more, all of them kernel_reserved, and nothing else differs
@@ -386,6 +422,8 @@ def check(memstat, dump, before_path, after_path, records="", before_runs="", af
     summary += "; %d rows reconcile with its counters (largest diff %d pages)" % (
         len(core["reconcile"]["rows"]),
         max(abs(x["diff_pages"] or 0) for x in core["reconcile"]["rows"]))
+    if meminfo_summary:
+        summary += "; " + meminfo_summary
     if pages_summary:
         summary += "; " + pages_summary
     if core.get("exec_unknown_mappings"):
