@@ -270,6 +270,18 @@ inline std::vector<uint64_t> pfns_of(const char *p, size_t len)
 	return pfns;
 }
 
+// One counter of /proc/vmstat; -1 when it has none of that name
+inline long long vmstat(const std::string &name)
+{
+	std::istringstream in(read_file("/proc/vmstat"));
+	std::string key;
+	long long v;
+	while (in >> key >> v)
+		if (key == name)
+			return v;
+	return -1;
+}
+
 // Migrations the kernel has attempted so far (/proc/vmstat: pages compaction isolated,
 // migrations that succeeded or failed, huge pages khugepaged collapsed): an attempt unmaps a
 // page for a while, and unmapping an mlocked page munlocks it until it is mapped again, so a

@@ -70,6 +70,29 @@ struct MglruOn {
 	}
 };
 
+/*
+ * NUMA balancing off for a workload's span (in a test VM only), as it was after. With two nodes
+ * (the matrix's 6.18 VM), its hinting faults migrate the toucher's hot pages to the node of the
+ * CPU it runs on; a migrated folio enters the LRU as a new one, in an old generation, where the
+ * window's second aging merges it and erases what would tell: unseen, not accessed (thousands
+ * of hot pages in a window, the tests' only flakes, all on 6.18). The tests measure memstat's
+ * counting of a workload that stays put; docs/wss.md says what migrations do to a window.
+ */
+struct NumaBalancingOff {
+	std::string was;
+	NumaBalancingOff()
+	{
+		std::string v = in_test_vm() ? read_file("/proc/sys/kernel/numa_balancing") : "";
+		if (!v.empty() && v[0] != '0' && write_str("/proc/sys/kernel/numa_balancing", "0"))
+			was = v.substr(0, v.find('\n'));
+	}
+	~NumaBalancingOff()
+	{
+		if (!was.empty())
+			write_str("/proc/sys/kernel/numa_balancing", was);
+	}
+};
+
 // MGLRU off for the test's span (in a test VM only), as it was after
 struct MglruOff {
 	bool switched = false;
@@ -303,10 +326,8 @@ pid_t fork_until_ready(int *ready)
 	/*
 	 * A workload child starts with this process's anonymous memory, shared copy-on-write.
 	 * Earlier tests leave some 32 MiB of it freed but kept by malloc (allpages' output read
-	 * into strings): handed back first, so that the child holds only what it makes. With it,
-	 * the toucher's RssAnon was 32 MiB more, and in 2 of 4 such runs of
-	 * Wss.AllpagesGivesEachPageItsVerdict on 6.18 some 6,000 of its hot base pages were
-	 * neither promoted nor marked by the window's second aging (unseen, not accessed).
+	 * into strings): handed back first, so that the child holds only what it makes (its
+	 * RssAnon was 32 MiB more, pages no window of the tests is about).
 	 */
 	malloc_trim(0);
 	pid_t pid = fork();
@@ -426,6 +447,7 @@ RunResult run_with_workload(std::vector<std::string> args, const std::string &cg
 			    long long *anon_kb = nullptr)
 {
 	const size_t mib = 1 << 20;
+	NumaBalancingOff numa;
 	TempFile f("/var/tmp");
 	RunResult r;
 	if (f.fd() < 0 || (cgroup.empty() && !f.fill(256 * mib))) {
@@ -439,7 +461,10 @@ RunResult run_with_workload(std::vector<std::string> args, const std::string &cg
 			a = std::to_string(anon);
 	if (anon > 0 && file > 0) {
 		sleep(1);
+		long long moved = vmstat("numa_pages_migrated");
 		r = run_memstat(args);
+		std::cerr << "workload: numa_pages_migrated +" << vmstat("numa_pages_migrated") - moved
+			  << " (NUMA balancing " << (numa.was.empty() ? "was off" : "off") << ")\n";
 		std::string st = read_file("/proc/" + std::to_string(anon) + "/status");
 		size_t at = st.find("RssAnon:");
 		if (anon_kb)
