@@ -9,9 +9,22 @@ failed=0
 skipped=0
 failed_suites=()
 
+# each suite's wall-clock seconds, printed at the end (what CI's time goes to)
+stage_t0=
+stage_log=()
+stage() {	# TITLE: a suite begins, the one before it ends
+	local now
+	now=$(date +%s)
+	[ -z "$stage_t0" ] || stage_log+=("${stage_log_name}=$((now - stage_t0))s")
+	stage_t0=$now
+	stage_log_name=${1%% *}
+	stage_log_name=${stage_log_name%,}
+	[ "$1" = end ] || echo "=== $1"
+}
+
 gtest() {	# NAME BINARY: count from gtest's JSON report
 	local name=$1 bin=$2 report="$build/$1.json"
-	echo "=== $name"
+	stage "$name"
 	rm -f "$report"
 	MEMSTAT="$build/memstat-test" "$bin" --gtest_output="json:$report"
 	local rc=$?
@@ -33,7 +46,7 @@ gtest integration "$build/integration_tests"
 
 # Debian's python3, which has python3-pytest and python3-prometheus-client (tools/setup.sh)
 py=${PYTHON:-/usr/bin/python3}
-echo "=== sampling, allpages, pictures and the Grafana dashboard (pytest)"
+stage "sampling, allpages, pictures and the Grafana dashboard (pytest)"
 rm -f "$build/pytest.xml"
 MEMSTAT="$build/memstat-test" "$py" -m pytest -q -rs tests/sampling_test.py tests/picture_test.py \
 	tests/grafana_test.py tests/formats_test.py tests/docs_test.py tests/layout_test.py tests/compare_test.py tests/serve_test.py \
@@ -50,7 +63,7 @@ fi
 [ $rc -eq 0 ] || failed_suites+=(pytest)
 
 # memstat rmss: cgroup mode on a known working set, -c/-p/-r, Ctrl-C, bad input (pytest)
-echo "=== rmss (pytest)"
+stage "rmss (pytest)"
 rm -f "$build/rmss.xml"
 if MAKEFLAGS= make --no-print-directory -s BUILD="$build" "$build/wsread"; then
 	MEMSTAT="$build/memstat-test" WSREAD="$build/wsread" "$py" -m pytest -q -rs tests/rmss_test.py \
@@ -69,7 +82,7 @@ else
 fi
 [ $rc -eq 0 ] || failed_suites+=(rmss)
 
-echo "=== cli"
+stage "cli"
 out=$(bash tests/cli_test.sh "$build/memstat-test" "$build/nobpf" "$build/memstat")
 rc=$?
 echo "$out"
@@ -98,20 +111,20 @@ add_counts() {	# NAME FILE RC
 }
 
 # the man page, the bash and zsh completions, make install/uninstall into a temporary DESTDIR
-echo "=== man page, completion, install (tests/pkg_test.sh)"
+stage "man page, completion, install (tests/pkg_test.sh)"
 bash tests/pkg_test.sh "$build" | tee "$build/pkg.out"
 add_counts pkg "$build/pkg.out" "${PIPESTATUS[0]}"
 
 # the Debian packages: dpkg-buildpackage, lintian, installed in a Debian 12 chroot; memstat-dkms
 # built by DKMS for a VM kernel and loaded in that VM (MEMSTAT_VM=0 leaves the VM part out)
-echo "=== Debian packages (tests/deb_test.sh)"
+stage "Debian packages (tests/deb_test.sh)"
 bash tests/deb_test.sh "$build" | tee "$build/deb.out"
 add_counts deb "$build/deb.out" "${PIPESTATUS[0]}"
 
 # the parsers of outside input under libFuzzer (tests/fuzz): a short run of each target, one
 # test each, MEMSTAT_FUZZ_SECONDS a target (default 4; `make fuzz` runs longer)
 fuzz_secs=${MEMSTAT_FUZZ_SECONDS:-4}
-echo "=== fuzz (libFuzzer, $fuzz_secs s a target)"
+stage "fuzz (libFuzzer, $fuzz_secs s a target)"
 if [ "${MEMSTAT_FUZZ:-1}" = 0 ]; then
 	echo "fuzz not run: MEMSTAT_FUZZ=0"
 elif MAKEFLAGS= make --no-print-directory -s BUILD="$build" fuzz-bins; then
@@ -124,7 +137,7 @@ else
 fi
 
 # unit, cli and pytest once more, against user space built with ASan+UBSan ($build/san)
-echo "=== sanitizers (ASan+UBSan: unit, cli, pytest)"
+stage "sanitizers (ASan+UBSan: unit, cli, pytest)"
 if [ "${MEMSTAT_SAN:-1}" = 0 ]; then
 	echo "sanitizers not run: MEMSTAT_SAN=0"
 elif MAKEFLAGS= make --no-print-directory -s BUILD="$build" san-bins; then
@@ -138,7 +151,7 @@ fi
 
 # the VM matrix: one result per kernel (PASS and KNOWN-GAP pass; a known gap is printed with
 # its reason), when qemu can run here; MEMSTAT_VM=0 leaves it out
-echo "=== vm matrix (tools/vm/matrix.sh)"
+stage "vm matrix (tools/vm/matrix.sh)"
 if [ "${MEMSTAT_VM:-1}" = 0 ]; then
 	echo "vm matrix not run: MEMSTAT_VM=0"
 elif ! command -v qemu-system-x86_64 >/dev/null; then
@@ -161,7 +174,7 @@ fi
 
 # the module under a KASAN, lockdep and DEBUG_PAGEALLOC kernel built from Debian's
 # linux-source (cached after the first run): one result
-echo "=== vmtest-debug (tools/vm/debug-kernel.sh)"
+stage "vmtest-debug (tools/vm/debug-kernel.sh)"
 if [ "${MEMSTAT_VM:-1}" = 0 ]; then
 	echo "vmtest-debug not run: MEMSTAT_VM=0"
 else
@@ -176,7 +189,9 @@ else
 	fi
 fi
 
+stage end
 echo
+echo "seconds per suite: ${stage_log[*]}"
 [ ${#failed_suites[@]} -eq 0 ] || echo "failing suites: ${failed_suites[*]}"
 # skips are listed with their reasons above (gtest: SKIPPED lines; pytest -rs)
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -24,6 +24,9 @@
 #                           and one CPU each), so that ByNode's tests see two (default 6.18;
 #                           "none": no two-node boot)
 #   MEMSTAT_VM_ACCEL        auto (probe KVM once, else TCG), tcg or kvm (default auto)
+#   MEMSTAT_VM_JOBS         VMs booted at once (default: as many as the host's cores give each
+#                           VM's threads one core, and its memory each VM and its dumps; the
+#                           longest families of the last run first); 1 runs them one by one
 #   MEMSTAT_VM_REFRESH_DAYS refresh the private apt lists when older than this (default 7);
 #                           MEMSTAT_VM_REFRESH=1 refreshes now
 #   MEMSTAT_VM_APPEND       more words for the VMs' kernel command line; the kernel hands
@@ -411,7 +414,11 @@ done
 run=$(mktemp -d "$CACHE/run.XXXXXX")
 vm_pid=
 cleanup() {
-	# only the VM this script started, by its pid
+	# only the VMs this script started: each family's worker (below) ends its own VM, by its
+	# pid, when it is ended
+	local p
+	for p in $(jobs -pr); do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
 	[ -z "$vm_pid" ] || kill "$vm_pid" 2>/dev/null || true
 	rm -rf "$run"
 }
@@ -647,8 +654,10 @@ run_family() {
 	console=$dir/serial.log
 	local ko kmod_why="" stress_args=""
 	rm -f "$res" "$dir/verifier.log" "$dir/initrd/lib/modules/memstat.ko" "$console.first-boot"
-	if ko=$(build_kmod "$fam"); then
-		cp "$ko" "$dir/initrd/lib/modules/memstat.ko"
+	# the module was built before the VMs started (build_kmods)
+	ko=$(cat "$run/kmod-$fam.result")
+	if [ "${ko#ok }" != "$ko" ]; then
+		cp "${ko#ok }" "$dir/initrd/lib/modules/memstat.ko"
 	else
 		kmod_why=$ko
 	fi
@@ -916,13 +925,76 @@ run_family() {
 	[ ${#unknown[@]} -eq 0 ] || line="$line $(printf '%s; ' "${unknown[@]}")"
 	[ ${#gaps[@]} -eq 0 ] || line="$line $(printf '%s; ' "${gaps[@]}")"
 	line=${line%; }
-	summary+=("$line")
+	printf '%s\n' "$line" >"$run/summary-$fam"
 	echo "$line"
 	echo "  serial log: $console"
 }
 
+# The modules first, one family after another: the build root's mounts are not for two builds
+# at once, and the VMs then have the cores to themselves.
 for fam in "${families[@]}"; do
-	run_family "$fam"
+	if ko=$(build_kmod "$fam"); then
+		echo "ok $ko" >"$run/kmod-$fam.result"
+	else
+		echo "$ko" >"$run/kmod-$fam.result"
+	fi
+done
+
+# How many VMs at once: under TCG (thread=single) a VM runs on one host thread, under KVM on
+# one a vCPU (2); each needs its memory and its dumps' check (a VM's memory more, at most).
+vm_mib() {
+	case $VM_MEM in
+	*G) echo $((${VM_MEM%G} * 1024)) ;;
+	*M) echo "${VM_MEM%M}" ;;
+	*) echo $((VM_MEM / 1048576)) ;;
+	esac
+}
+jobs_max=${MEMSTAT_VM_JOBS:-}
+if [ -z "$jobs_max" ]; then
+	per_vm=1
+	[ "$accel" = tcg ] || per_vm=2
+	avail_mib=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	jobs_max=$(($(nproc) / per_vm))
+	[ "$jobs_max" -le $((avail_mib / ($(vm_mib) * 2))) ] || jobs_max=$((avail_mib / ($(vm_mib) * 2)))
+fi
+case $jobs_max in '' | *[!0-9]*) die "MEMSTAT_VM_JOBS must be a number" ;; esac
+[ "$jobs_max" -ge 1 ] || jobs_max=1
+
+# the longest family of the last run first (its summary's vm=SECONDS), so that the last one to
+# start is a short one; the summary keeps the families' order
+queue=()
+while read -r _ fam; do queue+=("$fam"); done < <(
+	for fam in "${families[@]}"; do
+		secs=$(awk -v f="$fam" '$1 == f && match($0, / vm=[0-9]+s/) {
+			print substr($0, RSTART + 4, RLENGTH - 5); exit }' "$CACHE/summary.txt" 2>/dev/null)
+		echo "${secs:-99999} $fam"
+	done | sort -s -k1,1nr)
+[ "$jobs_max" -eq 1 ] || say "${#families[@]} kernels, $jobs_max VMs at once (MEMSTAT_VM_JOBS): ${queue[*]}"
+
+# one worker a family: it ends its VM (by its pid) when it is ended
+run_worker() { # FAMILY
+	trap '[ -z "$vm_pid" ] || kill "$vm_pid" 2>/dev/null || true' EXIT
+	trap 'exit 130' INT TERM
+	run_family "$1"
+}
+declare -A worker_of=()
+for fam in "${queue[@]}"; do
+	while [ "$(jobs -pr | wc -l)" -ge "$jobs_max" ]; do
+		wait -n || true
+	done
+	run_worker "$fam" &
+	worker_of[$fam]=$!
+done
+for fam in "${families[@]}"; do
+	rc=0
+	wait "${worker_of[$fam]}" || rc=$?
+	if [ -s "$run/summary-$fam" ]; then
+		summary+=("$(cat "$run/summary-$fam")")
+		grep -q "^[^ ]* [^ ]* [^ ]* FAIL " "$run/summary-$fam" && any_fail=1
+	else
+		summary+=("$fam ? ? FAIL the matrix's worker for $fam stopped (exit $rc) before its summary line")
+		any_fail=1
+	fi
 done
 
 {
