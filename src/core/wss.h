@@ -46,9 +46,10 @@
 #define MS_WSS_AGES (MS_MGLRU_GENS - 2)
 
 /* the paging the kernel counts (/proc/vmstat), read at the window's start and end
- * (src/sys/wss_paging.c) */
+ * (src/sys/wss_paging.c); and the pages it migrated (NUMA balancing, compaction): a page
+ * migrated in the window may read as unseen or idle (docs/wss.md) */
 enum { MS_WSS_PGMAJFAULT, MS_WSS_REFAULT_ANON, MS_WSS_REFAULT_FILE, MS_WSS_PSWPIN,
-       MS_WSS_PSWPOUT, MS_WSS_NPAGING };
+       MS_WSS_PSWPOUT, MS_WSS_PGMIGRATE, MS_WSS_NPAGING };
 extern const char *const ms_wss_paging_keys[MS_WSS_NPAGING];
 /* of those, the ones a cgroup's memory.stat counts (v2; v1 pgmajfault only) */
 #define MS_WSS_CG_NPAGING (MS_WSS_REFAULT_FILE + 1)

@@ -51,7 +51,7 @@ static void paging_line(FILE *out, const struct ms_wss *w)
 {
 	static const char *const what[MS_WSS_NPAGING] = { "major faults", "anon refaults",
 							  "file refaults", "swap-ins",
-							  "swap-outs" };
+							  "swap-outs", "pages migrated" };
 	bool any = false;
 
 	for (int k = 0; k < MS_WSS_NPAGING; k++) {
@@ -400,7 +400,8 @@ void ms_wss_prom(FILE *out, const struct ms_wss *w)
 					ms_classes[c].key, csv_states[k],
 					(unsigned long long)class_sum(cols[k], c));
 	fputs("# HELP memstat_wss_paging_events What /proc/vmstat counted during the window "
-	      "(pgmajfault, workingset_refault_anon and _file, pswpin, pswpout).\n"
+	      "(pgmajfault, workingset_refault_anon and _file, pswpin, pswpout, "
+	      "pgmigrate_success).\n"
 	      "# TYPE memstat_wss_paging_events gauge\n", out);
 	for (int k = 0; k < MS_WSS_NPAGING; k++)
 		if (ms_wss_paging(w, k) >= 0)

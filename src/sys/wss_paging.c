@@ -12,7 +12,8 @@
 #include "wss.h"
 
 const char *const ms_wss_paging_keys[MS_WSS_NPAGING] = {
-	"pgmajfault", "workingset_refault_anon", "workingset_refault_file", "pswpin", "pswpout"
+	"pgmajfault", "workingset_refault_anon", "workingset_refault_file", "pswpin", "pswpout",
+	"pgmigrate_success"
 };
 
 /* /proc/vmstat's counters of ms_wss_paging_keys into v (-1 each: unreadable or absent) */

@@ -826,7 +826,8 @@ TEST(Wss, SamplingGivesEachWindowItsWorkingSet)
 		EXPECT_GE(w["measured_s"].get<double>(), 4.0) << all;
 		// the paging the kernel counted in the window (every kernel of the matrix has these)
 		for (const char *k : {"pgmajfault", "workingset_refault_anon",
-				      "workingset_refault_file", "pswpin", "pswpout"})
+				      "workingset_refault_file", "pswpin", "pswpout",
+				      "pgmigrate_success"})
 			EXPECT_TRUE(w["paging"][k].is_number_unsigned()) << k << "\n" << all;
 		EXPECT_GE(mb("accessed"), 192 * 0.9) << "sample " << n << "\n" << all;
 		EXPECT_LE(mb("accessed"), 192 * 1.1 + anon_other) << "sample " << n << "\n" << all;

@@ -505,6 +505,7 @@ TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 	for (int k = 0; k < MS_WSS_NPAGING; k++)
 		fx.w.paging_start[k] = fx.w.paging_end[k] = 100;
 	fx.w.paging_end[MS_WSS_PGMAJFAULT] = 112;
+	fx.w.paging_end[MS_WSS_PGMIGRATE] = 130;	// 30 pages migrated in the window
 	fx.w.paging_start[MS_WSS_PSWPOUT] = fx.w.paging_end[MS_WSS_PSWPOUT] = -1;
 	ms_result r = {};
 	r.backend = "bpf";
@@ -528,6 +529,7 @@ TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 	EXPECT_EQ(v["wss_workingset_refault_file"], "0");
 	EXPECT_EQ(v.count("wss_pswpout"), 1u);
 	EXPECT_EQ(v["wss_pswpout"], "");	// the kernel has no such counter: empty, not 0
+	EXPECT_EQ(v["wss_pgmigrate_success"], "30");
 	// a log without the window's columns is another kind of log
 	std::string plain = mstest::capture([&](FILE *f) { ms_csv_header_mode(f, false, false, false); });
 	EXPECT_EQ(plain.find("wss_"), std::string::npos);
@@ -540,11 +542,15 @@ TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 	EXPECT_NE(prom.find("memstat_wss_paging_events{counter=\"pgmajfault\"} 12\n"),
 		  std::string::npos) << prom;
 	EXPECT_EQ(prom.find("counter=\"pswpout\""), std::string::npos) << prom;
+	EXPECT_NE(prom.find("memstat_wss_paging_events{counter=\"pgmigrate_success\"} 30\n"),
+		  std::string::npos) << prom;
 	// the table: each counter the kernel has, with its rate
 	std::string table = mstest::capture([&](FILE *f) { ms_wss_print(f, &fx.w, false); });
 	EXPECT_NE(table.find("Paging in the window: 12 major faults (0.2/s)"), std::string::npos)
 		<< table;
 	EXPECT_EQ(table.find("swap-outs"), std::string::npos) << table;
+	EXPECT_NE(table.find(", 30 pages migrated (0.5/s) (/proc/vmstat)."), std::string::npos)
+		<< table;
 	EXPECT_EQ(prom.find("class=\"kernel\""), std::string::npos) << prom;
 	// the terminal rows: MB accessed and idle after the classes
 	std::string rows = mstest::capture([&](FILE *f) {
