@@ -978,6 +978,7 @@ run_worker() { # FAMILY
 	run_family "$1"
 }
 declare -A worker_of=()
+vms_t0=$(date +%s)
 for fam in "${queue[@]}"; do
 	while [ "$(jobs -pr | wc -l)" -ge "$jobs_max" ]; do
 		wait -n || true
@@ -998,7 +999,7 @@ for fam in "${families[@]}"; do
 done
 
 {
-	echo "# memstat VM matrix, $(date -u +%Y-%m-%dT%H:%M:%SZ), $accel, commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
+	echo "# memstat VM matrix, $(date -u +%Y-%m-%dT%H:%M:%SZ), $accel, commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?'), $jobs_max VMs at once, $(($(date +%s) - vms_t0)) s from the first boot to the last result"
 	printf '%s\n' "${summary[@]}"
 } >"$CACHE/summary.txt"
 echo
