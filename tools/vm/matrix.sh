@@ -956,6 +956,7 @@ if [ -z "$jobs_max" ]; then
 fi
 case $jobs_max in '' | *[!0-9]*) die "MEMSTAT_VM_JOBS must be a number" ;; esac
 [ "$jobs_max" -ge 1 ] || jobs_max=1
+[ "$jobs_max" -le ${#families[@]} ] || jobs_max=${#families[@]}
 
 # the longest family of the last run first (its summary's vm=SECONDS), so that the last one to
 # start is a short one; the summary keeps the families' order
