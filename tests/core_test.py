@@ -382,6 +382,48 @@ def test_symbols_from_a_system_map_where_vmcoreinfo_has_no_kallsyms(tmp_path, du
     one_line(run("--symbols", str(smap), "--reconcile"), 2, "--symbols needs --core FILE")
 
 
+def test_ram_a_kdump_leaves_out_is_counted_from_the_kernels_iomem(tmp_path, dump):
+    # /proc/vmcore leaves out the crash kernel's area; its kernel's iomem_resource (what
+    # /proc/iomem printed, nested System RAM too) gives the RAM a live walk would have walked
+    lo, hi = mkdump.CRASHKERNEL
+    segs = ((0, lo), (hi, 0x50000 - hi))
+    core, smap = tmp_path / "vmcore", tmp_path / "System.map"
+    core.write_bytes(mkdump.elf_core(mkdump.memory(), mkdump.vmcoreinfo(), segments=segs))
+    r = run("--core", str(core), "--btf", str(dump[1]), "--json")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    j = json.loads(r.stdout)
+    assert j["pages"]["total"] == mkdump.EXPECTED["total"]
+    assert {k: v for k, v in j["detail"].items() if v} == mkdump.EXPECTED["detail"]
+    # no kallsyms to find iomem_resource: the pages the dump holds, and a line that says so
+    core.write_bytes(mkdump.elf_core(mkdump.memory(), mkdump.vmcoreinfo(kallsyms=None),
+                                     segments=segs))
+    r = run("--core", str(core), "--btf", str(dump[1]), "--json")
+    assert r.returncode == 0, r.stderr
+    assert "its memory is what the dump holds" in r.stderr and len(r.stderr.splitlines()) == 1
+    j = json.loads(r.stdout)
+    left_out = (hi - lo) // mkdump.PAGE
+    assert j["pages"]["total"] == mkdump.EXPECTED["total"] - left_out
+    assert j["detail"]["free_uninit"] == mkdump.EXPECTED["detail"]["free_uninit"] - left_out
+    # ... unless its System.map is given
+    smap.write_bytes(mkdump.system_map())
+    r, j = reconcile(core, dump[1], "--symbols", str(smap))
+    assert r.returncode == 0 and r.stderr == "" and j["reconcile"]["ok"], r.stderr
+    assert j["pages"]["total"] == mkdump.EXPECTED["total"]
+
+
+def test_an_iomem_tree_that_loops_is_no_hang(tmp_path, dump):
+    # a corrupt dump: the first resource its own sibling; the tree is given up, with a line
+    mem = mkdump.memory()
+    first = struct.unpack_from("<Q", mem, mkdump.DATA["iomem_resource"] + 56)[0] - mkdump.DIRECT
+    struct.pack_into("<Q", mem, first + 48, mkdump.va(first))
+    core = tmp_path / "loop.core"
+    core.write_bytes(mkdump.elf_core(mem, mkdump.vmcoreinfo()))
+    r = run("--core", str(core), "--btf", str(dump[1]), "--json")
+    assert r.returncode == 0, r.stderr
+    assert "iomem_resource tree cannot be read whole" in r.stderr
+    assert json.loads(r.stdout)["pages"]["total"] == mkdump.EXPECTED["total"]
+
+
 def test_map_of_a_dump_draws_its_pages(tmp_path, dump):
     core, btf = dump
     svg = tmp_path / "map.svg"

@@ -561,7 +561,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 	if (core_path) {	/* a dump's memory, types and flag names (vmcore.c) */
-		ret = ms_core_open(core_path, btf_path, &core);
+		ret = ms_core_open(core_path, btf_path, NULL, &core);
 		if (ret)
 			goto out;
 		present = &core.r;
@@ -703,7 +703,7 @@ out:
 	ms_wss_free(&wss);
 	ms_backend_close(&be);
 	if (core_path)
-		ms_core_close(&core);
+		ms_core_close(&core, ret);
 	ms_ranges_free(&ranges);
 	for (c = 0; c < 64; c++)
 		free((void *)d->pf.flag_name[c]);

@@ -462,7 +462,7 @@ static int map_core(struct ms_map *m, struct ms_picture_out *pic, const char *pa
 	char why[1024];
 	const char *base = strrchr(path, '/');
 	double w, h;
-	int ret = ms_core_open(path, btf, &c), err;
+	int ret = ms_core_open(path, btf, NULL, &c), err;
 
 	if (ret)
 		return ret;
@@ -488,7 +488,7 @@ static int map_core(struct ms_map *m, struct ms_picture_out *pic, const char *pa
 out:
 	ms_map_free(m);
 	free(zones);
-	ms_core_close(&c);
+	ms_core_close(&c, ret);
 	return ret;
 }
 

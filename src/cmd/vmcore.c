@@ -68,8 +68,9 @@ static int fail(const char *path, const char *why, int ret)
 	return ret;
 }
 
-int ms_core_open(const char *path, const char *btf, struct ms_core *c)
+int ms_core_open(const char *path, const char *btf, const char *symbols, struct ms_core *c)
 {
+	struct ms_ranges ram = { NULL, 0, 0 };
 	char why[512], running[41];
 	void *btf_buf = NULL;
 	__u64 from = 0;
@@ -114,7 +115,16 @@ int ms_core_open(const char *path, const char *btf, struct ms_core *c)
 		goto fail;
 	c->t.f.vmemmap_base = c->d.vmemmap;
 	ms_timings.detect = ms_now_ms() - ms_timings.detect;	/* the layout and the types */
-	err = ms_dump_ranges(&c->d, &c->r);
+	/* its RAM as its /proc/iomem said; else the pages the dump holds, and a note after */
+	ret = ms_dump_iomem(&c->d, &c->t, symbols, &ram, why, sizeof(why));
+	if (ret == MS_EXIT_USAGE || ret == MS_EXIT_PERM)	/* --symbols FILE is not its */
+		goto fail;
+	if (ret)
+		snprintf(c->ram_note, sizeof(c->ram_note), "--core %s: %s: its memory is what the "
+			 "dump holds (RAM it leaves out, as a kdump leaves out the crash kernel's "
+			 "area, is not counted)", path, why);
+	err = ms_dump_ranges(&c->d, &ram, &c->r);
+	ms_ranges_free(&ram);
 	if (!err && !c->r.n)
 		err = -ENOENT;
 	if (err) {
@@ -126,12 +136,14 @@ int ms_core_open(const char *path, const char *btf, struct ms_core *c)
 	return MS_EXIT_OK;
 fail:
 	fail(path, why, ret);
-	ms_core_close(c);
+	ms_core_close(c, ret);
 	return ret;
 }
 
-void ms_core_close(struct ms_core *c)
+void ms_core_close(struct ms_core *c, int ret)
 {
+	if (c->ram_note[0] && (ret == MS_EXIT_OK || ret == MS_EXIT_MISMATCH))
+		ms_err("%s", c->ram_note);
 	ms_ranges_free(&c->r);
 	ms_dump_close(&c->d);
 }
@@ -300,7 +312,7 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 	char why[512];
 	int ret, err;
 
-	ret = ms_core_open(o->core, o->btf, &c);
+	ret = ms_core_open(o->core, o->btf, o->symbols, &c);
 	if (ret)
 		return ret;
 	if (o->reconcile) {	/* the dump's counters, before the walk: a failure costs no walk */
@@ -366,6 +378,6 @@ int ms_core_main(const struct ms_opts *o, double t0, ms_run_fn run_fn, bool *sla
 	}
 out:
 	ms_attrs_free(attrs);
-	ms_core_close(&c);
+	ms_core_close(&c, ret);
 	return ret;
 }

@@ -120,9 +120,10 @@ int ms_dump_symbols(struct ms_dump *d, const char *path, const char *const *name
 		    __u64 *addrs, char *why, size_t whylen);
 
 /*
- * Present memory of the dump: the pages its segments hold, in the memory sections that have
- * struct pages. 0 or -ENOMEM.
+ * Present memory of the dump: the pages of ram (sorted; its kernel's System RAM, from
+ * ms_dump_iomem()), or where ram is NULL or empty the pages its segments hold, in the memory
+ * sections that have struct pages. 0 or -ENOMEM.
  */
-int ms_dump_ranges(struct ms_dump *d, struct ms_ranges *out);
+int ms_dump_ranges(struct ms_dump *d, const struct ms_ranges *ram, struct ms_ranges *out);
 
 #endif /* MEMSTAT_DUMP_H */

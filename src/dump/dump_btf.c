@@ -293,6 +293,12 @@ static void files_of(const struct btf *b, struct ms_dump_types *t)
 	t->mntns_root = member_off(b, "mnt_namespace", "root");
 	t->nsproxy_mntns = member_off(b, "nsproxy", "mnt_ns");
 	t->vfsmnt_sb = member_off(b, "vfsmount", "mnt_sb");
+	/* the RAM, as /proc/iomem lists it (kernel/resource.c): every kernel has these */
+	t->res_start = member_off(b, "resource", "start");
+	t->res_end = member_off(b, "resource", "end");
+	t->res_name = member_off(b, "resource", "name");
+	t->res_sibling = member_off(b, "resource", "sibling");
+	t->res_child = member_off(b, "resource", "child");
 }
 
 /* The walk's types from BTF object b, named name in messages; b is freed. */

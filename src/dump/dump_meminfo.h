@@ -23,4 +23,12 @@ int ms_dump_meminfo(struct ms_dump *d, const struct ms_dump_types *t, const char
 int ms_dump_zones(struct ms_dump *d, const struct ms_dump_types *t, const char *symbols,
 		  struct ms_zone **out, size_t *n, char *why, size_t whylen);
 
+/*
+ * The dumped kernel's RAM: its "System RAM" resources (its /proc/iomem), as sorted page ranges
+ * in *out (ms_dump_ranges() merges them), from its iomem_resource (symbols as above).
+ * MS_EXIT_OK; else an MS_EXIT_* code with why, and out empty (dump_iomem.c).
+ */
+int ms_dump_iomem(struct ms_dump *d, const struct ms_dump_types *t, const char *symbols,
+		  struct ms_ranges *out, char *why, size_t whylen);
+
 #endif /* MEMSTAT_DUMP_MEMINFO_H */

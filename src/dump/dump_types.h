@@ -62,6 +62,8 @@ struct ms_dump_types {
 	long mnt_mounts, mnt_child, mnt_devname;	/* its children, its place among them */
 	long mntns_root, nsproxy_mntns;			/* mnt_namespace.root, nsproxy.mnt_ns */
 	long vfsmnt_sb;					/* vfsmount.mnt_sb (shm_mnt's) */
+	/* the RAM: struct resource's start, end, name, sibling, child (dump_iomem.c) */
+	long res_start, res_end, res_name, res_sibling, res_child;
 	long memory_cgrp_id;		/* enum cgroup_subsys_id; -1 unknown */
 	/* allpages: the names of the page flags (enum pageflags, less "PG_"); "" none */
 	char flag_name[64][MS_FLAG_NAME_LEN];	/* ms_btf_flag_names() */

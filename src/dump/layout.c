@@ -313,15 +313,24 @@ int ms_dump_find_btf(struct ms_dump *d, __u64 *from, void **out, size_t *outlen)
 	return ret;
 }
 
-int ms_dump_ranges(struct ms_dump *d, struct ms_ranges *out)
+int ms_dump_ranges(struct ms_dump *d, const struct ms_ranges *ram, struct ms_ranges *out)
 {
+	size_t n = ram && ram->n ? ram->n : d->nseg;
+
 	memset(out, 0, sizeof(*out));
-	out->r = calloc(d->nseg, sizeof(*out->r));
+	out->r = calloc(n ? n : 1, sizeof(*out->r));
 	if (!out->r)
 		return -ENOMEM;
-	for (size_t i = 0; i < d->nseg; i++) {
-		__u64 a = (d->seg[i].pa + 4095) >> 12, b = (d->seg[i].pa + d->seg[i].filesz) >> 12;
+	for (size_t i = 0; i < n; i++) {
+		__u64 a, b;
 
+		if (ram && ram->n) {
+			a = ram->r[i].start;
+			b = ram->r[i].end;
+		} else {
+			a = (d->seg[i].pa + 4095) >> 12;
+			b = (d->seg[i].pa + d->seg[i].filesz) >> 12;
+		}
 		if (b <= a)
 			continue;
 		if (out->n && a <= out->r[out->n - 1].end) {	/* overlaps or continues the last */

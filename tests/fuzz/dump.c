@@ -2,13 +2,12 @@
 /*
  * Fuzz target: a crash dump file (src/dump/): the ELF header, program headers and notes
  * (ms_dump_open_fd), the VMCOREINFO text and the layout read through the dump's own page tables
- * and mem_section (ms_dump_layout), present memory (ms_dump_ranges), the walk over whatever
- * struct pages, mappings and page tables the bytes make (ms_dump_walk), and --reconcile's
- * kallsyms decoder, counters and zones (ms_dump_meminfo, ms_dump_zones), allpages' records
- * (ms_dump_pages) and --by fs|file's mounts and dentries (ms_dump_mounts, ms_dump_path_of),
- * with the types of
- * tests/tools/mkdump.py's synthetic kernel. Seeds: that script's dumps (--fuzz-seeds): ELF,
- * kdump-compressed and flattened.
+ * and mem_section (ms_dump_layout), present memory (ms_dump_iomem's resource tree,
+ * ms_dump_ranges), the walk over whatever struct pages, mappings and page tables the bytes make
+ * (ms_dump_walk), and --reconcile's kallsyms decoder, counters and zones (ms_dump_meminfo,
+ * ms_dump_zones), allpages' records (ms_dump_pages) and --by fs|file's mounts and dentries
+ * (ms_dump_mounts, ms_dump_path_of), with the types of tests/tools/mkdump.py's synthetic
+ * kernel. Seeds: that script's dumps (--fuzz-seeds): ELF, kdump-compressed and flattened.
  *
  * Invariants: a refused file gets one line (no newline) and exit 2, 5 or 1; an accepted one's
  * present memory lies within its segments; the walk succeeds and counts every present page once,
@@ -115,6 +114,12 @@ static void synthetic_types(struct ms_dump_types *t)
 	t->rb_left = 16;
 	t->kc_flags = 8;
 	t->slab_reclaim_mask = 1 << 15;
+	/* mkdump.py's struct resource */
+	t->res_start = 0;
+	t->res_end = 8;
+	t->res_name = 16;
+	t->res_sibling = 48;
+	t->res_child = 56;
 	/* mkdump.py's ZONE_STAT, NODE_STAT and struct hstate */
 	for (int i = 0; i < MS_DS_NR; i++)
 		t->stat_zone[i] = t->stat_node[i] = -1;
@@ -207,7 +212,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		for (size_t i = 0; i < d.nseg; i++)
 			seg_pages += d.seg[i].filesz / 4096 + 1;
-		FUZZ_CHECK(ms_dump_ranges(&d, &r) == 0, "ms_dump_ranges failed");
+		/* the RAM of a random iomem_resource tree: sorted ranges, or one line */
+		ret = ms_dump_iomem(&d, &t, NULL, &r, why, sizeof(why));
+		FUZZ_CHECK(ret ? why[0] && !strchr(why, '\n') && !r.n : r.n > 0,
+			   "iomem: %d, '%s', %zu ranges", ret, why, r.n);
+		for (size_t i = 1; i < r.n; i++)
+			FUZZ_CHECK(r.r[i - 1].start <= r.r[i].start && r.r[i].end > r.r[i].start,
+				   "iomem range %zu out of order or empty", i);
+		ms_ranges_free(&r);
+		why[0] = 0;
+		FUZZ_CHECK(ms_dump_ranges(&d, NULL, &r) == 0, "ms_dump_ranges failed");
 		FUZZ_CHECK(r.pages <= seg_pages, "%llu present pages from %llu pages of segments",
 			   (unsigned long long)r.pages, (unsigned long long)seg_pages);
 		t.f.vmemmap_base = d.vmemmap;

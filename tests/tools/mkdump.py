@@ -69,7 +69,7 @@ DATA = {"vm_zone_stat": 0x13000, "vm_node_stat": 0x13100, "_totalram_pages": 0x1
         "hstates": 0x13300, "hugetlb_max_hstate": 0x13400, "node_data": 0x13600,
         "nr_node_ids": 0x13608, "nr_vmalloc_pages": 0x13610, "pcpu_nr_populated": 0x13618,
         "pcpu_nr_units": 0x13620, "lru_gen_caps": 0x13628,
-        "init_nsproxy": 0x13640, "shm_mnt": 0x13680}
+        "init_nsproxy": 0x13640, "shm_mnt": 0x13680, "iomem_resource": 0x13a00}
 VMALLOC_PAGES, PCPU_POPULATED, PCPU_UNITS = 5, 3, 2     # VmallocUsed 20 kB, Percpu 24 kB
 # --by node|zone: node 0's pglist_data at PGDAT, its zones (name, start pfn, pages spanned)
 PGDAT, ZONE_SIZE = 0x13500, 64
@@ -225,6 +225,9 @@ def btf_raw(self_nested=0, mounts=True):
     enum("zone_stat_item", ZONE_STAT)
     enum("node_stat_item", NODE_STAT)
     struct_("hstate", HSTATE_SIZE, [("order", ui, 0), ("nr_huge_pages", ul, 8)])
+    struct_("resource", 64, [("start", ul, 0), ("end", ul, 8), ("name", vp, 16),
+                             ("flags", ul, 24), ("desc", ul, 32), ("parent", vp, 40),
+                             ("sibling", vp, 48), ("child", vp, 56)])
     s("memstat synthetic kernel " + "." * 1024)     # a real vmlinux BTF is megabytes
     tblob = b"".join(types)
     hdr = struct.pack("<HBBIIIII", 0xeB9F, 1, 0, 24, 0, len(tblob), len(tblob), len(strs))
@@ -334,6 +337,40 @@ def put_counters(mem, counters):
         mem[0x13700 + 16 * i:0x13700 + 16 * i + len(name)] = name.encode()
 
 
+# the RAM as the kernel's /proc/iomem lists it (iomem_resource's tree: name, start, end, children);
+# System RAM, nested or not, is pfns 0-79; a dump may leave out the crash kernel's area (56-63)
+IOMEM = [("System RAM", 0, 0x3ffff, [("Kernel code", 0x1000, 0x1fff, []),
+                                     ("Crash kernel", 0x38000, 0x3ffff, [])]),
+         ("dax0.0", 0x40000, 0x4ffff, [("System RAM (kmem)", 0x40000, 0x4ffff, [])]),
+         ("PCI Bus 0000:00", 0x50000, 0x7ffff, [])]
+CRASHKERNEL = (0x38000, 0x40000)
+
+
+def put_iomem(mem):
+    """iomem_resource and its tree (kernel/resource.c's struct resource: start, end, name,
+    flags, desc, parent, sibling, child), the resources at 0x13a40 on, their names at 0x13d00 on."""
+    at = [0x13a40, 0x13d00]
+
+    def put_list(parent, items):
+        first, prev = 0, None
+        for name, start, end, children in items:
+            r, at[0], n, at[1] = at[0], at[0] + 64, at[1], at[1] + 32
+            mem[n:n + len(name) + 1] = name.encode() + b"\0"
+            struct.pack_into("<QQQQQQQQ", mem, r, start, end, va(n), 0x200, 0, va(parent), 0,
+                             put_list(r, children))
+            if prev is None:
+                first = va(r)
+            else:
+                struct.pack_into("<Q", mem, prev + 48, va(r))
+            prev = r
+        return first
+
+    root = DATA["iomem_resource"]
+    mem[0x13cf0:0x13cf8] = b"PCI mem\0"
+    struct.pack_into("<QQQQQQQQ", mem, root, 0, (1 << 64) - 1, va(0x13cf0), 0x200, 0, 0, 0,
+                     put_list(root, IOMEM))
+
+
 def put_files(mem):
     """--by fs|file|exec: the files' dentries, up to their superblocks' roots, and the mounts.
     The initial namespace (init_nsproxy.mnt_ns): rootfs at / (dentries /srv/data), ext4 at
@@ -435,6 +472,7 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
     put_counters(mem, counters or COUNTERS)
     struct.pack_into("<i", mem, DATA["lru_gen_caps"], 1 if mglru else 0)
     put_files(mem)
+    put_iomem(mem)
     if with_btf:
         blob = btf_raw()
         mem[BTF_PA:BTF_PA + len(blob)] = blob
