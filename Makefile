@@ -124,7 +124,8 @@ $(BUILD)/integration_tests.static: $(patsubst tests/%.cc,$(BUILD)/tests/%.o,$(IN
 	$(Q)$(CXX) -static $^ -lgtest -lgtest_main -pthread $(INTEG_WRAP) $(LDLIBS) -o $@
 
 # everything a VM of tools/vm runs
-vm-bins: $(BUILD)/memstat-test $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench $(BUILD)/vmload $(BUILD)/kmod_abuse $(BUILD)/toucher
+vm-bins: $(BUILD)/memstat-test $(BUILD)/integration_tests.static $(BUILD)/churn $(BUILD)/bench $(BUILD)/vmload $(BUILD)/kmod_abuse $(BUILD)/toucher \
+         $(BUILD)/kexec_crash
 
 run: $(BUILD)/memstat
 	$(BUILD)/memstat
@@ -198,6 +199,11 @@ $(BUILD)/vmload: tests/tools/vmload.c | $(BUILD)
 
 # --wss's workload in the debug-kernel VM (the idle page bitmap: tools/vm/debug-init.sh)
 $(BUILD)/toucher: tests/tools/toucher.c | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -static $< -o $@
+
+# the test VMs' kdump: loads the capture kernel (tools/vm/init.sh, MEMSTAT_VM_KDUMP)
+$(BUILD)/kexec_crash: tests/tools/kexec_crash.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< -o $@
 

@@ -60,6 +60,39 @@ finish() {
 	exit 1
 }
 
+# The capture kernel of a kdump (memstat.capture=1 on the command line kexec_crash gave it): save
+# the crashed kernel's memory, /proc/vmcore, to the second disk for the host's memstat --core
+# (tools/vm/matrix.sh MEMSTAT_VM_KDUMP), and power off
+if grep -q 'memstat.capture=1' /proc/cmdline; then
+	R "kdump-capture $(uname -r)"
+	for m in $(cat /lib/modules/order 2>/dev/null); do
+		insmod "/lib/modules/$m.ko" 2>/dev/null
+	done
+	i=0
+	while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ ! -r /proc/vmcore ]; then
+		R "kdump-fail the capture kernel has no /proc/vmcore"
+	elif [ ! -b /dev/vdb ]; then
+		R "kdump-fail the capture kernel has no second disk (/dev/vdb)"
+	else
+		size=$(stat -c %s /proc/vmcore)
+		t0=$(date +%s)
+		if dd if=/proc/vmcore of=/dev/vdb bs=1M 2>/tmp/dd.err; then
+			sync
+			R "kdump-saved $size bytes in $(($(date +%s) - t0)) s"
+		else
+			R "kdump-fail dd of /proc/vmcore ($size bytes): $(tail -n 1 /tmp/dd.err)"
+		fi
+	fi
+	R "end"
+	sync
+	poweroff -f
+	exit 1
+fi
+
 R "start"
 R "uname $(uname -r)"
 R "cmdline $(cat /proc/cmdline)"
@@ -98,6 +131,24 @@ chmod 1777 /var/tmp 2>/dev/null
 
 MEMSTAT=/bin/memstat
 export MEMSTAT
+
+# a kdump at the end (memstat.kdump=1, with crashkernel=): the capture kernel is loaded now,
+# before the module's lockdown check below (a locked-down kernel loads only a kernel whose
+# signature it can check, and this VM has no keys for Debian's); its files are freed after
+kdump=0
+if grep -q 'memstat.kdump=1' /proc/cmdline; then
+	if [ ! -f /kdump/vmlinuz ] || [ ! -f /kdump/capture.cpio ]; then
+		R "kdump-fail the initramfs has no /kdump/vmlinuz or /kdump/capture.cpio"
+	elif kexec_crash /kdump/vmlinuz /kdump/capture.cpio \
+		"console=ttyS0 quiet panic=-1 memstat.capture=1 irqpoll nr_cpus=1 reset_devices" \
+		2>/tmp/kexec.err; then
+		kdump=1
+		R "kdump-loaded $(cat /sys/kernel/kexec_crash_size 2>/dev/null) bytes reserved"
+	else
+		R "kdump-fail $(head -n 1 /tmp/kexec.err) ($(grep -o 'crashkernel=[^ ]*' /proc/cmdline || echo 'no crashkernel='))"
+	fi
+	rm -rf /kdump
+fi
 # a test VM: tests may switch machine-wide settings here that they leave alone elsewhere (MGLRU
 # on a kernel that builds it off: mglru_test.cc)
 export MEMSTAT_IN_TEST_VM=1
@@ -494,7 +545,34 @@ if [ -s /tmp/dmesg.bad ]; then
 fi
 R "dmesg_lines $(wc -l </tmp/dmesg.txt)"
 
+# the kdump, last: the walk just before the crash, then a crash (sysrq c); the capture kernel
+# loaded above saves the memory and ends the VM (its /init, at the top). A program runs from the
+# ext4 disk meanwhile (its text is Exec and libs, found through the file's i_mmap); the pages
+# the teardown above freed (the hugetlb pool) are given a moment to reach the buddy lists.
+if [ $kdump = 1 ]; then
+	banner "kdump: a crash, and the capture kernel saving /proc/vmcore"
+	cp /bin/toucher /var/tmp/toucher-exec
+	rm -f /tmp/exec.ready
+	/var/tmp/toucher-exec /tmp/exec.ready 16 0 &
+	i=0
+	while [ ! -e /tmp/exec.ready ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 2
+	$MEMSTAT --json >/tmp/kdump-before.json 2>/dev/null
+	vm_counters /tmp/meminfo-kdump.txt
+	block core-before-kdump /tmp/kdump-before.json
+	block meminfo-before-kdump /tmp/meminfo-kdump.txt
+	R "kdump-crash"
+	sync
+	echo 1 >/proc/sys/kernel/sysrq
+	echo c >/proc/sysrq-trigger
+	R "kdump-fail the kernel did not crash on sysrq c"
+fi
+
 umount /usr/lib/x86_64-linux-gnu 2>/dev/null
 umount /var/tmp 2>/dev/null
+
 banner "done"
 finish

@@ -405,7 +405,7 @@ fi
 say "building the binaries the VMs run (make vm-bins)"
 bash "$repo/tools/setup.sh" vm-bins "BUILD=$BUILD" >&2
 # the initramfs has no dynamic loader
-for b in memstat-test integration_tests.static churn bench vmload kmod_abuse toucher; do
+for b in memstat-test integration_tests.static churn bench vmload kmod_abuse toucher kexec_crash; do
 	! readelf -l "$repo/$BUILD/$b" | grep -q 'program interpreter' ||
 		die "$BUILD/$b is not statically linked"
 done
@@ -436,7 +436,7 @@ done
 cp "$repo/$BUILD/memstat-test" "$ird/bin/memstat"
 cp "$repo/$BUILD/integration_tests.static" "$ird/bin/integration_tests"
 cp "$repo/$BUILD/churn" "$repo/$BUILD/bench" "$repo/$BUILD/vmload" "$repo/$BUILD/kmod_abuse" \
-	"$repo/$BUILD/toucher" "$ird/bin/"
+	"$repo/$BUILD/toucher" "$repo/$BUILD/kexec_crash" "$ird/bin/"
 install -m 0755 "$here/init.sh" "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/base.cpio"
 
@@ -656,6 +656,34 @@ vm_mib() {
 	esac
 }
 
+# MEMSTAT_VM_KDUMP: the family that ends in a real kdump ("none": no family): booted with
+# crashkernel=, it loads a capture kernel (the same kernel, a small initramfs of busybox, /init
+# and the disk drivers), crashes, and the capture kernel writes /proc/vmcore to a second disk;
+# memstat --core of that on the host is checked against the VM's last walk before the crash.
+# A family without the module (6.18): the module's check locks the kernel down
+# (confidentiality), after which the BPF walk before the crash cannot read all it needs
+# (7.x, with the module: 11,936 pages unknown, no Exec)
+KDUMP=${MEMSTAT_VM_KDUMP:-6.18}
+KDUMP_RESERVE=256M
+
+# the kdump family's extra initramfs part: /kdump/vmlinuz and /kdump/capture.cpio
+kdump_cpio() { # FAMILY OUT
+	local fam=$1 c=$run/capture-$1 k=$run/kdump-$1 a
+	rm -rf "$c" "$k"
+	mkdir -p "$c"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,lib/modules} "$k/kdump"
+	cp /bin/busybox "$c/bin/busybox"
+	for a in $("$c/bin/busybox" --list-full); do
+		[ -e "$c/$a" ] || ln -s /bin/busybox "$c/$a"
+	done
+	install -m 0755 "$here/init.sh" "$c/init"
+	cp -r "$CACHE/$fam/initrd/lib/modules/." "$c/lib/modules/"
+	rm -f "$c/lib/modules/memstat.ko"
+	(cd "$c" && find . | cpio -o -H newc -R 0:0 --quiet) >"$k/kdump/capture.cpio"
+	cp "$(readlink -f "$CACHE/$fam/vmlinuz")" "$k/kdump/vmlinuz"
+	(cd "$k" && find . | cpio -o -H newc -R 0:0 --quiet) >"$2"
+	rm -rf "$c" "$k"
+}
+
 run_family() {
 	local fam=$1 dir=$CACHE/$1 res console rc=0 t0 t1 uname backend maxd ok bad
 	local fails=() gaps=() line name msg reason total passed status
@@ -684,7 +712,16 @@ run_family() {
 		stress_args="$stress_args memstat.numa_nodes=2"
 	fi
 	(cd "$dir/initrd" && find . | cpio -o -H newc -R 0:0 --quiet) >"$run/mods-$fam.cpio"
-	cat "$run/base.cpio" "$run/mods-$fam.cpio" >"$run/initrd-$fam.cpio"
+	local kdump_args=() kdump_cmd=""
+	: >"$run/kdump-$fam.cpio"
+	rm -f "$dir/kdump.core"
+	if [ "$fam" = "$KDUMP" ]; then
+		kdump_cpio "$fam" "$run/kdump-$fam.cpio"
+		truncate -s "$(($(vm_mib) + 512))M" "$dir/kdump.core"
+		kdump_args=(-drive "file=$dir/kdump.core,format=raw,if=virtio,cache=unsafe")
+		kdump_cmd="memstat.kdump=1 crashkernel=$KDUMP_RESERVE"
+	fi
+	cat "$run/base.cpio" "$run/mods-$fam.cpio" "$run/kdump-$fam.cpio" >"$run/initrd-$fam.cpio"
 	say "$fam: booting $(sed -n 's/^release //p' "$dir/resolved") ($accel, timeout ${VM_TIMEOUT}s; log $console)"
 	t0=$(date +%s)
 	# A boot that dies before /init is the emulated kernel's own failure, not memstat's: it
@@ -698,8 +735,9 @@ run_family() {
 			"${numa_args[@]}" \
 			-nographic -no-reboot -nic none \
 			-kernel "$dir/vmlinuz" -initrd "$run/initrd-$fam.cpio" \
-			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT * 3 / 4)) $KFENCE_ARGS $stress_args ${MEMSTAT_VM_APPEND:-}" \
+			-append "console=ttyS0 panic=-1 quiet MEMSTAT_VM_TEST_TIMEOUT=$((VM_TIMEOUT * 3 / 4)) $KFENCE_ARGS $stress_args $kdump_cmd ${MEMSTAT_VM_APPEND:-}" \
 			-drive "file=$run/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe" \
+			"${kdump_args[@]}" \
 			-serial mon:stdio -serial "file:$res" \
 			-device vmcoreinfo -qmp "unix:$run/qmp-$fam.sock,server=on,wait=off" \
 			-chardev "socket,id=ack,path=$run/ack-$fam.sock,server=on,wait=off" \
@@ -843,6 +881,24 @@ run_family() {
 	if grep -q '^@@ start' "$res" && [ $dumped = 0 ]; then
 		fails+=("core|the VM asked for no dump of its memory: $(sed -n 's/^@@ dump-fail //p' "$res" | head -n 1)")
 	fi
+
+	# the real kdump: the capture kernel saved /proc/vmcore on the second disk; memstat --core
+	# of it against the VM's walk just before the crash
+	if [ "$fam" = "$KDUMP" ] && grep -q '^@@ start' "$res"; then
+		if ! grep -q '^@@ kdump-loaded' "$res"; then
+			fails+=("kdump|no capture kernel loaded: $(sed -n 's/^@@ kdump-fail //p' "$res" | head -n 1)")
+		elif ! grep -q '^@@ kdump-saved' "$res"; then
+			fails+=("kdump|no /proc/vmcore saved: $(sed -n 's/^@@ kdump-fail //p' "$res" | head -n 1 | grep . || echo "last record: $(grep '^@@' "$res" | tail -n 1)")")
+		else
+			extract_block "$res" core-before-kdump >"$dir/core-before-kdump.json" || true
+			cp "$dir/core-before-kdump.json" "$dir/core-after-kdump.json"
+			extract_block "$res" meminfo-before-kdump >"$dir/meminfo-before-kdump.txt" || true
+			cp "$dir/meminfo-before-kdump.txt" "$dir/meminfo-after-kdump.txt"
+			core_check "$dir/kdump.core" kdump "kdump ($(sed -n 's/^@@ kdump-saved //p' "$res" | head -n 1))" \
+				"the capture kernel's /proc/vmcore"
+		fi
+	fi
+	[ -n "${MEMSTAT_VM_KEEP_DUMPS:-}" ] || rm -f "$dir/kdump.core"
 
 	# the load the module-versus-BPF test needs (hugetlb, KSM, zram swap) was set up
 	if grep -q '^@@ start' "$res" && ! grep -q '^@@ load ok' "$res"; then
