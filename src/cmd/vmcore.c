@@ -128,8 +128,8 @@ int ms_core_open(const char *path, const char *btf, const char *symbols, struct 
 	if (!err && !c->r.n)
 		err = -ENOENT;
 	if (err) {
-		snprintf(why, sizeof(why), "%s", err == -ENOENT ? "no memory of the dump lies in a "
-			 "memory section with struct pages" : "out of memory");
+		snprintf(why, sizeof(why), "%s", err == -ENOENT ? "no memory of the dump lies in an "
+			 "online memory section with struct pages" : "out of memory");
 		ret = MS_EXIT_FAIL;
 		goto fail;
 	}

@@ -121,8 +121,8 @@ int ms_dump_symbols(struct ms_dump *d, const char *path, const char *const *name
 
 /*
  * Present memory of the dump: the pages of ram (sorted; its kernel's System RAM, from
- * ms_dump_iomem()), or where ram is NULL or empty the pages its segments hold, in the memory
- * sections that have struct pages. 0 or -ENOMEM.
+ * ms_dump_iomem()), or where ram is NULL or empty the pages its segments hold, in the online
+ * memory sections that have struct pages. 0 or -ENOMEM.
  */
 int ms_dump_ranges(struct ms_dump *d, const struct ms_ranges *ram, struct ms_ranges *out);
 

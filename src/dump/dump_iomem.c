@@ -69,9 +69,11 @@ int ms_dump_iomem(struct ms_dump *d, const struct ms_dump_types *t, const char *
 	ret = ms_dump_symbols(d, symbols, names, 1, &root, why, whylen);
 	if (ret)
 		return ret;
-	if (!root || read_res(d, t, root, &r))
-		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "its iomem_resource "
-				   "cannot be read");
+	if (!root)
+		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "its symbols have no "
+				   "iomem_resource");
+	if (read_res(d, t, root, &r))
+		goto bad;
 	/* depth first, as /proc/iomem lists it: a resource, its children, then its siblings */
 	for (node = r.child; node || depth;) {
 		char name[16];
@@ -80,7 +82,9 @@ int ms_dump_iomem(struct ms_dump *d, const struct ms_dump_types *t, const char *
 			node = stack[--depth];
 			continue;
 		}
-		if (++seen > MAX_RESOURCES || read_res(d, t, node, &r))
+		if (++seen > MAX_RESOURCES)
+			goto loops;
+		if (read_res(d, t, node, &r))
 			goto bad;
 		ms_dump_read_str(d, r.name, name, sizeof(name));
 		/* "System RAM", and drivers' "System RAM (kmem)", "System RAM (virtio_mem)" */
@@ -95,7 +99,7 @@ int ms_dump_iomem(struct ms_dump *d, const struct ms_dump_types *t, const char *
 		}
 		if (r.child) {
 			if (depth == MAX_DEPTH)
-				goto bad;
+				goto loops;
 			stack[depth++] = r.sibling;
 			node = r.child;
 		} else {
@@ -107,8 +111,12 @@ int ms_dump_iomem(struct ms_dump *d, const struct ms_dump_types *t, const char *
 				   "holds no System RAM");
 	qsort(out->r, out->n, sizeof(*out->r), cmp_range);	/* ms_dump_ranges() merges them */
 	return MS_EXIT_OK;
-bad:
+bad:	/* a filtered dump may leave out the slab pages that hold it */
 	ms_ranges_free(out);
 	return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "its iomem_resource tree "
-			   "cannot be read whole");
+			   "is not whole in the dump");
+loops:
+	ms_ranges_free(out);
+	return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "its iomem_resource tree "
+			   "does not end (a corrupt dump)");
 }

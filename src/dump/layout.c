@@ -15,7 +15,9 @@
  *   points at PAGE_SIZE / sizeof(struct mem_section) sections; a section's section_mem_map is
  *   the encoded mem_map, the struct page of pfn 0 (sparse_encode_mem_map(): mem_map less the
  *   section's first pfn), in bits above SECTION_MAP_LAST_BIT, with SECTION_MARKED_PRESENT
- *   (bit 0) and SECTION_HAS_MEM_MAP (bit 1) below (include/linux/mmzone.h). vmemmap_base is
+ *   (bit 0) and SECTION_HAS_MEM_MAP (bit 1) below (include/linux/mmzone.h), and
+ *   SECTION_IS_ONLINE (bit 2, v4.13 2d070eab2e82: set at boot by memory_present(), cleared
+ *   when a memory block is offlined; a live walk leaves offline blocks out). vmemmap_base is
  *   at least 2 MiB aligned, so its low 12 bits are only flags. Where VMCOREINFO has
  *   SYMBOL(vmemmap) (VMCOREINFO_SYMBOL_ARRAY(vmemmap) in kernel/vmcore_info.c), it is taken.
  * - vmcoreinfo_data, the text of the note, is a zeroed page of its own
@@ -36,6 +38,7 @@
 #define START_KERNEL_MAP	0xffffffff80000000ULL
 #define SECTION_PRESENT		0x1ULL
 #define SECTION_HAS_MEM_MAP	0x2ULL
+#define SECTION_IS_ONLINE	0x4ULL
 
 int ms_vmcoreinfo_u64(const char *text, const char *key, int base, __u64 *val)
 {
@@ -342,7 +345,7 @@ int ms_dump_ranges(struct ms_dump *d, const struct ms_ranges *ram, struct ms_ran
 		out->r[out->n].end = b;
 		out->n++;
 	}
-	/* keep the pages of sections with struct pages: cut each range at the others */
+	/* keep the pages of online sections with struct pages: cut each range at the others */
 	{
 		struct ms_range *keep = NULL;
 		size_t nk = 0, cap = 0;
@@ -354,8 +357,8 @@ int ms_dump_ranges(struct ms_dump *d, const struct ms_ranges *ram, struct ms_ran
 
 				if (e > out->r[i].end)
 					e = out->r[i].end;
-				if ((w & (SECTION_PRESENT | SECTION_HAS_MEM_MAP)) !=
-				    (SECTION_PRESENT | SECTION_HAS_MEM_MAP)) {
+				if ((w & (SECTION_PRESENT | SECTION_HAS_MEM_MAP | SECTION_IS_ONLINE)) !=
+				    (SECTION_PRESENT | SECTION_HAS_MEM_MAP | SECTION_IS_ONLINE)) {
 					s = e;
 					continue;
 				}

@@ -497,7 +497,7 @@ def memory(with_btf=False, with_vmcoreinfo=False, kallsyms="percpu", counters=No
     put(0x6000 + ((DIRECT >> 30) & 511) * 8, "<Q", 0 | PRESENT | PSE)
     # mem_section: the roots at 0x7000, root 0's sections at 0x8000; section 0 has struct pages
     put(0x7000, "<Q", va(0x8000))
-    put(0x8000, "<Q", VMEMMAP | 0x3)
+    put(0x8000, "<Q", VMEMMAP | 0x7)         # present, has a mem_map, online
     # kernel objects (direct-map addresses)
     put(0x9000 + OFF["kc_flags"], "<I", 1 << SLAB_RECLAIM_BIT)    # a reclaimable cache
     put(0x9100 + OFF["kc_flags"], "<I", 0x2000)                   # another flag only
