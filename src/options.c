@@ -606,10 +606,6 @@ int ms_parse_args(int argc, char **argv, struct ms_opts *o)
 	}
 	if ((o->btf || o->symbols) && !o->core)
 		return ms_usage_error(NULL, "%s needs --core FILE", o->btf ? "--btf" : "--symbols");
-	if (o->symbols && !o->reconcile && (o->by < 0 || o->by == MS_BY_CGROUP) && !o->attributes)
-		return ms_usage_error(NULL, "%s", "--symbols needs --reconcile, --by "
-				      "node|zone|fs|file|exec or -a (the symbols locate the dump's "
-				      "counters, zones, mounts and MGLRU switch)");
 	if (o->core && (o->sampling || o->by_process || o->wss || o->compare ||
 			o->approx || o->features || o->backend != MS_BE_AUTO ||
 			(o->reconcile && o->runs) || (o->attributes && (o->runs || o->by >= 0)) ||

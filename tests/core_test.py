@@ -385,7 +385,10 @@ def test_symbols_from_a_system_map_where_vmcoreinfo_has_no_kallsyms(tmp_path, du
     smap.write_bytes(mkdump.system_map())
     one_line(run("--core", str(moved), "--btf", str(dump[1]), "--reconcile", "--symbols",
                  str(smap)), 2, "not the dumped kernel's symbols")
-    one_line(run("--core", str(core), "--symbols", str(smap)), 2, "--symbols needs --reconcile")
+    # without --reconcile they still find its RAM (iomem_resource): no line about it
+    r = run("--core", str(core), "--btf", str(dump[1]), "--symbols", str(smap), "--json")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert json.loads(r.stdout)["pages"]["total"] == mkdump.EXPECTED["total"]
     one_line(run("--symbols", str(smap), "--reconcile"), 2, "--symbols needs --core FILE")
 
 
@@ -496,6 +499,34 @@ def test_allpages_of_a_dump_gives_every_page_its_record(tmp_path, dump):
         r = run("allpages", "--core", str(core), "--btf", str(btf), *extra)
         assert r.returncode == 2 and r.stdout == "", (extra, r.stderr)
         assert r.stderr.startswith("memstat allpages: --core reads a dump"), r.stderr
+
+
+def test_allpages_and_map_of_a_dump_take_its_symbols(tmp_path, dump):
+    # a kernel without kallsyms: its zones and RAM from --symbols, as memstat --core takes them
+    core, smap, svg = tmp_path / "old.core", tmp_path / "System.map", tmp_path / "map.svg"
+    lo, hi = mkdump.CRASHKERNEL
+    core.write_bytes(mkdump.elf_core(mkdump.memory(), mkdump.vmcoreinfo(kallsyms=None),
+                                     segments=((0, lo), (hi, 0x50000 - hi))))
+    smap.write_bytes(mkdump.system_map())
+    r = run("allpages", "--core", str(core), "--btf", str(dump[1]), "-f", "jsonl")
+    assert r.returncode == 0 and "its memory is what the dump holds" in r.stderr, r.stderr
+    recs = [json.loads(l) for l in r.stdout.splitlines()]
+    assert len(recs) == mkdump.EXPECTED["total"] - (hi - lo) // mkdump.PAGE    # no holes
+    assert not recs[0].get("zone"), recs[0]     # its zones unknown
+    r = run("allpages", "--core", str(core), "--btf", str(dump[1]), "--symbols", str(smap),
+            "-f", "jsonl")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    recs = [json.loads(l) for l in r.stdout.splitlines()]
+    assert len(recs) == mkdump.EXPECTED["total"]
+    assert (recs[0]["node"], recs[0]["zone"]) == (0, "DMA")
+    r = run("map", "--core", str(core), "--btf", str(dump[1]), "--symbols", str(smap), "-o",
+            str(svg))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "Normal" in svg.read_text()
+    for cmd in (["allpages"], ["map", "-o", str(svg)]):
+        r = run(cmd[0], "--symbols", str(smap), *cmd[1:])
+        assert r.returncode == 2 and r.stdout == "", r.stderr
+        assert r.stderr.startswith("memstat %s: --symbols needs --core FILE" % cmd[0]), r.stderr
 
 
 def test_by_zone_and_node_of_a_dump_come_from_its_own_zones(dump):

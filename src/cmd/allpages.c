@@ -84,6 +84,8 @@ static const char usage_text[] =
 	"  -b, --backend NAME     auto (default: bpf, else kmod if loaded), bpf or kmod\n"
 	"      --core FILE        the pages of a crash dump instead (see memstat --core)\n"
 	"      --btf FILE         with --core: the dumped kernel's BTF\n"
+	"      --symbols FILE     with --core: its System.map or vmlinux (default: its\n"
+	"                         kallsyms)\n"
 	"      --summary          print the class totals of the same walk at the end\n"
 	"                         (on stdout for text, on stderr for csv and jsonl)\n"
 	"  -w, --wss SECONDS      add a wss column: accessed, idle, unseen or untracked in a\n"
@@ -339,12 +341,12 @@ static int parse_cgroup(const char *arg, struct dumper *d)
  * names, its own zones (the node and zone columns; none where its symbols cannot be read), and
  * where its BTF places a folio's _pincount (the pinned column)
  */
-static void dump_setup(struct dumper *d, struct ms_core *c)
+static void dump_setup(struct dumper *d, struct ms_core *c, const char *symbols)
 {
 	const struct ms_dump_types *t = &c->t;
 	char why[512];
 
-	if (ms_dump_zones(&c->d, t, NULL, &d->zones, &d->pf.nzones, why, sizeof(why)) == MS_EXIT_OK)
+	if (ms_dump_zones(&c->d, t, symbols, &d->zones, &d->pf.nzones, why, sizeof(why)) == MS_EXIT_OK)
 		d->pf.zones = d->zones;
 	d->pf.feat = &t->f;
 	d->facts = t->attr_facts;	/* the pinned column: the dumped kernel's _pincount */
@@ -379,9 +381,9 @@ static int clip_ranges(const struct ms_ranges *all, __u64 first, __u64 last, str
 int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 {
 	enum { OPT_PFN = 0x100, OPT_CLASS, OPT_SUMMARY, OPT_RAW, OPT_JOBS, OPT_FILE, OPT_INODE, OPT_CGROUP,
-	       OPT_PID, OPT_CORE, OPT_BTF };
+	       OPT_PID, OPT_CORE, OPT_BTF, OPT_SYMBOLS };
 	struct ms_core core = {};
-	const char *core_path = NULL, *btf_path = NULL;
+	const char *core_path = NULL, *btf_path = NULL, *symbols_path = NULL;
 	bool live_only = false, backend_given = false;
 	struct ms_wss wss = {};
 	double wss_s = 0;
@@ -400,6 +402,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		{ "wss", required_argument, NULL, 'w' },
 		{ "core", required_argument, NULL, OPT_CORE },
 		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -460,12 +463,15 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		}
 		case OPT_CORE:
 		case OPT_BTF:
+		case OPT_SYMBOLS:
 			if (!*optarg) {
 				ret = ms_usage_error("allpages", "%s needs a file name",
-						     c == OPT_CORE ? "--core" : "--btf");
+						     c == OPT_CORE ? "--core" : c == OPT_BTF ?
+						     "--btf" : "--symbols");
 				goto out;
 			}
-			*(c == OPT_CORE ? &core_path : &btf_path) = optarg;
+			*(c == OPT_CORE ? &core_path : c == OPT_BTF ? &btf_path : &symbols_path) =
+				optarg;
 			break;
 		case OPT_CGROUP:
 			ret = parse_cgroup(optarg, d);
@@ -551,8 +557,9 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		ret = ms_usage_error("allpages", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
-	if (btf_path && !core_path) {
-		ret = ms_usage_error("allpages", "%s", "--btf needs --core FILE");
+	if ((btf_path || symbols_path) && !core_path) {
+		ret = ms_usage_error("allpages", "%s needs --core FILE", btf_path ? "--btf" :
+				     "--symbols");
 		goto out;
 	}
 	if (core_path && (live_only || wss_s || backend_given)) {
@@ -561,7 +568,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		goto out;
 	}
 	if (core_path) {	/* a dump's memory, types and flag names (vmcore.c) */
-		ret = ms_core_open(core_path, btf_path, NULL, &core);
+		ret = ms_core_open(core_path, btf_path, symbols_path, &core);
 		if (ret)
 			goto out;
 		present = &core.r;
@@ -591,7 +598,7 @@ int ms_allpages_main(int argc, char **argv, const struct ms_ranges *present)
 		}
 	}
 	if (core_path) {
-		dump_setup(d, &core);
+		dump_setup(d, &core, symbols_path);
 		goto walk;
 	}
 	if (d->by_pid) {	/* its page tables now: the pages it maps as the walk starts */

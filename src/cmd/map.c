@@ -51,6 +51,8 @@ static const char usage_text[] =
 	"                         bpf, kmod or kpageflags\n"
 	"      --core FILE        a crash dump's memory instead (see memstat --core)\n"
 	"      --btf FILE         with --core: the dumped kernel's BTF\n"
+	"      --symbols FILE     with --core: its System.map or vmlinux (default: its\n"
+	"                         kallsyms)\n"
 	"  -h, --help             print this help\n"
 	"\n"
 	"See memstat-map(8).\n";
@@ -453,7 +455,7 @@ static void set_title(struct ms_map *m)
 
 /* memstat map --core: a dump's memory, walked with its own types (vmcore.c), and its zones */
 static int map_core(struct ms_map *m, struct ms_picture_out *pic, const char *path,
-		    const char *btf)
+		    const char *btf, const char *symbols)
 {
 	struct ms_core c;
 	struct ms_result res;
@@ -462,13 +464,13 @@ static int map_core(struct ms_map *m, struct ms_picture_out *pic, const char *pa
 	char why[1024];
 	const char *base = strrchr(path, '/');
 	double w, h;
-	int ret = ms_core_open(path, btf, NULL, &c), err;
+	int ret = ms_core_open(path, btf, symbols, &c), err;
 
 	if (ret)
 		return ret;
 	err = ms_map_init(m, &c.r, c.d.page_size);
 	/* the zone outlines: none where the dump's symbols cannot be read */
-	if (!err && !ms_dump_zones(&c.d, &c.t, NULL, &zones, &nzones, why, sizeof(why))) {
+	if (!err && !ms_dump_zones(&c.d, &c.t, symbols, &zones, &nzones, why, sizeof(why))) {
 		m->zones = zones;
 		m->nzones = nzones;
 	}
@@ -499,6 +501,7 @@ int ms_map_main(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "core", required_argument, NULL, 'C' },
 		{ "btf", required_argument, NULL, 'B' },
+		{ "symbols", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -508,7 +511,7 @@ int ms_map_main(int argc, char **argv)
 	struct ms_result res = {};
 	struct ms_zone *zones = NULL;
 	struct ms_map m = {};
-	const char *out = NULL, *core_path = NULL, *btf = NULL;
+	const char *out = NULL, *core_path = NULL, *btf = NULL, *symbols = NULL;
 	bool backend_given = false;
 	char why[1024] = "", fallback[600] = "";
 	struct ms_picture_out pic;
@@ -530,10 +533,11 @@ int ms_map_main(int argc, char **argv)
 			break;
 		case 'C':
 		case 'B':
+		case 'S':
 			if (!*optarg)
-				return ms_usage_error("map", "%s needs a file name",
-						      c == 'C' ? "--core" : "--btf");
-			*(c == 'C' ? &core_path : &btf) = optarg;
+				return ms_usage_error("map", "%s needs a file name", c == 'C' ?
+						      "--core" : c == 'B' ? "--btf" : "--symbols");
+			*(c == 'C' ? &core_path : c == 'B' ? &btf : &symbols) = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -548,8 +552,8 @@ int ms_map_main(int argc, char **argv)
 		return ms_usage_error("map", "unexpected argument '%s'", argv[optind]);
 	if (!out)
 		return ms_usage_error("map", "%s", "-o FILE is needed: the picture's file (.svg or .png)");
-	if (btf && !core_path)
-		return ms_usage_error("map", "%s", "--btf needs --core FILE");
+	if ((btf || symbols) && !core_path)
+		return ms_usage_error("map", "%s needs --core FILE", btf ? "--btf" : "--symbols");
 	if (core_path && backend_given)
 		return ms_usage_error("map", "%s", "--core reads a dump: no --backend");
 	ret = ms_picture_open(&pic, out, why, sizeof(why));
@@ -558,7 +562,7 @@ int ms_map_main(int argc, char **argv)
 		return ret;
 	}
 	if (core_path) {
-		ret = map_core(&m, &pic, core_path, btf);
+		ret = map_core(&m, &pic, core_path, btf, symbols);
 		ms_picture_close(&pic);
 		return ret;
 	}
