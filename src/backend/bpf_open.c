@@ -402,6 +402,12 @@ again:
 			snprintf(why, whylen, "failed to load BPF programs: %s (missing CAP_BPF "
 				 "and CAP_PERFMON, or the kernel is locked down)", strerror(err));
 			ret = MS_EXIT_PERM;
+		} else if (ms_lockdown(NULL) == 2) {
+			/* bpf_probe_read_kernel is then no helper at all: the verifier refuses it */
+			snprintf(why, whylen, "failed to load BPF programs: the kernel is locked down "
+				 "for confidentiality (/sys/kernel/security/lockdown), and BPF programs "
+				 "may not read kernel memory");
+			ret = MS_EXIT_PERM;
 		} else {
 			snprintf(why, whylen, "failed to load BPF programs: %s (set MEMSTAT_DEBUG=2 "
 				 "for the verifier log)", strerror(err));

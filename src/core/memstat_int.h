@@ -224,5 +224,11 @@ int ms_debug_level(void);
 char *ms_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1: in the initial PID namespace, 0: in a child one (a container), -1: cannot tell */
 int ms_pid_ns_initial(void);
+/*
+ * The kernel's lockdown (security/lockdown/lockdown.c), from path (NULL: the securityfs file
+ * /sys/kernel/security/lockdown): 0 none, 1 integrity, 2 confidentiality (BPF programs may
+ * not read kernel memory: bpf_probe_read_kernel is refused), -1 unknown (no such file).
+ */
+int ms_lockdown(const char *path);
 
 #endif /* MEMSTAT_INT_H */

@@ -262,6 +262,25 @@ int ms_pid_ns_initial(void)
 	return st.st_ino == 0xEFFFFFFCu;
 }
 
+int ms_lockdown(const char *path)
+{
+	char buf[128];
+	FILE *f = fopen(path ? path : "/sys/kernel/security/lockdown", "re");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "none integrity [confidentiality]": the selected mode is in brackets */
+	if (strstr(buf, "[confidentiality]"))
+		return 2;
+	if (strstr(buf, "[integrity]"))
+		return 1;
+	return strstr(buf, "[none]") ? 0 : -1;
+}
+
 const char *ms_missing_capability(void)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };

@@ -160,3 +160,25 @@ TEST(Reconcile, InflatedBalloonIsNotAMismatch)
 }
 
 } // namespace
+
+// The kernel's lockdown mode, as securityfs prints it: a BPF walk cannot load under
+// confidentiality, and memstat says that rather than the verifier's "unknown func"
+TEST(Lockdown, TheModeInBracketsIsTheKernels)
+{
+	char path[] = "/tmp/memstat-lockdown-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	const struct { const char *text; int mode; } cases[] = {
+		{ "[none] integrity confidentiality\n", 0 },
+		{ "none [integrity] confidentiality\n", 1 },
+		{ "none integrity [confidentiality]\n", 2 },
+		{ "", -1 },
+	};
+	for (const auto &c : cases) {
+		std::ofstream(path) << c.text;
+		EXPECT_EQ(ms_lockdown(path), c.mode) << c.text;
+	}
+	unlink(path);
+	EXPECT_EQ(ms_lockdown(path), -1);	// no securityfs: unknown
+}

@@ -503,14 +503,19 @@ if [ -c /dev/memstat ]; then
 		r3=$?
 		$MEMSTAT --backend kmod -v >/tmp/ld4.out 2>/tmp/ld4.err
 		r4=$?
-		cat /tmp/ld.err /tmp/ld2.err /tmp/ld3.err /tmp/ld4.err
+		# the BPF walk cannot load (no bpf_probe_read_kernel): one line that says why, exit 4
+		$MEMSTAT --backend bpf >/dev/null 2>/tmp/ld5.err
+		r5=$?
+		cat /tmp/ld.err /tmp/ld2.err /tmp/ld3.err /tmp/ld4.err /tmp/ld5.err
 		if [ $r1 = 4 ] && [ "$(wc -l </tmp/ld.err)" = 1 ] && grep -q 'locked down' /tmp/ld.err &&
+			[ $r5 = 4 ] && [ "$(wc -l </tmp/ld5.err)" = 1 ] &&
+			grep -q 'locked down for confidentiality' /tmp/ld5.err &&
 			[ $r2 = 0 ] && [ "$(wc -l </tmp/ld.out)" -gt 1000 ] &&
 			[ $r3 = 0 ] && grep -q '"dma_pinned": *[0-9]' /tmp/ld3.out &&
 			[ $r4 = 0 ] && grep -q 'of which DMA-pinned' /tmp/ld4.out; then
 			R "kmod lockdown ok"
 		else
-			R "kmod-lockdown-fail under lockdown: --raw-pointers exited $r1 ($(head -n 1 /tmp/ld.err)), without it $r2, -a $r3 ($(head -n 1 /tmp/ld3.err)), -v $r4 ($(head -n 1 /tmp/ld4.err))"
+			R "kmod-lockdown-fail under lockdown: --raw-pointers exited $r1 ($(head -n 1 /tmp/ld.err)), without it $r2, -a $r3 ($(head -n 1 /tmp/ld3.err)), -v $r4 ($(head -n 1 /tmp/ld4.err)), --backend bpf $r5 ($(head -n 1 /tmp/ld5.err))"
 		fi
 	else
 		R "kmod-lockdown-fail the kernel could not be locked down (no lockdown LSM?)"
