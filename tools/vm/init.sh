@@ -63,16 +63,33 @@ finish() {
 # The capture kernel of a kdump (memstat.capture=1 on the command line kexec_crash gave it): save
 # the crashed kernel's memory, /proc/vmcore, to the second disk for the host's memstat --core
 # (tools/vm/matrix.sh MEMSTAT_VM_KDUMP), and power off
-if grep -q 'memstat.capture=1' /proc/cmdline; then
-	R "kdump-capture $(uname -r)"
-	for m in $(cat /lib/modules/order 2>/dev/null); do
-		insmod "/lib/modules/$m.ko" 2>/dev/null
+# the drivers the host found to be modules in this kernel, dependencies first; a failure is
+# a result line, but for the capture kernel's ("quiet")
+load_modules() {
+	local m
+	[ -f /lib/modules/order ] || return 0
+	for m in $(cat /lib/modules/order); do
+		if [ "$1" = quiet ]; then
+			insmod "/lib/modules/$m.ko" 2>/dev/null
+		elif ! insmod "/lib/modules/$m.ko"; then
+			R "insmod-fail $m"
+		fi
 	done
-	i=0
-	while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do
+}
+
+# wait up to 10 s for block device $1
+wait_disk() {
+	local i=0
+	while [ ! -b "$1" ] && [ $i -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
+}
+
+if grep -q 'memstat.capture=1' /proc/cmdline; then
+	R "kdump-capture $(uname -r)"
+	load_modules quiet
+	wait_disk /dev/vdb
 	if [ ! -r /proc/vmcore ]; then
 		R "kdump-fail the capture kernel has no /proc/vmcore"
 	elif [ ! -b /dev/vdb ]; then
@@ -99,22 +116,11 @@ R "cmdline $(cat /proc/cmdline)"
 R "memtotal_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 banner "kernel $(uname -r)"
 
-# drivers the host found to be modules in this kernel, dependencies first
-if [ -f /lib/modules/order ]; then
-	for m in $(cat /lib/modules/order); do
-		if ! insmod "/lib/modules/$m.ko"; then
-			R "insmod-fail $m"
-		fi
-	done
-fi
+load_modules
 
 # the test disk: ext4 on virtio, so that file tests use a real page-cache file system (the
 # initramfs is rootfs, whose files are not ordinary page cache)
-i=0
-while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_disk /dev/vda
 if mount -t ext4 /dev/vda /var/tmp; then
 	R "disk ok"
 	# the large shared library the exec test maps must live on that disk too: bind its
