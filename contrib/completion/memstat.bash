@@ -16,8 +16,8 @@ _memstat_opts="-v --verbose -a --attributes -j --json -r --reconcile -b --backen
 --oci-bundles -w --wss --core --btf --symbols
 -V --version -h --help"
 _memstat_allpages_opts="--pfn --class --file --inode --cgroup --pid -f --format -b --backend --summary --jobs
--w --wss --raw-pointers --core --btf -h --help"
-_memstat_map_opts="-o --output -b --backend --core --btf -h --help"
+-w --wss --raw-pointers --core --btf --symbols -h --help"
+_memstat_map_opts="-o --output -b --backend --core --btf --symbols -h --help"
 _memstat_plot_opts="--hide --only --log -o --output -h --help"
 _memstat_diff_opts="-j --json --from --to -h --help"
 _memstat_serve_opts="--listen --interval --by --top --min --oci-bundles -a --attributes -w --wss --approx --seed -b --backend --jobs -h --help"
@@ -82,7 +82,7 @@ _memstat()
 			done
 			compopt -o nospace 2>/dev/null
 			return;;
-		-o|--output|--core|--btf)
+		-o|--output|--core|--btf|--symbols)
 			COMPREPLY=($(compgen -f -- "$cur"))
 			compopt -o filenames 2>/dev/null
 			return;;
