@@ -11,6 +11,7 @@
  * between versions (6.1: six statistics, marked with letters or blanks; later four) but which
  * start further right (12 and 22 blanks before their first field's 10 columns).
  */
+#define _GNU_SOURCE	/* qsort_r */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -62,11 +63,12 @@ static int tokens(char *line, char **tok, int n)
 	return k;
 }
 
-static const struct ms_mglru *sort_m;
-static int cmp_key(const void *a, const void *b)
+/* qsort_r's: no global for the lruvecs, as two threads may read lru_gen at once (--wss's ager) */
+static int cmp_key(const void *a, const void *b, void *ctx)
 {
+	const struct ms_mglru *m = ctx;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const struct ms_mglru_lruvec *x = &sort_m->v[i], *y = &sort_m->v[j];
+	const struct ms_mglru_lruvec *x = &m->v[i], *y = &m->v[j];
 
 	if (x->memcg_id != y->memcg_id)
 		return x->memcg_id < y->memcg_id ? -1 : 1;
@@ -85,9 +87,7 @@ static int index_keys(struct ms_mglru *m)
 	}
 	for (size_t i = 0; i < m->n; i++)
 		m->by_key[i] = i;
-	sort_m = m;
-	qsort(m->by_key, m->n, sizeof(*m->by_key), cmp_key);
-	sort_m = NULL;
+	qsort_r(m->by_key, m->n, sizeof(*m->by_key), cmp_key, m);
 	return 0;
 }
 
