@@ -59,6 +59,10 @@ int ms_ranges_from_iomem(const char *path, struct ms_ranges *out);
 /* The System RAM ranges of an iomem file alone, offline blocks not removed. */
 int ms_ranges_parse_iomem(const char *path, struct ms_ranges *out);
 int ms_ranges_drop_offline(struct ms_ranges *r, const char *sysdir);
+/* Add the whole pages of bytes [a, b] (b inclusive, as iomem gives them): 0 or -ENOMEM. */
+int ms_ranges_add_bytes(struct ms_ranges *r, __u64 a, __u64 b, __u64 psz);
+/* Sort the ranges, merge overlapping and adjacent ones, and count their pages. */
+void ms_ranges_merge(struct ms_ranges *r);
 void ms_ranges_free(struct ms_ranges *r);
 
 /* A zone of /proc/zoneinfo: pfns [start, end) of node's zone name. */

@@ -27,7 +27,6 @@ int ms_ranges_parse_iomem(const char *path, struct ms_ranges *out)
 	__u64 psz = (__u64)sysconf(_SC_PAGESIZE);
 	char line[256];
 	FILE *f;
-	size_t i, n;
 	int zero = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -36,7 +35,6 @@ int ms_ranges_parse_iomem(const char *path, struct ms_ranges *out)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long a, b;
-		struct ms_range *nr;
 		char name[128];
 
 		if (sscanf(line, " %llx-%llx : %127[^\n]", &a, &b, name) != 3)
@@ -47,38 +45,57 @@ int ms_ranges_parse_iomem(const char *path, struct ms_ranges *out)
 			zero = 1;	/* addresses hidden from unprivileged readers */
 			continue;
 		}
-		/* the whole pages in [a, b], without a + psz - 1 or b + 1 wrapping near 2^64 */
-		a = a / psz + (a % psz != 0);
-		b = b / psz + (b % psz == psz - 1);
-		if (b <= a)
-			continue;
-		nr = realloc(out->r, (out->n + 1) * sizeof(*nr));
-		if (!nr) {
+		if (ms_ranges_add_bytes(out, a, b, psz)) {
 			fclose(f);
 			ms_ranges_free(out);
 			return -ENOMEM;
 		}
-		out->r = nr;
-		out->r[out->n].start = a;
-		out->r[out->n].end = b;
-		out->n++;
 	}
 	fclose(f);
 	if (!out->n)
 		return zero ? -EPERM : -ENOENT;
-	qsort(out->r, out->n, sizeof(*out->r), cmp_range);
-	for (i = 1, n = 1; i < out->n; i++) {
-		if (out->r[i].start <= out->r[n - 1].end) {
-			if (out->r[i].end > out->r[n - 1].end)
-				out->r[n - 1].end = out->r[i].end;
+	ms_ranges_merge(out);
+	return 0;
+}
+
+int ms_ranges_add_bytes(struct ms_ranges *r, __u64 a, __u64 b, __u64 psz)
+{
+	struct ms_range *nr;
+
+	/* the whole pages in [a, b], without a + psz - 1 or b + 1 wrapping near 2^64 */
+	a = a / psz + (a % psz != 0);
+	b = b / psz + (b % psz == psz - 1);
+	if (b <= a)
+		return 0;
+	nr = realloc(r->r, (r->n + 1) * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	r->r = nr;
+	r->r[r->n].start = a;
+	r->r[r->n].end = b;
+	r->n++;
+	return 0;
+}
+
+void ms_ranges_merge(struct ms_ranges *r)
+{
+	size_t i, n;
+
+	if (!r->n)
+		return;
+	qsort(r->r, r->n, sizeof(*r->r), cmp_range);
+	for (i = 1, n = 1; i < r->n; i++) {
+		if (r->r[i].start <= r->r[n - 1].end) {
+			if (r->r[i].end > r->r[n - 1].end)
+				r->r[n - 1].end = r->r[i].end;
 		} else {
-			out->r[n++] = out->r[i];
+			r->r[n++] = r->r[i];
 		}
 	}
-	out->n = n;
+	r->n = n;
+	r->pages = 0;
 	for (i = 0; i < n; i++)
-		out->pages += out->r[i].end - out->r[i].start;
-	return 0;
+		r->pages += r->r[i].end - r->r[i].start;
 }
 
 /* Present memory: the System RAM of /proc/iomem without the offline memory blocks. */

@@ -16,26 +16,6 @@
 #define MAX_RESOURCES	(1 << 16)	/* a corrupt tree's loops end here */
 #define MAX_DEPTH	16
 
-static int cmp_range(const void *a, const void *b)
-{
-	const struct ms_range *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int add(struct ms_ranges *r, __u64 a, __u64 b)
-{
-	struct ms_range *nr = realloc(r->r, (r->n + 1) * sizeof(*nr));
-
-	if (!nr)
-		return -ENOMEM;
-	r->r = nr;
-	r->r[r->n].start = a;
-	r->r[r->n].end = b;
-	r->n++;
-	return 0;
-}
-
 /* a struct resource's start, end (inclusive), name, sibling and child */
 struct res {
 	__u64 start, end, name, sibling, child;
@@ -88,14 +68,10 @@ int ms_dump_iomem(struct ms_dump *d, const struct ms_dump_types *t, const char *
 			goto bad;
 		ms_dump_read_str(d, r.name, name, sizeof(name));
 		/* "System RAM", and drivers' "System RAM (kmem)", "System RAM (virtio_mem)" */
-		if (!strncmp(name, "System RAM", 10) && r.end >= r.start) {
-			__u64 a = r.start / psz + (r.start % psz != 0);
-			__u64 b = r.end / psz + (r.end % psz == psz - 1);
-
-			if (b > a && add(out, a, b)) {
-				ms_ranges_free(out);
-				return ms_dump_bad(why, whylen, MS_EXIT_FAIL, "%s", "out of memory");
-			}
+		if (!strncmp(name, "System RAM", 10) && r.end >= r.start &&
+		    ms_ranges_add_bytes(out, r.start, r.end, psz)) {
+			ms_ranges_free(out);
+			return ms_dump_bad(why, whylen, MS_EXIT_FAIL, "%s", "out of memory");
 		}
 		if (r.child) {
 			if (depth == MAX_DEPTH)
@@ -109,7 +85,7 @@ int ms_dump_iomem(struct ms_dump *d, const struct ms_dump_types *t, const char *
 	if (!out->n)
 		return ms_dump_bad(why, whylen, MS_EXIT_UNSUPPORTED, "%s", "its iomem_resource "
 				   "holds no System RAM");
-	qsort(out->r, out->n, sizeof(*out->r), cmp_range);	/* ms_dump_ranges() merges them */
+	ms_ranges_merge(out);
 	return MS_EXIT_OK;
 bad:	/* a filtered dump may leave out the slab pages that hold it */
 	ms_ranges_free(out);
