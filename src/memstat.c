@@ -413,10 +413,13 @@ int main(int argc, char **argv)
 	}
 
 	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened; DAMON
-	 * gives totals of a window: not of groups, processes or samples */
+	 * gives totals of a window, the machine's and its largest memory cgroups' (--by cgroup):
+	 * not of other groups, processes or samples */
 	if (o.wss) {
 		int mech = ms_wss_mechanism(why, sizeof(why));
-		bool totals_only = mech == MS_WSS_DAMON && (o.sampling || o.nby || o.by_process);
+		bool by_cgroup = o.nby == 1 && o.bys[0] == MS_BY_CGROUP && !o.tree;
+		bool totals_only = mech == MS_WSS_DAMON &&
+				   (o.sampling || (o.nby && !by_cgroup) || o.by_process);
 
 		if (totals_only)
 			snprintf(why, sizeof(why), "--wss: %s", MS_WSS_DAMON_TOTALS);
@@ -583,6 +586,7 @@ int main(int argc, char **argv)
 	/* --by cgroup or pod --wss: each cgroup's paging in the window too (its memory.stat; a
 	 * pod's row is its container's cgroup, or the pod's own) */
 	wss.cgroup_paging = o.wss && (ms_opts_by(&o, MS_BY_CGROUP) || ms_opts_by(&o, MS_BY_POD));
+	wss.damon_by_cgroup = o.wss && ms_opts_by(&o, MS_BY_CGROUP);	/* DAMON's per-cgroup schemes */
 	if (o.wss && o.sampling) {	/* each sample's walk runs its window first */
 		walker.wss = &wss;
 		walker.wss_s = o.wss;

@@ -49,6 +49,7 @@
 #include "pods.h"
 #include "groups.h"
 #include "groups_int.h"
+#include "wss.h"
 
 /* ---- keys ---- */
 
@@ -711,6 +712,17 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 		ms_err("out of memory");
 		return MS_EXIT_FAIL;
 	}
+	/* --wss on DAMON, --by cgroup: each cgroup measured gets its counts (none: unmeasured) */
+	if (g->wss && g->wss->mech == MS_WSS_DAMON && g->by == MS_BY_CGROUP)
+		for (i = 0; i < g->n; i++) {
+			const struct ms_wss_damon_cg *d = g->g[i].k1 == NONE_KEY ? NULL :
+				ms_wss_damon_cgroup(g->wss, g->g[i].k1);
+
+			if (d)
+				memcpy(g->g[i].damon, d->n, sizeof(d->n));
+			else if (g->g[i].k1 != NONE_KEY)
+				g->g[i].damon_unmeasured = 1;
+		}
 	g->order = calloc(g->n ? g->n : 1, sizeof(*g->order));
 	if (!g->order) {
 		ms_err("out of memory");

@@ -25,6 +25,10 @@ struct ms_group {
 	__u64 total;
 	__u64 attr[MS_NR_ATTRS];	/* -a: pages with each attribute (ms_groups_folio_attrs()) */
 	__u64 wss[MS_WSS_VERDICTS][MS_NR_CLASSES];	/* --wss: pages per verdict and class */
+	/* --wss on DAMON, --by cgroup: [anon, file-backed][accessed, idle] of the cgroups
+	 * measured, and how many of the row's cgroups were not */
+	__u64 damon[2][2];
+	__u64 damon_unmeasured;
 	__u64 mapping;		/* file, exec: a head page's mapping pointer: NEVER printed */
 	char *name;		/* the rows shown, after ms_groups_finish() (malloc'd) */
 	void *extra;		/* a key's own facts (malloc'd, freed by the engine) */

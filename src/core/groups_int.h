@@ -81,6 +81,10 @@ static inline void ms_group_add(struct ms_group *to, const struct ms_group *from
 	for (int v = 0; v < MS_WSS_VERDICTS; v++)
 		for (int c = 0; c < MS_NR_CLASSES; c++)
 			to->wss[v][c] += from->wss[v][c];
+	for (int t = 0; t < 2; t++)
+		for (int v = 0; v < 2; v++)
+			to->damon[t][v] += from->damon[t][v];
+	to->damon_unmeasured += from->damon_unmeasured;
 }
 
 /* node: the node's pfn span, from its zones; fs: the mount that shows device dev, or NULL */

@@ -617,6 +617,7 @@ void ms_wss_free(struct ms_wss *w)
 	w->lv = NULL;
 	w->by_key = NULL;
 	w->zones = NULL;
+	ms_wss_damon_free(w);
 }
 
 int ms_wss_open(struct ms_wss *w, double window_s, const char *release, struct ms_backend *be,

@@ -143,7 +143,26 @@ struct ms_wss {
 	 * only, no class, group or page */
 	__u64 damon[2][2];
 	bool damon_mglru;	/* MGLRU was on (without what --wss needs of it): read() is unseen */
+	/* --by cgroup on DAMON (asked for before the window, kept by ms_wss_clear()): the memory
+	 * cgroups measured, four schemes each (sorted by id), and how many with pages were not */
+	bool damon_by_cgroup;
+	struct ms_wss_damon_cg *damon_cg;
+	size_t ndamon_cg, damon_cg_unmeasured;
+	__u64 damon_rest[2][2];	/* the pages of no cgroup measured (in damon[][] too) */
 };
+
+/* --by cgroup on DAMON: a memory cgroup's own LRU pages, [anonymous, file-backed][accessed,
+ * idle] */
+struct ms_wss_damon_cg {
+	__u64 id;		/* as struct ms_page_rec's cgroup and struct ms_cgroup's */
+	char *path;		/* its path in the hierarchy, as DAMON's memcg filter takes it */
+	__u64 own;		/* its own anon and file pages at the start (memory.stat): the choice */
+	__u64 n[2][2];
+};
+/* The cgroups DAMON measures with --by cgroup: the root and the largest others (own pages) */
+#define MS_WSS_DAMON_CGROUPS 8
+/* The measured cgroup id's counts, or NULL (not measured; not DAMON). */
+const struct ms_wss_damon_cg *ms_wss_damon_cgroup(const struct ms_wss *w, __u64 id);
 
 /*
  * Which mechanism this machine has for a window: MS_WSS_MGLRU (MGLRU on, its control file
@@ -156,8 +175,9 @@ int ms_wss_mechanism(char *why, size_t whylen);
 int ms_wss_mechanism_reasons(char *why, size_t whylen);
 /* What DAMON cannot give (the message of each refusal: groups, processes, pages, samples) */
 #define MS_WSS_DAMON_TOTALS "DAMON, this machine's only way to see page accesses, gives the " \
-	"window's totals of anonymous and file-backed memory: no group's, process's or page's, " \
-	"and a window at a time (no sampling)"
+	"window's totals of anonymous and file-backed memory, of the machine and of its largest " \
+	"memory cgroups (--by cgroup, without --tree): no other group's, process's or page's, and " \
+	"a window at a time (no sampling)"
 
 
 /* a page's state after the first aging (the before-walk's) */
@@ -249,6 +269,8 @@ int ms_wss_idle_end(struct ms_wss *w, char *why, size_t whylen);
 int ms_wss_idle_next(struct ms_wss *w, char *why, size_t whylen);
 /* w emptied for a window of mechanism mech (what was asked before it, cgroup_paging, kept) */
 void ms_wss_clear(struct ms_wss *w, int mech, double window_s);
+/* the DAMON cgroups' list freed (ms_wss_clear() and ms_wss_free() call it) */
+void ms_wss_damon_free(struct ms_wss *w);
 /* the counts of a window zeroed, for the next */
 void ms_wss_reset_counts(struct ms_wss *w);
 /* the index of pfn's range among w->ranges (the last one found is tried first), or -1 */
@@ -280,6 +302,10 @@ extern const char *const ms_wss_verdict_names[MS_WSS_VERDICTS];
  */
 void ms_wss_verdicts_json(struct ms_jw *jw, const __u64 v[MS_WSS_VERDICTS][MS_NR_CLASSES],
 			  const enum ms_class *cls, size_t ncls);
+/* DAMON, --by cgroup: a group's "accessed", "idle" (anon's: DAMON's other classes are null),
+ * "unseen" (null) and "file_backed" ({accessed, idle}); measured false: all null */
+void ms_wss_damon_verdicts_json(struct ms_jw *jw, const __u64 n[2][2], bool measured,
+				const enum ms_class *cls, size_t ncls);
 /* the pages of one verdict over the classes the window tracks */
 __u64 ms_wss_tracked_pages(const __u64 per_class[MS_NR_CLASSES]);
 /* Sampling: the CSV columns and values, the terminal rows' (line 0: the header's first line,

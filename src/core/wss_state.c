@@ -13,14 +13,41 @@
 void ms_wss_clear(struct ms_wss *w, int mech, double window_s)
 {
 	bool cgroup_paging = w->cgroup_paging;	/* asked for before the window */
-	bool keep_verdicts = w->keep_verdicts;
+	bool keep_verdicts = w->keep_verdicts, damon_by_cgroup = w->damon_by_cgroup;
 
+	ms_wss_damon_free(w);
 	memset(w, 0, sizeof(*w));
+	w->damon_by_cgroup = damon_by_cgroup;
 	w->cgroup_paging = cgroup_paging;
 	w->keep_verdicts = keep_verdicts;
 	w->mech = mech;
 	w->window_s = window_s;
 	w->last_lv = -1;
+}
+
+void ms_wss_damon_free(struct ms_wss *w)
+{
+	for (size_t i = 0; i < w->ndamon_cg; i++)
+		free(w->damon_cg[i].path);
+	free(w->damon_cg);
+	w->damon_cg = NULL;
+	w->ndamon_cg = w->damon_cg_unmeasured = 0;
+}
+
+static int cmp_damon_cg(const void *a, const void *b)
+{
+	__u64 x = ((const struct ms_wss_damon_cg *)a)->id, y = ((const struct ms_wss_damon_cg *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+const struct ms_wss_damon_cg *ms_wss_damon_cgroup(const struct ms_wss *w, __u64 id)
+{
+	struct ms_wss_damon_cg key = { .id = id };
+
+	if (!w || w->mech != MS_WSS_DAMON || !w->ndamon_cg)
+		return NULL;
+	return bsearch(&key, w->damon_cg, w->ndamon_cg, sizeof(key), cmp_damon_cg);
 }
 
 void ms_wss_reset_counts(struct ms_wss *w)

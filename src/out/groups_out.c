@@ -92,6 +92,12 @@ static void attr_cells(FILE *out, const struct ms_groups *g, const struct ms_gro
 	}
 }
 
+/* --wss on DAMON: each cgroup's counts are DAMON's, not the walk's verdicts */
+static bool damon_groups(const struct ms_groups *g)
+{
+	return g->wss && g->wss->mech == MS_WSS_DAMON;
+}
+
 /* --by cgroup or pod --wss: whether x's row has its cgroup's paging (not (other)'s) */
 static bool has_cgroup_paging(const struct ms_groups *g, const struct ms_group *x)
 {
@@ -125,8 +131,19 @@ static void table_row(FILE *out, const struct ms_groups *g, const struct ms_grou
 	}
 	if (g->attrs)
 		attr_cells(out, g, x);
-	for (int v = 0; g->wss && v < MS_WSS_VERDICTS; v++)
-		fprintf(out, " %8.0f", ms_mb(ms_wss_tracked_pages(x->wss[v])));
+	if (damon_groups(g)) {	/* DAMON: a cgroup not measured is "-"; sums measure the rest */
+		bool none = x->k1 != NONE_KEY && x->damon_unmeasured;
+
+		for (int v = 0; v < 2; v++)
+			if (none)
+				fprintf(out, " %8s", "-");
+			else
+				fprintf(out, " %8.0f", ms_mb(x->damon[0][v] + x->damon[1][v]));
+		fprintf(out, " %8s", "-");
+	} else {
+		for (int v = 0; g->wss && v < MS_WSS_VERDICTS; v++)
+			fprintf(out, " %8.0f", ms_mb(ms_wss_tracked_pages(x->wss[v])));
+	}
 	if (by_outs[g->by].cols)
 		by_outs[g->by].cols(out, g, x);
 	fprintf(out, "  %*s", indent, "");
@@ -174,8 +191,14 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache%s%s)\n",
 		g->attrs ? "; Dirty, Mlocked, THP (anon, shmem and file) and Pinned (DMA): MB of "
 		"the group's pages with these attributes of -a" : "",
-		g->wss ? "; Accessed, Idle, Unseen: MB of its anon, shmem, exec and page cache in "
-		"the window of --wss (the working set below)" : "");
+		!g->wss ? "" : damon_groups(g) ? "; Accessed, Idle: MB of its anon and file-backed "
+		"LRU pages in the window of --wss (DAMON: the root cgroup and the largest others; "
+		"-: not measured)" : "; Accessed, Idle, Unseen: MB of its anon, shmem, exec and page "
+		"cache in the window of --wss (the working set below)");
+	if (damon_groups(g) && g->wss->damon_cg_unmeasured)
+		fprintf(out, "(DAMON measured %zu cgroups; %zu others with pages were not: their "
+			"pages are in no row's Accessed or Idle)\n", g->wss->ndamon_cg,
+			g->wss->damon_cg_unmeasured);
 }
 
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */
@@ -214,7 +237,14 @@ static void json_wss(struct ms_jw *w, const struct ms_groups *g, const struct ms
 	if (!g->wss)
 		return;
 	ms_jw_object_field(w, "wss");
-	ms_wss_verdicts_json(w, x->wss, shown_classes, NSHOWN);
+	if (damon_groups(g)) {	/* a group of cgroups (other): what DAMON measured of them */
+		ms_wss_damon_verdicts_json(w, x->damon, x == &g->other || !x->damon_unmeasured,
+					   shown_classes, NSHOWN);
+		if (x == &g->other)
+			ms_jw_u64_field(w, "unmeasured_groups", x->damon_unmeasured);
+	} else {
+		ms_wss_verdicts_json(w, x->wss, shown_classes, NSHOWN);
+	}
 	/* --by cgroup: what its memory.stat counted in the window (null: no such counter, or
 	 * the cgroup was not there at both ends) */
 	if (paging && has_cgroup_paging(g, x)) {

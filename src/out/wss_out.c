@@ -99,6 +99,10 @@ static void damon_print(FILE *out, const struct ms_wss *w)
 	paging_line(out, w);
 	fputs("File-backed: shmem, exec and libs, and page cache, which DAMON does not tell apart.\n"
 	      "Kernel, hugetlb and free pages are on no LRU list: not tracked.\n", out);
+	if (w->damon_by_cgroup)
+		fprintf(out, "Cgroups: %zu measured (the root and the largest others by their own "
+			"pages, four schemes each), %zu others with pages not.\n", w->ndamon_cg,
+			w->damon_cg_unmeasured);
 }
 
 void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose)
@@ -241,6 +245,21 @@ static void damon_json(struct ms_jw *jw, const struct ms_wss *w)
 	ms_jw_array_field(jw, "idle_by_age");	/* DAMON's counts tell no age */
 	ms_jw_end_array(jw);
 	paging_json(jw, w);
+	if (w->damon_by_cgroup) {	/* --by cgroup: how many cgroups its schemes measured */
+		ms_jw_object_field(jw, "cgroups");
+		ms_jw_u64_field(jw, "measured", w->ndamon_cg);
+		ms_jw_u64_field(jw, "unmeasured", w->damon_cg_unmeasured);
+		/* the pages of the cgroups not measured (and of removed ones) */
+		ms_jw_object_field(jw, "unmeasured_pages");
+		for (int t = 0; t < 2; t++) {
+			ms_jw_object_field(jw, t ? "file_backed" : "anon");
+			ms_jw_u64_field(jw, "accessed", w->damon_rest[t][0]);
+			ms_jw_u64_field(jw, "idle", w->damon_rest[t][1]);
+			ms_jw_end_object(jw);
+		}
+		ms_jw_end_object(jw);
+		ms_jw_end_object(jw);
+	}
 	ms_jw_string_field(jw, "read_accesses", w->damon_mglru ? damon_mglru_read_note :
 			   idle_read_note);
 	ms_jw_end_object(jw);
@@ -318,6 +337,32 @@ void ms_wss_verdicts_json(struct ms_jw *jw, const __u64 v[MS_WSS_VERDICTS][MS_NR
 		}
 		ms_jw_end_object(jw);
 	}
+}
+
+void ms_wss_damon_verdicts_json(struct ms_jw *jw, const __u64 n[2][2], bool measured,
+				const enum ms_class *cls, size_t ncls)
+{
+	for (int k = 0; k < MS_WSS_VERDICTS; k++) {
+		ms_jw_object_field(jw, ms_wss_verdict_names[k]);
+		for (size_t i = 0; i < ncls; i++) {
+			int c = cls ? (int)cls[i] : (int)i;
+
+			if (c == MS_C_ANON && measured && (k == MS_WSS_ACCESSED || k == MS_WSS_IDLE))
+				ms_jw_u64_field(jw, ms_classes[c].key,
+						n[0][k == MS_WSS_ACCESSED ? 0 : 1]);
+			else
+				ms_jw_null_field(jw, ms_classes[c].key);
+		}
+		ms_jw_end_object(jw);
+	}
+	if (!measured) {
+		ms_jw_null_field(jw, "file_backed");
+		return;
+	}
+	ms_jw_object_field(jw, "file_backed");
+	ms_jw_u64_field(jw, "accessed", n[1][0]);
+	ms_jw_u64_field(jw, "idle", n[1][1]);
+	ms_jw_end_object(jw);
 }
 
 __u64 ms_wss_tracked_pages(const __u64 per_class[MS_NR_CLASSES])

@@ -295,6 +295,22 @@ int ms_cgroups_load(struct ms_cgroups *cg)
 	return ms_cgroups_scan(cg, cg->mount, cg->root);
 }
 
+int ms_cgroup_read(const struct ms_cgroups *cg, const struct ms_cgroup *c, const char *file,
+		   char *buf, size_t len)
+{
+	const char *rel = c->path;
+	size_t rl = strcmp(cg->root, "/") ? strlen(cg->root) : 0;
+	char path[4096];
+
+	if (rl && !strncmp(rel, cg->root, rl))
+		rel += rl;	/* the path from the mount's root */
+	if (!strcmp(rel, "/"))
+		rel = "";
+	if (snprintf(path, sizeof(path), "%s%s/%s", cg->mount, rel, file) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return ms_read_text(path, buf, len);
+}
+
 const struct ms_cgroup *ms_cgroups_find(const struct ms_cgroups *cg, __u64 id)
 {
 	struct ms_cgroup key = { .id = id };

@@ -59,6 +59,9 @@ int ms_cgroups_scan(struct ms_cgroups *cg, const char *mount, const char *root);
 /* find_mount("/proc/self/mountinfo") and scan; -ENOENT: no memory hierarchy mounted. */
 int ms_cgroups_load(struct ms_cgroups *cg);
 const struct ms_cgroup *ms_cgroups_find(const struct ms_cgroups *cg, __u64 id);
+/* cgroup c's file (a memory.stat) of a loaded hierarchy into buf (ms_read_text()): 0 or -errno */
+int ms_cgroup_read(const struct ms_cgroups *cg, const struct ms_cgroup *c, const char *file,
+		   char *buf, size_t len);
 void ms_cgroups_free(struct ms_cgroups *cg);
 /*
  * --cgroup PATH|ID: a number is an id (a removed cgroup's too); a path is the cgroup's path as

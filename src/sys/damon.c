@@ -9,16 +9,30 @@
  * and the stat sz_ops_filter_passed). A scheme application is complete when the scheme has
  * tried the ranges' whole size (stats/sz_tried, which grows by each region's size as it is
  * tried): the first opens the window, the second closes it.
+ *
+ * --by cgroup: four more schemes per memory cgroup measured, each with a first filter that
+ * rejects the folios of every other memcg (the memcg filter matches a folio's own memcg, not its
+ * ancestors': damos_pa_filter_match(), 6.3: 18250e78f9c7 "mm/damon/sysfs-schemes: implement
+ * scheme filters"), so each cgroup's counts are its own pages', as memstat's --by cgroup rows.
+ * The machine's four then reject the measured cgroups' folios, and the machine's counts are
+ * theirs plus every cgroup's: the young filter clears what it finds young, so each folio must
+ * meet one young filter per application, not two.
+ * Every scheme walks the ranges' folios at each application: the cgroups are the root and the
+ * largest others by their own anon and file pages (memory.stat), MS_WSS_DAMON_CGROUPS in all.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "damon.h"
+#include "meminfo.h"
 #include "mglru.h"
 #include "wss.h"
 
@@ -97,6 +111,98 @@ static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
 /* ---- the kdamond ---- */
 
+/* ---- --by cgroup: which memory cgroups ---- */
+
+/* a cgroup's anon and file bytes from its memory.stat (v2: its subtree's; v1: its own), or -1 */
+static long long cg_bytes(const struct ms_cgroups *cg, const struct ms_cgroup *c)
+{
+	char text[16384];
+	long long a, f;
+
+	if (ms_cgroup_read(cg, c, "memory.stat", text, sizeof(text)))
+		return -1;
+	a = ms_kv_get(text, cg->version == 1 ? "rss" : "anon");
+	f = ms_kv_get(text, cg->version == 1 ? "cache" : "file");
+	return a < 0 || f < 0 ? -1 : a + f;
+}
+
+static int cmp_own_desc(const void *a, const void *b)
+{
+	__u64 x = ((const struct ms_wss_damon_cg *)a)->own, y = ((const struct ms_wss_damon_cg *)b)->own;
+
+	return x > y ? -1 : x < y;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	__u64 x = ((const struct ms_wss_damon_cg *)a)->id, y = ((const struct ms_wss_damon_cg *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * w->damon_cg: the root, then the largest others by own pages (v2: the subtree's less its
+ * children's subtrees'), MS_WSS_DAMON_CGROUPS in all, sorted by id; the rest with pages
+ * counted in damon_cg_unmeasured. 0, or -1 with why.
+ */
+static int pick_cgroups(struct ms_wss *w, long page, char *why, size_t whylen)
+{
+	struct ms_cgroups cg = {};
+	struct ms_wss_damon_cg *all;
+	long long *sub;
+	size_t n = 0, keep;
+	int err = ms_cgroups_load(&cg);
+
+	if (err) {
+		snprintf(why, whylen, "--by cgroup: no memory cgroup hierarchy is mounted");
+		return -1;
+	}
+	all = calloc(cg.n ? cg.n : 1, sizeof(*all));
+	sub = calloc(cg.n ? cg.n : 1, sizeof(*sub));
+	if (!all || !sub) {
+		free(all);
+		free(sub);
+		ms_cgroups_free(&cg);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < cg.n; i++)
+		sub[i] = cg_bytes(&cg, &cg.c[i]);
+	for (size_t i = 0; i < cg.n; i++) {
+		long long own = sub[i] < 0 ? 0 : sub[i];
+
+		if (cg.version == 2)	/* less the children's subtrees */
+			for (size_t k = 0; k < cg.n; k++)
+				if (k != i && cg.c[k].parent == cg.c[i].id && sub[k] > 0)
+					own -= sub[k];
+		all[i].id = cg.c[i].id;
+		all[i].own = own > 0 ? (__u64)own / (__u64)page : 0;
+		/* the root first, whatever its size: the pages of no other cgroup */
+		if (!cg.c[i].depth)
+			all[i].own = ~0ULL;
+	}
+	qsort(all, cg.n, sizeof(*all), cmp_own_desc);
+	for (n = 0; n < cg.n && all[n].own; n++)
+		;
+	keep = n < MS_WSS_DAMON_CGROUPS ? n : MS_WSS_DAMON_CGROUPS;
+	w->damon_cg_unmeasured = n - keep;
+	for (size_t i = 0; i < keep; i++) {
+		const struct ms_cgroup *c = ms_cgroups_find(&cg, all[i].id);
+
+		if (all[i].own == ~0ULL)
+			all[i].own = 0;
+		all[i].path = c ? strdup(c->path) : NULL;
+		if (!all[i].path)
+			keep = i;	/* out of memory: fewer */
+	}
+	qsort(all, keep, sizeof(*all), cmp_id);
+	w->damon_cg = all;
+	w->ndamon_cg = keep;
+	free(sub);
+	ms_cgroups_free(&cg);
+	return 0;
+}
+
 /* memstat's kdamond directory was made (nr_kdamonds written 1): only then is anything undone */
 static bool made;
 
@@ -110,7 +216,32 @@ static void teardown(void)
 	made = false;
 }
 
-static int setup(double window_s, const struct ms_ranges *r, long page, char *why, size_t whylen)
+/* a scheme's filter f (type, matching, allow; memcg: the cgroup's path too) */
+static int put_filter(int s, int f, const char *type, int matching, int allow,
+		      const char *memcg, char *why, size_t whylen)
+{
+	static const char *const what[4] = { "type", "memcg_path", "matching", "allow" };
+	char path[256];
+	int err;
+
+	for (int k = 0; k < 4; k++) {
+		const char *val = k == 0 ? type : k == 1 ? memcg : (k == 2 ? matching : allow) ?
+				  "Y" : "N";
+
+		if (!val)
+			continue;
+		snprintf(path, sizeof(path), SCH "/%d/filters/%d/%s", s, f, what[k]);
+		if ((err = ms_write_str(path, val))) {
+			snprintf(why, whylen, "writing %s: %s", path, strerror(-err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* schemes: NSCHEMES for the machine, then NSCHEMES for each of w's DAMON cgroups */
+static int setup(const struct ms_wss *w, double window_s, const struct ms_ranges *r, long page,
+		 int nschemes, char *why, size_t whylen)
 {
 	char path[256], val[32];
 	int err;
@@ -138,8 +269,12 @@ static int setup(double window_s, const struct ms_ranges *r, long page, char *wh
 		snprintf(path, sizeof(path), CTX "/targets/0/regions/%zu/end", i);
 		W(path, "%llu", (unsigned long long)(r->r[i].end * (__u64)page));
 	}
-	W(SCH "/nr_schemes", "%d", NSCHEMES);
-	for (int s = 0; s < NSCHEMES; s++) {
+	W(SCH "/nr_schemes", "%d", nschemes);
+	for (int s = 0; s < nschemes; s++) {
+		int kind = s % NSCHEMES, block = s / NSCHEMES, f = 0;
+		/* a cgroup's: every other memcg's folios out first */
+		const char *memcg = block ? w->damon_cg[block - 1].path : NULL;
+
 		snprintf(path, sizeof(path), SCH "/%d/action", s);
 		W(path, "stat");
 		snprintf(path, sizeof(path), SCH "/%d/apply_interval_us", s);
@@ -154,17 +289,24 @@ static int setup(double window_s, const struct ms_ranges *r, long page, char *wh
 			W(path, "%s", k ? "4294967295" : "18446744073709551615");
 		}
 		snprintf(path, sizeof(path), SCH "/%d/filters/nr_filters", s);
-		W(path, "%d", schemes[s].n);
-		for (int f = 0; f < schemes[s].n; f++) {
-			snprintf(path, sizeof(path), SCH "/%d/filters/%d/type", s, f);
-			W(path, "%s", schemes[s].type[f]);
-			snprintf(path, sizeof(path), SCH "/%d/filters/%d/matching", s, f);
-			W(path, "%s", schemes[s].matching[f] ? "Y" : "N");
-			snprintf(path, sizeof(path), SCH "/%d/filters/%d/allow", s, f);
-			W(path, "%s", schemes[s].allow[f] ? "Y" : "N");
-		}
+		W(path, "%d", schemes[kind].n + (block ? 1 : (int)w->ndamon_cg));
+		if (memcg && put_filter(s, f++, "memcg", 0, 0, memcg, why, whylen))
+			return -1;
+		/* the machine's: the measured cgroups' folios out (their schemes count them) */
+		for (size_t c = 0; !block && c < w->ndamon_cg; c++)
+			if (put_filter(s, f++, "memcg", 1, 0, w->damon_cg[c].path, why, whylen))
+				return -1;
+		for (int k = 0; k < schemes[kind].n; k++)
+			if (put_filter(s, f++, schemes[kind].type[k], schemes[kind].matching[k],
+				       schemes[kind].allow[k], NULL, why, whylen))
+				return -1;
 	}
-	W(KD "/state", "on");
+	if ((err = ms_write_str(KD "/state", "on"))) {
+		snprintf(why, whylen, "starting memstat's kdamond (%s/state): %s%s", KD,
+			 strerror(-err), w->ndamon_cg && err == -EINVAL ?
+			 " (a cgroup measured may have been removed meanwhile)" : "");
+		return -1;
+	}
 #undef W
 	return 0;
 }
@@ -174,10 +316,10 @@ static int setup(double window_s, const struct ms_ranges *r, long page, char *wh
  * the ranges' size), polling every 100 ms up to deadline_ms; then each scheme's
  * sz_ops_filter_passed into passed. 0, 1 on a stop signal, or -1 with why.
  */
-static int wait_applied(int k, __u64 size, double deadline_ms, __u64 passed[NSCHEMES],
+static int wait_applied(int k, __u64 size, double deadline_ms, int nschemes, __u64 *passed,
 			char *why, size_t whylen)
 {
-	char path[128];
+	char path[128], last[128];
 	long tried = 0;
 	int err;
 
@@ -191,9 +333,10 @@ static int wait_applied(int k, __u64 size, double deadline_ms, __u64 passed[NSCH
 			snprintf(why, whylen, "asking DAMON for its scheme stats: %s", strerror(-err));
 			return -1;
 		}
-		tried = ms_read_long(SCH "/3/stats/sz_tried");
+		snprintf(last, sizeof(last), SCH "/%d/stats/sz_tried", nschemes - 1);
+		tried = ms_read_long(last);
 		if (tried < 0) {
-			snprintf(why, whylen, "%s cannot be read", SCH "/3/stats/sz_tried");
+			snprintf(why, whylen, "%s cannot be read", last);
 			return -1;
 		}
 		if ((__u64)tried >= (__u64)k * size)
@@ -206,7 +349,7 @@ static int wait_applied(int k, __u64 size, double deadline_ms, __u64 passed[NSCH
 		}
 		nanosleep(&ts, NULL);
 	}
-	for (int s = 0; s < NSCHEMES; s++) {
+	for (int s = 0; s < nschemes; s++) {
 		long v;
 
 		snprintf(path, sizeof(path), SCH "/%d/stats/sz_ops_filter_passed", s);
@@ -219,16 +362,35 @@ static int wait_applied(int k, __u64 size, double deadline_ms, __u64 passed[NSCH
 	return 0;
 }
 
+/* pages passed between the two applications: scheme s's */
+static __u64 passed(const __u64 *open, const __u64 *close, int s, long page)
+{
+	return close[s] > open[s] ? (close[s] - open[s]) / (__u64)page : 0;
+}
+
+/* one block of schemes' counts: [anon, file][accessed, idle] */
+static void block_counts(const __u64 *open, const __u64 *close, int base, long page,
+			 __u64 n[2][2])
+{
+	n[0][0] = passed(open, close, base + S_YOUNG_ANON, page);
+	n[1][0] = passed(open, close, base + S_YOUNG_FILE, page);
+	for (int t = 0; t < 2; t++) {
+		__u64 all = passed(open, close, base + (t ? S_FILE : S_ANON), page);
+
+		n[t][1] = all > n[t][0] ? all - n[t][0] : 0;
+	}
+}
+
 int ms_wss_damon_window(struct ms_wss *w, double window_s, const char *release,
 			const struct ms_ranges *ranges, char *why, size_t whylen)
 {
 	struct sigaction sa = { .sa_handler = on_stop }, old[NSTOP];
-	__u64 size = 0, at_open[NSCHEMES], at_close[NSCHEMES];
+	__u64 size = 0, *at_open = NULL, *at_close = NULL;
 	long page = sysconf(_SC_PAGESIZE);
 	double t0 = ms_now_ms(), slack_ms;
 	long mglru = ms_read_long(MS_MGLRU_ENABLED);
 	char err[512];
-	int ret;
+	int ret, nschemes;
 
 	ms_wss_clear(w, MS_WSS_DAMON, window_s);
 	w->damon_mglru = mglru > 0 && (mglru & 1);
@@ -236,24 +398,38 @@ int ms_wss_damon_window(struct ms_wss *w, double window_s, const char *release,
 		snprintf(why, whylen, "--wss: %s", err);
 		return MS_EXIT_UNSUPPORTED;
 	}
+	if (w->damon_by_cgroup && pick_cgroups(w, page, err, sizeof(err))) {
+		snprintf(why, whylen, "--wss: %s", err);
+		return MS_EXIT_FAIL;
+	}
+	nschemes = NSCHEMES * (int)(1 + w->ndamon_cg);
+	at_open = calloc((size_t)nschemes, sizeof(*at_open));
+	at_close = calloc((size_t)nschemes, sizeof(*at_close));
+	if (!at_open || !at_close) {
+		free(at_open);
+		free(at_close);
+		snprintf(why, whylen, "--wss: out of memory");
+		return MS_EXIT_FAIL;
+	}
 	for (size_t i = 0; i < ranges->n; i++)
 		size += (ranges->r[i].end - ranges->r[i].start) * (__u64)page;
-	/* an application walks every folio: allow it a second per GiB besides the window */
-	slack_ms = 10000.0 + (double)size / (1 << 30) * 1000.0;
+	/* an application walks every folio once per scheme: allow it a second per GiB and
+	 * scheme besides the window */
+	slack_ms = 10000.0 + (double)size / (1 << 30) * 1000.0 * nschemes / NSCHEMES;
 	stop_sig = 0;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < NSTOP; i++)
 		sigaction(stop_sigs[i], &sa, &old[i]);
-	ret = setup(window_s, ranges, page, err, sizeof(err));
+	ret = setup(w, window_s, ranges, page, nschemes, err, sizeof(err));
 	if (!ret)	/* the first application: a window after the start */
-		ret = wait_applied(1, size, ms_now_ms() + window_s * 1000.0 + slack_ms, at_open,
-				   err, sizeof(err));
+		ret = wait_applied(1, size, ms_now_ms() + window_s * 1000.0 + slack_ms, nschemes,
+				   at_open, err, sizeof(err));
 	w->started_ms = ms_now_ms();
 	w->aging_ms[0] = w->started_ms - t0;
 	ms_wss_paging_begin(w);
 	if (!ret)
-		ret = wait_applied(2, size, w->started_ms + window_s * 1000.0 + slack_ms, at_close,
-				   err, sizeof(err));
+		ret = wait_applied(2, size, w->started_ms + window_s * 1000.0 + slack_ms, nschemes,
+				   at_close, err, sizeof(err));
 	w->ended_ms = ms_now_ms();
 	teardown();
 	ms_wss_paging_end(w);
@@ -263,19 +439,25 @@ int ms_wss_damon_window(struct ms_wss *w, double window_s, const char *release,
 		signal(stop_sig, SIG_DFL);
 		raise(stop_sig);
 	}
+	if (!ret) {
+		w->measured_s = (w->ended_ms - w->started_ms) / 1000.0;
+		w->aging_ms[1] = w->ended_ms - w->started_ms - window_s * 1000.0;
+		/* the rest of the machine's, then each cgroup's, added to the machine's */
+		block_counts(at_open, at_close, 0, page, w->damon);
+		memcpy(w->damon_rest, w->damon, sizeof(w->damon));
+		for (size_t i = 0; i < w->ndamon_cg; i++) {
+			block_counts(at_open, at_close, NSCHEMES * (int)(i + 1), page,
+				     w->damon_cg[i].n);
+			for (int t = 0; t < 2; t++)
+				for (int v = 0; v < 2; v++)
+					w->damon[t][v] += w->damon_cg[i].n[t][v];
+		}
+	}
+	free(at_open);
+	free(at_close);
 	if (ret) {
 		snprintf(why, whylen, "--wss: %s", ret > 0 ? "stopped by a signal" : err);
 		return MS_EXIT_FAIL;
-	}
-	w->measured_s = (w->ended_ms - w->started_ms) / 1000.0;
-	w->aging_ms[1] = w->ended_ms - w->started_ms - window_s * 1000.0;
-	w->damon[0][0] = (at_close[S_YOUNG_ANON] - at_open[S_YOUNG_ANON]) / (__u64)page;
-	w->damon[1][0] = (at_close[S_YOUNG_FILE] - at_open[S_YOUNG_FILE]) / (__u64)page;
-	for (int t = 0; t < 2; t++) {
-		__u64 all = (at_close[t ? S_FILE : S_ANON] - at_open[t ? S_FILE : S_ANON]) /
-			    (__u64)page;
-
-		w->damon[t][1] = all > w->damon[t][0] ? all - w->damon[t][0] : 0;
 	}
 	return MS_EXIT_OK;
 }

@@ -47,26 +47,17 @@ static int cmp_cgstat(const void *a, const void *b)
 static void read_cg_paging(struct ms_wss_cgstat **out, size_t *n)
 {
 	struct ms_cgroups cg = {};
-	size_t rl;
 
 	*out = NULL;
 	*n = 0;
 	if (ms_cgroups_load(&cg))
 		return;
 	*out = calloc(cg.n ? cg.n : 1, sizeof(**out));
-	rl = strcmp(cg.root, "/") ? strlen(cg.root) : 0;
 	for (size_t i = 0; *out && i < cg.n; i++) {
-		const char *rel = cg.c[i].path;
-		char path[4096], text[16384];
+		char text[16384];
 		struct ms_wss_cgstat *x = &(*out)[(*n)++];
-		bool ok;
+		bool ok = !ms_cgroup_read(&cg, &cg.c[i], "memory.stat", text, sizeof(text));
 
-		if (rl && !strncmp(rel, cg.root, rl))
-			rel += rl;	/* the path from the mount's root */
-		if (!strcmp(rel, "/"))
-			rel = "";
-		ok = snprintf(path, sizeof(path), "%s%s/memory.stat", cg.mount, rel) <
-		     (int)sizeof(path) && !ms_read_text(path, text, sizeof(text));
 		x->id = cg.c[i].id;
 		for (int k = 0; k < MS_WSS_CG_NPAGING; k++)
 			x->v[k] = ok ? ms_kv_get(text, ms_wss_paging_keys[k]) : -1;

@@ -583,7 +583,8 @@ TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
 		return;
 	}
 	ASSERT_EQ(mech, MS_WSS_DAMON) << why;
-	for (const char *args : {"--wss 5 --by cgroup", "--wss 5 -f jsonl", "allpages --wss 5"}) {
+	for (const char *args : {"--wss 5 --by cgroup --tree", "--wss 5 --by node", "--wss 5 -f jsonl",
+				 "allpages --wss 5"}) {
 		std::string cmd = memstat_path() + " " + args + " 2>&1", out;
 		FILE *p = popen(cmd.c_str(), "r");
 		ASSERT_NE(p, nullptr);
@@ -639,6 +640,67 @@ TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) << st;
 	EXPECT_EQ(damon_state(), damon_before) << "a kdamond was left behind";
+	// --by cgroup: the workload in a cgroup of its own, measured by schemes of its own (the
+	// memcg filter): its row has its 192 MiB written accessed and 576 idle, and its file's 64
+	// MiB read accessed and 192 idle, within 10% (nothing else runs there); the rows and the
+	// pages of the cgroups not measured add up to the machine's; the kdamond is gone after
+	Hierarchy h;
+	ASSERT_TRUE(h.ok()) << h.why;
+	std::string top = test_name("damon");
+	Cgroup parent(h, top);
+	ASSERT_TRUE(parent.ok()) << parent.err();
+	ASSERT_TRUE(parent.give_memory_to_children()) << "+memory in cgroup.subtree_control";
+	Cgroup cg(h, top + "/workload");
+	ASSERT_TRUE(cg.ok()) << cg.err();
+	json jc = with_workload({"--wss", "5", "--by", "cgroup", "--json"}, cg.dir());
+	ASSERT_TRUE(jc.contains("groups"));
+	json g;
+	__u64 sum[2][2] = {};
+	json rows = jc["groups"];
+	rows.push_back(jc["other"]);	/* (other): its groups' measured pages */
+	for (auto &x : rows) {
+		if (x.contains("id") && x["id"].get<unsigned long long>() == cg.id())
+			g = x;
+		if (!x["wss"]["file_backed"].is_null())
+			for (int t = 0; t < 2; t++)
+				for (int v = 0; v < 2; v++)
+					sum[t][v] += t ? x["wss"]["file_backed"][v ? "idle" : "accessed"]
+								.get<__u64>()
+						       : x["wss"][v ? "idle" : "accessed"]["anon"]
+								.get<__u64>();
+	}
+	ASSERT_TRUE(g.is_object()) << "no group for " << cg.path() << "\n"
+				   << jc.dump().substr(0, 2000);
+	const json &gw = g["wss"];
+	std::cerr << "wss-damon-cgroup: " << gw.dump() << " machine " << jc["wss"].dump() << "\n";
+	std::string gall = gw.dump(1);
+	EXPECT_GE(gw["accessed"]["anon"].get<double>() * ps, 192 * 0.9) << gall;
+	EXPECT_LE(gw["accessed"]["anon"].get<double>() * ps, 192 * 1.1) << gall;
+	EXPECT_GE(gw["idle"]["anon"].get<double>() * ps, 576 * 0.9) << gall;
+	EXPECT_LE(gw["idle"]["anon"].get<double>() * ps, 576 * 1.1) << gall;
+	EXPECT_GE(gw["file_backed"]["accessed"].get<double>() * ps, 64 * 0.9) << gall;
+	EXPECT_LE(gw["file_backed"]["accessed"].get<double>() * ps, 64 * 1.1) << gall;
+	EXPECT_GE(gw["file_backed"]["idle"].get<double>() * ps, 192 * 0.9) << gall;
+	EXPECT_LE(gw["file_backed"]["idle"].get<double>() * ps, 192 * 1.1) << gall;
+	EXPECT_TRUE(gw["unseen"]["anon"].is_null()) << gall;
+	EXPECT_TRUE(gw["accessed"]["page_cache"].is_null()) << gall;
+	ASSERT_TRUE(gw.contains("paging")) << gall;
+	const json &mw = jc["wss"];
+	EXPECT_GE(mw["cgroups"]["measured"].get<int>(), 2) << mw.dump();
+	const json &rest = mw["cgroups"]["unmeasured_pages"];
+	for (int v = 0; v < 2; v++) {
+		const char *st = v ? "idle" : "accessed";
+		EXPECT_EQ(sum[0][v] + rest["anon"][st].get<__u64>(), mw[st]["anon"].get<__u64>())
+			<< st << " " << mw.dump();
+		EXPECT_EQ(sum[1][v] + rest["file_backed"][st].get<__u64>(),
+			  mw["file_backed"][st].get<__u64>()) << st << " " << mw.dump();
+	}
+	EXPECT_EQ(damon_state(), damon_before) << "the kdamond was not removed";
+	RunResult tc = run_with_workload({"--wss", "5", "--by", "cgroup"}, cg.dir());
+	std::istringstream clines(tc.out);
+	for (std::string l; std::getline(clines, l);)
+		std::cerr << "wss-damon-cgroup-table: " << l << "\n";
+	EXPECT_NE(tc.out.find("Cgroups: "), std::string::npos) << tc.out;
 }
 
 // The same workload in a cgroup of its own (the file written there too): --wss --by cgroup gives

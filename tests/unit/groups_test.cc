@@ -7,7 +7,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -273,6 +275,62 @@ TEST(Groups, WssVerdictsGoToThePagesGroups)
 	EXPECT_EQ(j["wss"]["mechanism"], "mglru");	// the window's own summary beside them
 	std::string table = mstest::capture([&](FILE *f) { ms_groups_print(f, x.g); });
 	EXPECT_NE(table.find("Accessed     Idle   Unseen"), std::string::npos) << table;
+}
+
+// --wss on DAMON, --by cgroup: a cgroup DAMON measured gets its counts (anon by class, the rest
+// as file_backed), one it did not gets null and "-", (other) sums what was measured of its groups
+// and says how many were not.
+TEST(Groups, DamonCountsGoToTheirCgroupsRows)
+{
+	Groups x(MS_BY_CGROUP, 2);
+	x.g->min_set = true;	/* these ids are no cgroup's here: removed, shown anyway */
+	x.g->min_pages = 0;
+	const uint64_t a = (1ULL << 40) + 10, b = (1ULL << 40) + 20, c = (1ULL << 40) + 30;
+	ms_wss w = {};
+	w.mech = MS_WSS_DAMON;
+	w.damon_by_cgroup = true;
+	w.ndamon_cg = 2;
+	w.damon_cg = static_cast<ms_wss_damon_cg *>(calloc(2, sizeof(ms_wss_damon_cg)));
+	w.damon_cg[0] = { a, strdup("/a"), 0, { { 4, 5 }, { 6, 7 } } };	/* sorted by id */
+	w.damon_cg[1] = { c, strdup("/c"), 0, { { 1, 0 }, { 2, 3 } } };
+	w.damon_cg_unmeasured = 1;
+	ms_groups_set_wss(x.g, &w);
+	uint64_t pfn = 0;
+	for (uint64_t id : { a, a, a, b, b, c }) {
+		ms_page_rec r = anon_rec();
+		r.cgroup = id;
+		ASSERT_EQ(ms_groups_page(x.g, pfn++, &r), 0);
+		ms_groups_wss(x.g, MS_WSS_NONE, MS_C_ANON);
+	}
+	ms_result res = result_of(pfn);
+	ASSERT_EQ(ms_groups_finish(x.g, &res), MS_EXIT_OK);
+	json j = json::parse(json_of(x.g, &res));
+	ASSERT_EQ(j["groups"].size(), 2u) << j.dump();
+	const json &ga = j["groups"][0]["wss"], &gb = j["groups"][1]["wss"];
+	EXPECT_EQ(ga["accessed"]["anon"], 4) << ga.dump();
+	EXPECT_EQ(ga["idle"]["anon"], 5);
+	EXPECT_TRUE(ga["accessed"]["page_cache"].is_null());
+	EXPECT_TRUE(ga["unseen"]["anon"].is_null());
+	EXPECT_EQ(ga["file_backed"]["accessed"], 6);
+	EXPECT_EQ(ga["file_backed"]["idle"], 7);
+	EXPECT_TRUE(gb["accessed"]["anon"].is_null()) << gb.dump();
+	EXPECT_TRUE(gb["file_backed"].is_null());
+	const json &o = j["other"]["wss"];
+	EXPECT_EQ(o["accessed"]["anon"], 1) << o.dump();
+	EXPECT_EQ(o["file_backed"]["idle"], 3);
+	EXPECT_EQ(o["unmeasured_groups"], 0);
+	EXPECT_EQ(j["wss"]["mechanism"], "damon");
+	EXPECT_EQ(j["wss"]["cgroups"]["measured"], 2);
+	EXPECT_EQ(j["wss"]["cgroups"]["unmeasured"], 1);
+	std::string table = mstest::capture([&](FILE *f) { ms_groups_print(f, x.g); });
+	std::istringstream lines(table);
+	std::string row_b;
+	for (std::string l; std::getline(lines, l);)
+		if (l.find(std::to_string(b)) != std::string::npos)
+			row_b = l;
+	EXPECT_NE(row_b.find("-        -        -"), std::string::npos) << table;
+	EXPECT_NE(table.find("DAMON measured 2 cgroups; 1 others"), std::string::npos) << table;
+	ms_wss_free(&w);
 }
 
 } // namespace
