@@ -12,8 +12,9 @@
  *
  * --by cgroup: four more schemes per memory cgroup measured, each with a first filter that
  * rejects the folios of every other memcg (the memcg filter matches a folio's own memcg, not its
- * ancestors': damos_pa_filter_match(), 6.3: 18250e78f9c7 "mm/damon/sysfs-schemes: implement
- * scheme filters"), so each cgroup's counts are its own pages', as memstat's --by cgroup rows.
+ * ancestors': filter->memcg_id == mem_cgroup_id(folio_memcg_check(folio)), 6.3: 18250e78f9c7
+ * "mm/damon/paddr: support DAMOS filters"; memcg_path is resolved to that id when the kdamond
+ * starts), so each cgroup's counts are its own pages', as memstat's --by cgroup rows.
  * The machine's four then reject the measured cgroups' folios, and the machine's counts are
  * theirs plus every cgroup's: the young filter clears what it finds young, so each folio must
  * meet one young filter per application, not two.
@@ -109,8 +110,6 @@ static void on_stop(int sig)
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 #define NSTOP (sizeof(stop_sigs) / sizeof(stop_sigs[0]))
 
-/* ---- the kdamond ---- */
-
 /* ---- --by cgroup: which memory cgroups ---- */
 
 /* a cgroup's anon and file bytes from its memory.stat (v2: its subtree's; v1: its own), or -1 */
@@ -202,6 +201,8 @@ static int pick_cgroups(struct ms_wss *w, long page, char *why, size_t whylen)
 	ms_cgroups_free(&cg);
 	return 0;
 }
+
+/* ---- the kdamond ---- */
 
 /* memstat's kdamond directory was made (nr_kdamonds written 1): only then is anything undone */
 static bool made;
