@@ -14,10 +14,12 @@ void ms_wss_clear(struct ms_wss *w, int mech, double window_s)
 {
 	bool cgroup_paging = w->cgroup_paging;	/* asked for before the window */
 	bool keep_verdicts = w->keep_verdicts, damon_by_cgroup = w->damon_by_cgroup;
+	bool (*sleep_until)(double) = w->sleep_until;
 
 	ms_wss_damon_free(w);
 	memset(w, 0, sizeof(*w));
 	w->damon_by_cgroup = damon_by_cgroup;
+	w->sleep_until = sleep_until;
 	w->cgroup_paging = cgroup_paging;
 	w->keep_verdicts = keep_verdicts;
 	w->mech = mech;
