@@ -166,6 +166,8 @@ struct ms_wss_damon_cg {
 #define MS_WSS_DAMON_CGROUPS 8
 /* The measured cgroup id's counts, or NULL (not measured; not DAMON). */
 const struct ms_wss_damon_cg *ms_wss_damon_cgroup(const struct ms_wss *w, __u64 id);
+/* their order, by id (a qsort() and bsearch() comparator) */
+int ms_wss_damon_cg_cmp(const void *a, const void *b);
 
 /*
  * Which mechanism this machine has for a window: MS_WSS_MGLRU (MGLRU on, its control file

@@ -36,7 +36,7 @@ void ms_wss_damon_free(struct ms_wss *w)
 	w->ndamon_cg = w->damon_cg_unmeasured = 0;
 }
 
-static int cmp_damon_cg(const void *a, const void *b)
+int ms_wss_damon_cg_cmp(const void *a, const void *b)
 {
 	__u64 x = ((const struct ms_wss_damon_cg *)a)->id, y = ((const struct ms_wss_damon_cg *)b)->id;
 
@@ -49,7 +49,7 @@ const struct ms_wss_damon_cg *ms_wss_damon_cgroup(const struct ms_wss *w, __u64 
 
 	if (!w || w->mech != MS_WSS_DAMON || !w->ndamon_cg)
 		return NULL;
-	return bsearch(&key, w->damon_cg, w->ndamon_cg, sizeof(key), cmp_damon_cg);
+	return bsearch(&key, w->damon_cg, w->ndamon_cg, sizeof(key), ms_wss_damon_cg_cmp);
 }
 
 void ms_wss_reset_counts(struct ms_wss *w)

@@ -132,13 +132,6 @@ static int cmp_own_desc(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	__u64 x = ((const struct ms_wss_damon_cg *)a)->id, y = ((const struct ms_wss_damon_cg *)b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * w->damon_cg: the root, then the largest others by own pages (v2: the subtree's less its
  * children's subtrees'), MS_WSS_DAMON_CGROUPS in all, sorted by id; the rest with pages
@@ -148,7 +141,7 @@ static int pick_cgroups(struct ms_wss *w, long page, char *why, size_t whylen)
 {
 	struct ms_cgroups cg = {};
 	struct ms_wss_damon_cg *all;
-	long long *sub;
+	long long *sub, *own;
 	size_t n = 0, keep;
 	int err = ms_cgroups_load(&cg);
 
@@ -158,24 +151,28 @@ static int pick_cgroups(struct ms_wss *w, long page, char *why, size_t whylen)
 	}
 	all = calloc(cg.n ? cg.n : 1, sizeof(*all));
 	sub = calloc(cg.n ? cg.n : 1, sizeof(*sub));
-	if (!all || !sub) {
+	own = calloc(cg.n ? cg.n : 1, sizeof(*own));
+	if (!all || !sub || !own) {
 		free(all);
 		free(sub);
+		free(own);
 		ms_cgroups_free(&cg);
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < cg.n; i++)
 		sub[i] = cg_bytes(&cg, &cg.c[i]);
-	for (size_t i = 0; i < cg.n; i++) {
-		long long own = sub[i] < 0 ? 0 : sub[i];
+	for (size_t i = 0; i < cg.n; i++)
+		own[i] = sub[i] < 0 ? 0 : sub[i];
+	for (size_t i = 0; cg.version == 2 && i < cg.n; i++) {	/* less the children's subtrees */
+		const struct ms_cgroup *p = cg.c[i].depth ? ms_cgroups_find(&cg, cg.c[i].parent) : NULL;
 
-		if (cg.version == 2)	/* less the children's subtrees */
-			for (size_t k = 0; k < cg.n; k++)
-				if (k != i && cg.c[k].parent == cg.c[i].id && sub[k] > 0)
-					own -= sub[k];
+		if (p && sub[i] > 0)
+			own[p - cg.c] -= sub[i];
+	}
+	for (size_t i = 0; i < cg.n; i++) {
 		all[i].id = cg.c[i].id;
-		all[i].own = own > 0 ? (__u64)own / (__u64)page : 0;
+		all[i].own = own[i] > 0 ? (__u64)own[i] / (__u64)page : 0;
 		/* the root first, whatever its size: the pages of no other cgroup */
 		if (!cg.c[i].depth)
 			all[i].own = ~0ULL;
@@ -194,10 +191,11 @@ static int pick_cgroups(struct ms_wss *w, long page, char *why, size_t whylen)
 		if (!all[i].path)
 			keep = i;	/* out of memory: fewer */
 	}
-	qsort(all, keep, sizeof(*all), cmp_id);
+	qsort(all, keep, sizeof(*all), ms_wss_damon_cg_cmp);
 	w->damon_cg = all;
 	w->ndamon_cg = keep;
 	free(sub);
+	free(own);
 	ms_cgroups_free(&cg);
 	return 0;
 }
