@@ -287,6 +287,8 @@ static int wss_sample_window(struct walker *w)
 		prefix = "--wss: ";
 		ret = MS_EXIT_FAIL;
 	}
+	if (ret && w->wss->damon_stopped)	/* DAMON's wait ended by a stop: not an error */
+		return MS_SAMPLE_STOPPED;
 	if (ret)
 		ms_err("%s%s", prefix, why);
 	return ret;
@@ -419,7 +421,8 @@ int main(int argc, char **argv)
 		int mech = ms_wss_mechanism(why, sizeof(why));
 		bool by_cgroup = o.nby == 1 && o.bys[0] == MS_BY_CGROUP && !o.tree;
 		bool totals_only = mech == MS_WSS_DAMON &&
-				   (o.sampling || (o.nby && !by_cgroup) || o.by_process);
+				   ((o.nby && !by_cgroup) || o.by_process ||
+				    (o.sampling && o.format == MS_FMT_CSV));
 
 		if (totals_only)
 			snprintf(why, sizeof(why), "--wss: %s", MS_WSS_DAMON_TOTALS);
@@ -588,6 +591,7 @@ int main(int argc, char **argv)
 	wss.cgroup_paging = o.wss && (ms_opts_by(&o, MS_BY_CGROUP) || ms_opts_by(&o, MS_BY_POD));
 	wss.damon_by_cgroup = o.wss && ms_opts_by(&o, MS_BY_CGROUP);	/* DAMON's per-cgroup schemes */
 	if (o.wss && o.sampling) {	/* each sample's walk runs its window first */
+		wss.sleep_until = ms_sample_sleep_until;	/* DAMON's waits end at a stop */
 		walker.wss = &wss;
 		walker.wss_s = o.wss;
 		walker.release = uts.release;

@@ -715,12 +715,14 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 	/* --wss on DAMON, --by cgroup: each cgroup measured gets its counts (none: unmeasured) */
 	if (g->wss && g->wss->mech == MS_WSS_DAMON && g->by == MS_BY_CGROUP)
 		for (i = 0; i < g->n; i++) {
-			const struct ms_wss_damon_cg *d = g->g[i].k1 == NONE_KEY ? NULL :
-				ms_wss_damon_cgroup(g->wss, g->g[i].k1);
+			const struct ms_wss_damon_cg *d;
 
+			if (g->g[i].k1 == NONE_KEY)	/* (none): no memcg, no LRU folio */
+				continue;
+			d = ms_wss_damon_cgroup(g->wss, g->g[i].k1);
 			if (d)
 				memcpy(g->g[i].damon, d->n, sizeof(d->n));
-			else if (g->g[i].k1 != NONE_KEY)
+			else
 				g->g[i].damon_unmeasured = 1;
 		}
 	g->order = calloc(g->n ? g->n : 1, sizeof(*g->order));

@@ -356,6 +356,10 @@ int ms_wss_next(struct ms_wss *w, struct ms_backend *be, const struct ms_ranges 
 
 	if (w->mech == MS_WSS_IDLE_BITMAP)
 		return ms_wss_idle_next(w, why, whylen);
+	if (w->mech == MS_WSS_DAMON) {	/* its kdamond runs on: this window starts at the last's end */
+		ms_wss_damon_roll(w);
+		return 0;
+	}
 	ms_wss_reset_counts(w);
 	w->aging_ms[0] = w->aging_ms[1];
 	w->started_ms = w->ended_ms;
@@ -409,6 +413,8 @@ int ms_wss_end(struct ms_wss *w, char *why, size_t whylen)
 
 	if (w->mech == MS_WSS_IDLE_BITMAP)
 		return ms_wss_idle_end(w, why, whylen);
+	if (w->mech == MS_WSS_DAMON)
+		return ms_wss_damon_close(w, why, whylen);
 	w->measured_s = (ms_now_ms() - w->started_ms) / 1000.0;
 	ms_wss_paging_end(w);
 	if (read_gens(&m2, why, whylen))
@@ -617,6 +623,8 @@ void ms_wss_free(struct ms_wss *w)
 	w->lv = NULL;
 	w->by_key = NULL;
 	w->zones = NULL;
+	if (w->mech == MS_WSS_DAMON)
+		ms_wss_damon_stop();	/* sampling's kdamond, on every way out */
 	ms_wss_damon_free(w);
 }
 
@@ -626,10 +634,8 @@ int ms_wss_open(struct ms_wss *w, double window_s, const char *release, struct m
 	char err[768], none[1100];
 	int gen, mech = ms_wss_mechanism(none, sizeof(none));
 
-	if (mech == MS_WSS_DAMON) {	/* ms_wss_window() runs its window whole */
-		snprintf(why, whylen, "--wss: %s", MS_WSS_DAMON_TOTALS);
-		return MS_EXIT_UNSUPPORTED;
-	}
+	if (mech == MS_WSS_DAMON)	/* sampling: its kdamond runs until ms_wss_free() */
+		return ms_wss_damon_open(w, window_s, release, ranges, w->sleep_until, why, whylen);
 	if (mech == MS_WSS_IDLE_BITMAP) {
 		const struct ms_features *feat = ms_backend_features(be);
 		struct ms_attr_facts f;

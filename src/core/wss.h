@@ -149,6 +149,9 @@ struct ms_wss {
 	struct ms_wss_damon_cg *damon_cg;
 	size_t ndamon_cg, damon_cg_unmeasured;
 	__u64 damon_rest[2][2];	/* the pages of no cgroup measured (in damon[][] too) */
+	bool damon_stopped;	/* a stop signal ended DAMON's wait */
+	/* sampling: DAMON's waits poll through it (false: stop; kept by ms_wss_clear()) */
+	bool (*sleep_until)(double deadline_ms);
 };
 
 /* --by cgroup on DAMON: a memory cgroup's own LRU pages, [anonymous, file-backed][accessed,
@@ -163,6 +166,8 @@ struct ms_wss_damon_cg {
 #define MS_WSS_DAMON_CGROUPS 8
 /* The measured cgroup id's counts, or NULL (not measured; not DAMON). */
 const struct ms_wss_damon_cg *ms_wss_damon_cgroup(const struct ms_wss *w, __u64 id);
+/* their order, by id (a qsort() and bsearch() comparator) */
+int ms_wss_damon_cg_cmp(const void *a, const void *b);
 
 /*
  * Which mechanism this machine has for a window: MS_WSS_MGLRU (MGLRU on, its control file
@@ -177,7 +182,7 @@ int ms_wss_mechanism_reasons(char *why, size_t whylen);
 #define MS_WSS_DAMON_TOTALS "DAMON, this machine's only way to see page accesses, gives the " \
 	"window's totals of anonymous and file-backed memory, of the machine and of its largest " \
 	"memory cgroups (--by cgroup, without --tree): no other group's, process's or page's, and " \
-	"a window at a time (no sampling)"
+	"no CSV log (its columns have no place for file-backed pages: -f jsonl or prom)"
 
 
 /* a page's state after the first aging (the before-walk's) */

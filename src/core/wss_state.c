@@ -14,10 +14,12 @@ void ms_wss_clear(struct ms_wss *w, int mech, double window_s)
 {
 	bool cgroup_paging = w->cgroup_paging;	/* asked for before the window */
 	bool keep_verdicts = w->keep_verdicts, damon_by_cgroup = w->damon_by_cgroup;
+	bool (*sleep_until)(double) = w->sleep_until;
 
 	ms_wss_damon_free(w);
 	memset(w, 0, sizeof(*w));
 	w->damon_by_cgroup = damon_by_cgroup;
+	w->sleep_until = sleep_until;
 	w->cgroup_paging = cgroup_paging;
 	w->keep_verdicts = keep_verdicts;
 	w->mech = mech;
@@ -34,7 +36,7 @@ void ms_wss_damon_free(struct ms_wss *w)
 	w->ndamon_cg = w->damon_cg_unmeasured = 0;
 }
 
-static int cmp_damon_cg(const void *a, const void *b)
+int ms_wss_damon_cg_cmp(const void *a, const void *b)
 {
 	__u64 x = ((const struct ms_wss_damon_cg *)a)->id, y = ((const struct ms_wss_damon_cg *)b)->id;
 
@@ -47,7 +49,7 @@ const struct ms_wss_damon_cg *ms_wss_damon_cgroup(const struct ms_wss *w, __u64 
 
 	if (!w || w->mech != MS_WSS_DAMON || !w->ndamon_cg)
 		return NULL;
-	return bsearch(&key, w->damon_cg, w->ndamon_cg, sizeof(key), cmp_damon_cg);
+	return bsearch(&key, w->damon_cg, w->ndamon_cg, sizeof(key), ms_wss_damon_cg_cmp);
 }
 
 void ms_wss_reset_counts(struct ms_wss *w)

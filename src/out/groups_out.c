@@ -369,7 +369,19 @@ static void prom_wss(FILE *out, const struct ms_groups *g, const char *name,
 	key_text(g, x, key, sizeof(key));
 	if (!x)
 		x = &g->other;
-	for (int v = 0; !paging && v < MS_WSS_VERDICTS; v++)
+	/* DAMON: anon and file_backed, accessed and idle, of a cgroup measured (no series of one
+	 * that was not: absent, never 0) */
+	for (int t = 0; !paging && damon_groups(g) && !(x != &g->other && x->damon_unmeasured) &&
+	     t < 4; t++) {
+		fprintf(out, "memstat_group_wss_pages{by=\"%s\",group=\"", g->key->key_name);
+		ms_esc_fputs(out, name, MS_ESC_PROM);
+		fprintf(out, "\",key=\"%s\"", key);
+		if (by_outs[g->by].prom_labels)
+			by_outs[g->by].prom_labels(out, g, x);
+		fprintf(out, ",class=\"%s\",state=\"%s\"} %llu\n", t / 2 ? "file_backed" : "anon",
+			ms_wss_verdict_names[t % 2], (unsigned long long)x->damon[t / 2][t % 2]);
+	}
+	for (int v = 0; !paging && !damon_groups(g) && v < MS_WSS_VERDICTS; v++)
 		for (int c = 0; c < MS_NR_CLASSES; c++) {
 			if (!ms_wss_class_tracked(c))
 				continue;

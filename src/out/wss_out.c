@@ -419,6 +419,12 @@ void ms_wss_row(FILE *out, const struct ms_wss *w)
 {
 	__u64 a = 0, i = 0;
 
+	if (w->mech == MS_WSS_DAMON) {	/* its totals: anon and file-backed */
+		fprintf(out, " %9.0f %8.0f", ms_mb((double)(w->damon[0][0] + w->damon[1][0])),
+			ms_mb((double)(w->damon[0][1] + w->damon[1][1])));
+		return;
+	}
+
 	for (int c = 0; c < MS_NR_CLASSES; c++) {
 		if (!ms_wss_class_tracked(c))
 			continue;
@@ -438,7 +444,13 @@ void ms_wss_prom(FILE *out, const struct ms_wss *w)
 	fputs("# HELP memstat_wss_pages Pages of each class the window tracks, by state in the "
 	      "window: accessed, idle, unseen (whether accessed cannot be told), untracked (on no "
 	      "LRU list).\n# TYPE memstat_wss_pages gauge\n", out);
-	for (int k = 0; k < 4; k++)
+	if (w->mech == MS_WSS_DAMON) {	/* its totals: anon and file-backed (shmem, exec, cache) */
+		for (int t = 0; t < 4; t++)
+			fprintf(out, "memstat_wss_pages{class=\"%s\",state=\"%s\"} %llu\n",
+				t / 2 ? "file_backed" : "anon", csv_states[t % 2],
+				(unsigned long long)w->damon[t / 2][t % 2]);
+	}
+	for (int k = 0; w->mech != MS_WSS_DAMON && k < 4; k++)
 		for (int c = 0; c < MS_NR_CLASSES; c++)
 			if (ms_wss_class_tracked(c))
 				fprintf(out, "memstat_wss_pages{class=\"%s\",state=\"%s\"} %llu\n",

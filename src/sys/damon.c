@@ -132,13 +132,6 @@ static int cmp_own_desc(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	__u64 x = ((const struct ms_wss_damon_cg *)a)->id, y = ((const struct ms_wss_damon_cg *)b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * w->damon_cg: the root, then the largest others by own pages (v2: the subtree's less its
  * children's subtrees'), MS_WSS_DAMON_CGROUPS in all, sorted by id; the rest with pages
@@ -148,7 +141,7 @@ static int pick_cgroups(struct ms_wss *w, long page, char *why, size_t whylen)
 {
 	struct ms_cgroups cg = {};
 	struct ms_wss_damon_cg *all;
-	long long *sub;
+	long long *sub, *own;
 	size_t n = 0, keep;
 	int err = ms_cgroups_load(&cg);
 
@@ -158,24 +151,28 @@ static int pick_cgroups(struct ms_wss *w, long page, char *why, size_t whylen)
 	}
 	all = calloc(cg.n ? cg.n : 1, sizeof(*all));
 	sub = calloc(cg.n ? cg.n : 1, sizeof(*sub));
-	if (!all || !sub) {
+	own = calloc(cg.n ? cg.n : 1, sizeof(*own));
+	if (!all || !sub || !own) {
 		free(all);
 		free(sub);
+		free(own);
 		ms_cgroups_free(&cg);
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < cg.n; i++)
 		sub[i] = cg_bytes(&cg, &cg.c[i]);
-	for (size_t i = 0; i < cg.n; i++) {
-		long long own = sub[i] < 0 ? 0 : sub[i];
+	for (size_t i = 0; i < cg.n; i++)
+		own[i] = sub[i] < 0 ? 0 : sub[i];
+	for (size_t i = 0; cg.version == 2 && i < cg.n; i++) {	/* less the children's subtrees */
+		const struct ms_cgroup *p = cg.c[i].depth ? ms_cgroups_find(&cg, cg.c[i].parent) : NULL;
 
-		if (cg.version == 2)	/* less the children's subtrees */
-			for (size_t k = 0; k < cg.n; k++)
-				if (k != i && cg.c[k].parent == cg.c[i].id && sub[k] > 0)
-					own -= sub[k];
+		if (p && sub[i] > 0)
+			own[p - cg.c] -= sub[i];
+	}
+	for (size_t i = 0; i < cg.n; i++) {
 		all[i].id = cg.c[i].id;
-		all[i].own = own > 0 ? (__u64)own / (__u64)page : 0;
+		all[i].own = own[i] > 0 ? (__u64)own[i] / (__u64)page : 0;
 		/* the root first, whatever its size: the pages of no other cgroup */
 		if (!cg.c[i].depth)
 			all[i].own = ~0ULL;
@@ -194,10 +191,11 @@ static int pick_cgroups(struct ms_wss *w, long page, char *why, size_t whylen)
 		if (!all[i].path)
 			keep = i;	/* out of memory: fewer */
 	}
-	qsort(all, keep, sizeof(*all), cmp_id);
+	qsort(all, keep, sizeof(*all), ms_wss_damon_cg_cmp);
 	w->damon_cg = all;
 	w->ndamon_cg = keep;
 	free(sub);
+	free(own);
 	ms_cgroups_free(&cg);
 	return 0;
 }
@@ -312,6 +310,32 @@ static int setup(const struct ms_wss *w, double window_s, const struct ms_ranges
 	return 0;
 }
 
+/* the kdamond's windows (one kdamond a process): what the last application passed */
+static struct {
+	int nschemes, applied;
+	__u64 size, *prev, *cur;
+	long page;
+	double window_s, slack_ms;
+	bool (*sleep_until)(double deadline_ms);	/* false: stop */
+} run;
+
+/* the one-shot window's sleep: its own signal handlers set stop_sig */
+static bool own_sleep(double deadline_ms)
+{
+	for (;;) {
+		double left = deadline_ms - ms_now_ms();
+		struct timespec ts;
+
+		if (stop_sig)
+			return false;
+		if (left <= 0)
+			return true;
+		ts.tv_sec = (time_t)(left / 1000.0);
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec * 1000.0) * 1e6);
+		nanosleep(&ts, NULL);
+	}
+}
+
 /*
  * Wait until the schemes have been applied k times (the last scheme's sz_tried reaching k times
  * the ranges' size), polling every 100 ms up to deadline_ms; then each scheme's
@@ -325,9 +349,7 @@ static int wait_applied(int k, __u64 size, double deadline_ms, int nschemes, __u
 	int err;
 
 	for (;;) {
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-
-		if (stop_sig)
+		if (!run.sleep_until(0))	/* a stop asked for */
 			return 1;
 		err = ms_write_str(KD "/state", "update_schemes_stats");
 		if (err) {
@@ -348,7 +370,8 @@ static int wait_applied(int k, __u64 size, double deadline_ms, int nschemes, __u
 				 (unsigned long long)((__u64)k * size), k);
 			return -1;
 		}
-		nanosleep(&ts, NULL);
+		if (!run.sleep_until(ms_now_ms() + 100.0))
+			return 1;
 	}
 	for (int s = 0; s < nschemes; s++) {
 		long v;
@@ -382,16 +405,22 @@ static void block_counts(const __u64 *open, const __u64 *close, int base, long p
 	}
 }
 
-int ms_wss_damon_window(struct ms_wss *w, double window_s, const char *release,
-			const struct ms_ranges *ranges, char *why, size_t whylen)
+void ms_wss_damon_stop(void)
 {
-	struct sigaction sa = { .sa_handler = on_stop }, old[NSTOP];
-	__u64 size = 0, *at_open = NULL, *at_close = NULL;
-	long page = sysconf(_SC_PAGESIZE);
-	double t0 = ms_now_ms(), slack_ms;
+	teardown();
+	free(run.prev);
+	free(run.cur);
+	run.prev = run.cur = NULL;
+}
+
+int ms_wss_damon_open(struct ms_wss *w, double window_s, const char *release,
+		      const struct ms_ranges *ranges, bool (*sleep_until)(double deadline_ms),
+		      char *why, size_t whylen)
+{
 	long mglru = ms_read_long(MS_MGLRU_ENABLED);
+	double t0 = ms_now_ms();
 	char err[512];
-	int ret, nschemes;
+	int ret;
 
 	ms_wss_clear(w, MS_WSS_DAMON, window_s);
 	w->damon_mglru = mglru > 0 && (mglru & 1);
@@ -399,66 +428,105 @@ int ms_wss_damon_window(struct ms_wss *w, double window_s, const char *release,
 		snprintf(why, whylen, "--wss: %s", err);
 		return MS_EXIT_UNSUPPORTED;
 	}
-	if (w->damon_by_cgroup && pick_cgroups(w, page, err, sizeof(err))) {
+	if (w->damon_by_cgroup && pick_cgroups(w, sysconf(_SC_PAGESIZE), err, sizeof(err))) {
 		snprintf(why, whylen, "--wss: %s", err);
 		return MS_EXIT_FAIL;
 	}
-	nschemes = NSCHEMES * (int)(1 + w->ndamon_cg);
-	at_open = calloc((size_t)nschemes, sizeof(*at_open));
-	at_close = calloc((size_t)nschemes, sizeof(*at_close));
-	if (!at_open || !at_close) {
-		free(at_open);
-		free(at_close);
+	memset(&run, 0, sizeof(run));
+	run.sleep_until = sleep_until ? sleep_until : own_sleep;
+	run.page = sysconf(_SC_PAGESIZE);
+	run.window_s = window_s;
+	run.nschemes = NSCHEMES * (int)(1 + w->ndamon_cg);
+	run.prev = calloc((size_t)run.nschemes, sizeof(*run.prev));
+	run.cur = calloc((size_t)run.nschemes, sizeof(*run.cur));
+	if (!run.prev || !run.cur) {
+		ms_wss_damon_stop();
 		snprintf(why, whylen, "--wss: out of memory");
 		return MS_EXIT_FAIL;
 	}
 	for (size_t i = 0; i < ranges->n; i++)
-		size += (ranges->r[i].end - ranges->r[i].start) * (__u64)page;
+		run.size += (ranges->r[i].end - ranges->r[i].start) * (__u64)run.page;
 	/* an application walks every folio once per scheme: allow it a second per GiB and
 	 * scheme besides the window */
-	slack_ms = 10000.0 + (double)size / (1 << 30) * 1000.0 * nschemes / NSCHEMES;
+	run.slack_ms = 10000.0 + (double)run.size / (1 << 30) * 1000.0 * run.nschemes / NSCHEMES;
+	ret = setup(w, window_s, ranges, run.page, run.nschemes, err, sizeof(err));
+	if (!ret)	/* the first application: a window after the start */
+		ret = wait_applied(1, run.size, ms_now_ms() + window_s * 1000.0 + run.slack_ms,
+				   run.nschemes, run.prev, err, sizeof(err));
+	w->started_ms = ms_now_ms();
+	w->aging_ms[0] = w->started_ms - t0;
+	if (ret) {
+		ms_wss_damon_stop();
+		w->damon_stopped = ret > 0;
+		snprintf(why, whylen, "--wss: %s", ret > 0 ? "stopped by a signal" : err);
+		return MS_EXIT_FAIL;
+	}
+	run.applied = 1;
+	ms_wss_paging_begin(w);
+	return MS_EXIT_OK;
+}
+
+int ms_wss_damon_close(struct ms_wss *w, char *why, size_t whylen)
+{
+	char err[512];
+	__u64 *t;
+	int ret = wait_applied(run.applied + 1, run.size,
+			       w->started_ms + run.window_s * 1000.0 + run.slack_ms, run.nschemes,
+			       run.cur, err, sizeof(err));
+
+	w->ended_ms = ms_now_ms();
+	ms_wss_paging_end(w);
+	if (ret) {
+		w->damon_stopped = ret > 0;
+		snprintf(why, whylen, "%s", ret > 0 ? "stopped by a signal" : err);
+		return -1;
+	}
+	run.applied++;
+	w->measured_s = (w->ended_ms - w->started_ms) / 1000.0;
+	w->aging_ms[1] = w->ended_ms - w->started_ms - run.window_s * 1000.0;
+	/* the rest of the machine's, then each cgroup's, added to the machine's */
+	block_counts(run.prev, run.cur, 0, run.page, w->damon);
+	memcpy(w->damon_rest, w->damon, sizeof(w->damon));
+	for (size_t i = 0; i < w->ndamon_cg; i++) {
+		block_counts(run.prev, run.cur, NSCHEMES * (int)(i + 1), run.page, w->damon_cg[i].n);
+		for (int k = 0; k < 2; k++)
+			for (int v = 0; v < 2; v++)
+				w->damon[k][v] += w->damon_cg[i].n[k][v];
+	}
+	t = run.prev;	/* this window's end is the next one's start */
+	run.prev = run.cur;
+	run.cur = t;
+	return 0;
+}
+
+void ms_wss_damon_roll(struct ms_wss *w)
+{
+	w->started_ms = w->ended_ms;
+	ms_wss_paging_roll(w);
+}
+
+int ms_wss_damon_window(struct ms_wss *w, double window_s, const char *release,
+			const struct ms_ranges *ranges, char *why, size_t whylen)
+{
+	struct sigaction sa = { .sa_handler = on_stop }, old[NSTOP];
+	char err[512];
+	int ret;
+
 	stop_sig = 0;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < NSTOP; i++)
 		sigaction(stop_sigs[i], &sa, &old[i]);
-	ret = setup(w, window_s, ranges, page, nschemes, err, sizeof(err));
-	if (!ret)	/* the first application: a window after the start */
-		ret = wait_applied(1, size, ms_now_ms() + window_s * 1000.0 + slack_ms, nschemes,
-				   at_open, err, sizeof(err));
-	w->started_ms = ms_now_ms();
-	w->aging_ms[0] = w->started_ms - t0;
-	ms_wss_paging_begin(w);
-	if (!ret)
-		ret = wait_applied(2, size, w->started_ms + window_s * 1000.0 + slack_ms, nschemes,
-				   at_close, err, sizeof(err));
-	w->ended_ms = ms_now_ms();
-	teardown();
-	ms_wss_paging_end(w);
+	ret = ms_wss_damon_open(w, window_s, release, ranges, NULL, why, whylen);
+	if (!ret && ms_wss_damon_close(w, err, sizeof(err))) {
+		snprintf(why, whylen, "--wss: %s", err);
+		ret = MS_EXIT_FAIL;
+	}
+	ms_wss_damon_stop();
 	for (size_t i = 0; i < NSTOP; i++)
 		sigaction(stop_sigs[i], &old[i], NULL);
-	if (ret > 0) {	/* stopped: the kdamond is gone, now die of the signal */
+	if (w->damon_stopped) {	/* stopped: the kdamond is gone, now die of the signal */
 		signal(stop_sig, SIG_DFL);
 		raise(stop_sig);
 	}
-	if (!ret) {
-		w->measured_s = (w->ended_ms - w->started_ms) / 1000.0;
-		w->aging_ms[1] = w->ended_ms - w->started_ms - window_s * 1000.0;
-		/* the rest of the machine's, then each cgroup's, added to the machine's */
-		block_counts(at_open, at_close, 0, page, w->damon);
-		memcpy(w->damon_rest, w->damon, sizeof(w->damon));
-		for (size_t i = 0; i < w->ndamon_cg; i++) {
-			block_counts(at_open, at_close, NSCHEMES * (int)(i + 1), page,
-				     w->damon_cg[i].n);
-			for (int t = 0; t < 2; t++)
-				for (int v = 0; v < 2; v++)
-					w->damon[t][v] += w->damon_cg[i].n[t][v];
-		}
-	}
-	free(at_open);
-	free(at_close);
-	if (ret) {
-		snprintf(why, whylen, "--wss: %s", ret > 0 ? "stopped by a signal" : err);
-		return MS_EXIT_FAIL;
-	}
-	return MS_EXIT_OK;
+	return ret;
 }

@@ -10,12 +10,14 @@
  *
  * memstat uses DAMON only where nothing else uses it: nr_kdamonds reads 0 and no DAMON module
  * (reclaim, LRU sort, stat) is enabled; it writes nothing under /sys/kernel/mm/damon otherwise,
- * and after its window it stops its kdamond and puts nr_kdamonds back to 0, on every exit path
- * (a stop signal in the window included: memstat cleans up, then dies of the signal).
+ * and after its window (sampling: its last) it stops its kdamond and puts nr_kdamonds back to
+ * 0, on every exit path (a stop signal in a one-shot window included: memstat cleans up, then
+ * dies of the signal; in sampling the loop ends and ms_wss_free() takes the kdamond down).
  */
 #ifndef MEMSTAT_DAMON_H
 #define MEMSTAT_DAMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "memstat_int.h"
@@ -37,5 +39,20 @@ struct ms_wss;
  */
 int ms_wss_damon_window(struct ms_wss *w, double window_s, const char *release,
 			const struct ms_ranges *ranges, char *why, size_t whylen);
+/*
+ * Sampling: the kdamond made and started, and its first application seen (the first window's
+ * start), polling through sleep_until (NULL: memstat's own, with a stop flag of its signal
+ * handlers; false from it: stop, w->damon_stopped set). MS_EXIT_OK, _UNSUPPORTED or _FAIL with
+ * why (a whole message); on failure nothing is left running.
+ */
+int ms_wss_damon_open(struct ms_wss *w, double window_s, const char *release,
+		      const struct ms_ranges *ranges, bool (*sleep_until)(double deadline_ms),
+		      char *why, size_t whylen);
+/* The window's end: the next application seen, its counts into w. 0, or -1 with why. */
+int ms_wss_damon_close(struct ms_wss *w, char *why, size_t whylen);
+/* The next window starts where the last ended (the kdamond keeps running). */
+void ms_wss_damon_roll(struct ms_wss *w);
+/* The kdamond stopped and removed, nr_kdamonds back to 0 (nothing if none was made). */
+void ms_wss_damon_stop(void);
 
 #endif /* MEMSTAT_DAMON_H */

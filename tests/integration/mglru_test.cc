@@ -583,8 +583,8 @@ TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
 		return;
 	}
 	ASSERT_EQ(mech, MS_WSS_DAMON) << why;
-	for (const char *args : {"--wss 5 --by cgroup --tree", "--wss 5 --by node", "--wss 5 -f jsonl",
-				 "allpages --wss 5"}) {
+	for (const char *args : {"--wss 5 --by cgroup --tree", "--wss 5 --by node",
+				 "--wss 5 -o /tmp/memstat-damon.csv", "allpages --wss 5"}) {
 		std::string cmd = memstat_path() + " " + args + " 2>&1", out;
 		FILE *p = popen(cmd.c_str(), "r");
 		ASSERT_NE(p, nullptr);
@@ -701,6 +701,42 @@ TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
 	for (std::string l; std::getline(clines, l);)
 		std::cerr << "wss-damon-cgroup-table: " << l << "\n";
 	EXPECT_NE(tc.out.find("Cgroups: "), std::string::npos) << tc.out;
+	// sampling: windows back to back on one kdamond, each sample the workload's 192 MiB written
+	// accessed and 576 idle within 10% (with what the rest accessed); the kdamond gone after
+	RunResult rs = run_with_workload({"--wss", "4", "4", "3", "-f", "jsonl"});
+	std::istringstream sin(rs.out);
+	int n = 0;
+	for (std::string line; std::getline(sin, line); n++) {
+		json js = json::parse(line, nullptr, false);
+		ASSERT_FALSE(js.is_discarded()) << line.substr(0, 2000);
+		const json &sw = js["wss"];
+		std::cerr << "wss-damon-sample " << n << ": " << sw.dump() << "\n";
+		double other = (double)pages(js, "anon") * ps - 768;
+		EXPECT_EQ(sw["mechanism"], "damon");
+		EXPECT_GE(sw["measured_s"].get<double>(), 3.5) << sw.dump();
+		EXPECT_GE(sw["accessed"]["anon"].get<double>() * ps, 192 * 0.9) << n << sw.dump();
+		EXPECT_LE(sw["accessed"]["anon"].get<double>() * ps, 192 * 1.1 + other) << n;
+		EXPECT_GE(sw["idle"]["anon"].get<double>() * ps, 576 * 0.9) << n << sw.dump();
+		EXPECT_GE(sw["file_backed"]["accessed"].get<double>() * ps, 64 * 0.9) << n;
+	}
+	EXPECT_EQ(n, 3) << rs.out.substr(0, 2000);
+	EXPECT_EQ(damon_state(), damon_before) << "sampling left its kdamond";
+	// a SIGTERM during sampling ends it (exit 0) and takes the kdamond down
+	pid_t sp = fork();
+	if (sp == 0) {
+		std::string path = memstat_path();
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execl(path.c_str(), path.c_str(), "--wss", "3", "-f", "jsonl", (char *)nullptr);
+		_exit(127);
+	}
+	ASSERT_GT(sp, 0);
+	sleep(12);	/* into its second window */
+	kill(sp, SIGTERM);
+	int sst = 0;
+	ASSERT_EQ(waitpid(sp, &sst, 0), sp);
+	EXPECT_TRUE(WIFEXITED(sst) && WEXITSTATUS(sst) == 0) << sst;
+	EXPECT_EQ(damon_state(), damon_before) << "a kdamond was left behind";
 }
 
 // The same workload in a cgroup of its own (the file written there too): --wss --by cgroup gives
