@@ -415,14 +415,13 @@ int main(int argc, char **argv)
 	}
 
 	/* --wss: a mechanism, or exit 5 naming what each lacks, before anything is opened; DAMON
-	 * gives totals of a window, the machine's and its largest memory cgroups' (--by cgroup):
-	 * not of other groups, processes or samples */
+	 * gives totals of a window, the machine's, its largest memory cgroups' (--by cgroup) or
+	 * its nodes' (--by node): not of other groups or processes */
 	if (o.wss) {
 		int mech = ms_wss_mechanism(why, sizeof(why));
-		bool by_cgroup = o.nby == 1 && o.bys[0] == MS_BY_CGROUP && !o.tree;
-		bool totals_only = mech == MS_WSS_DAMON &&
-				   ((o.nby && !by_cgroup) || o.by_process ||
-				    (o.sampling && o.format == MS_FMT_CSV));
+		bool by_damon = o.nby == 1 && ((o.bys[0] == MS_BY_CGROUP && !o.tree) ||
+						o.bys[0] == MS_BY_NODE);
+		bool totals_only = mech == MS_WSS_DAMON && ((o.nby && !by_damon) || o.by_process);
 
 		if (totals_only)
 			snprintf(why, sizeof(why), "--wss: %s", MS_WSS_DAMON_TOTALS);
@@ -589,7 +588,10 @@ int main(int argc, char **argv)
 	/* --by cgroup or pod --wss: each cgroup's paging in the window too (its memory.stat; a
 	 * pod's row is its container's cgroup, or the pod's own) */
 	wss.cgroup_paging = o.wss && (ms_opts_by(&o, MS_BY_CGROUP) || ms_opts_by(&o, MS_BY_POD));
-	wss.damon_by_cgroup = o.wss && ms_opts_by(&o, MS_BY_CGROUP);	/* DAMON's per-cgroup schemes */
+	/* DAMON's schemes of each cgroup, or kdamonds of each node */
+	wss.damon_by = !o.wss ? MS_WSS_DAMON_BY_NONE : ms_opts_by(&o, MS_BY_CGROUP) ?
+		       MS_WSS_DAMON_BY_CGROUP : ms_opts_by(&o, MS_BY_NODE) ? MS_WSS_DAMON_BY_NODE :
+		       MS_WSS_DAMON_BY_NONE;
 	if (o.wss && o.sampling) {	/* each sample's walk runs its window first */
 		wss.sleep_until = ms_sample_sleep_until;	/* DAMON's waits end at a stop */
 		walker.wss = &wss;

@@ -59,6 +59,7 @@ struct csv_cols {
 	long epoch;			/* column index, -1: none */
 	long cls[MS_NR_CLASSES];	/* -1: absent (0) */
 	long wss[MS_PLOT_NWSS];			/* wss_accessed_<class> (--wss), -1: absent */
+	long wss_file;				/* wss_accessed_file_backed, -1: absent */
 };
 
 /* the columns a header names; false when it is not a memstat header */
@@ -75,9 +76,12 @@ static bool csv_header(char *line, struct csv_cols *c, char *why, size_t whylen)
 		c->cls[k] = -1;
 	for (size_t k = 0; k < MS_PLOT_NWSS; k++)
 		c->wss[k] = -1;
+	c->wss_file = -1;
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(f[i], "epoch"))
 			c->epoch = (long)i;
+		if (!strcmp(f[i], "wss_accessed_file_backed"))
+			c->wss_file = (long)i;
 		for (size_t k = 0; k < MS_PLOT_NWSS; k++)
 			if (!strncmp(f[i], "wss_accessed_", 13) &&
 			    !strcmp(f[i] + 13, ms_classes[ms_plot_wss_classes[k]].key))
@@ -123,6 +127,15 @@ static bool csv_row(char *line, const struct csv_cols *c, double page_size,
 	s->brk = false;
 	s->has_wss = true;
 	s->wss = 0;
+	/* anon and file-backed where the log has them (DAMON's tells no other class) */
+	if (c->wss_file >= 0 && c->wss[0] >= 0) {
+		double v;
+
+		if (!number(f[c->wss[0]], &s->wss) || !number(f[c->wss_file], &v))
+			return false;
+		s->wss += v;
+		return true;
+	}
 	for (size_t k = 0; k < MS_PLOT_NWSS; k++) {
 		double v;
 
@@ -180,7 +193,7 @@ static int inner_object(const char *p, char *obj, size_t objlen)
 /* one JSON line: 1 a sample, 0 a memstat line without one (an error object), -1 unreadable */
 static int json_row(const char *line, struct ms_plot_sample *s)
 {
-	const char *pages;
+	const char *pages, *file;
 	char obj[1024];
 
 	if (strncmp(line, "{", 1))
@@ -210,8 +223,18 @@ static int json_row(const char *line, struct ms_plot_sample *s)
 	/* --wss: the machine's "wss":{"mechanism":...,"accessed":{"anon":N,...}...} (a group's
 	 * "wss" of --by has no mechanism) */
 	pages = strstr(line, "\"wss\":{\"mechanism\":");
+	file = pages ? strstr(pages, "\"file_backed\":{") : NULL;
 	pages = pages ? strstr(pages, "\"accessed\":{") : NULL;
-	if (pages) {
+	if (pages && file) {	/* anon and file-backed (DAMON's tells no other class) */
+		double v;
+
+		if (inner_object(pages + 11, obj, sizeof(obj)) ||
+		    json_number(obj, ms_classes[MS_C_ANON].key, &s->wss) < 1 ||
+		    inner_object(file + 14, obj, sizeof(obj)) || json_number(obj, "accessed", &v) < 1)
+			return -1;
+		s->wss += v;
+		s->has_wss = true;
+	} else if (pages) {	/* a log of before file_backed: the classes' sum */
 		if (inner_object(pages + 11, obj, sizeof(obj)))
 			return -1;
 		for (size_t k = 0; k < MS_PLOT_NWSS; k++) {

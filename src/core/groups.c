@@ -712,14 +712,17 @@ int ms_groups_finish(struct ms_groups *g, const struct ms_result *res)
 		ms_err("out of memory");
 		return MS_EXIT_FAIL;
 	}
-	/* --wss on DAMON, --by cgroup: each cgroup measured gets its counts (none: unmeasured) */
-	if (g->wss && g->wss->mech == MS_WSS_DAMON && g->by == MS_BY_CGROUP)
+	/* --wss on DAMON, --by cgroup or node: each cgroup or node measured gets its counts
+	 * (none: unmeasured) */
+	if (g->wss && g->wss->mech == MS_WSS_DAMON &&
+	    ((g->by == MS_BY_CGROUP && g->wss->damon_by == MS_WSS_DAMON_BY_CGROUP) ||
+	     (g->by == MS_BY_NODE && g->wss->damon_by == MS_WSS_DAMON_BY_NODE)))
 		for (i = 0; i < g->n; i++) {
-			const struct ms_wss_damon_cg *d;
+			const struct ms_wss_damon_group *d;
 
 			if (g->g[i].k1 == NONE_KEY)	/* (none): no memcg, no LRU folio */
 				continue;
-			d = ms_wss_damon_cgroup(g->wss, g->g[i].k1);
+			d = ms_wss_damon_group_of(g->wss, g->g[i].k1);
 			if (d)
 				memcpy(g->g[i].damon, d->n, sizeof(d->n));
 			else

@@ -143,31 +143,36 @@ struct ms_wss {
 	 * only, no class, group or page */
 	__u64 damon[2][2];
 	bool damon_mglru;	/* MGLRU was on (without what --wss needs of it): read() is unseen */
-	/* --by cgroup on DAMON (asked for before the window, kept by ms_wss_clear()): the memory
-	 * cgroups measured, four schemes each (sorted by id), and how many with pages were not */
-	bool damon_by_cgroup;
-	struct ms_wss_damon_cg *damon_cg;
-	size_t ndamon_cg, damon_cg_unmeasured;
-	__u64 damon_rest[2][2];	/* the pages of no cgroup measured (in damon[][] too) */
+	/* --by cgroup or node on DAMON (enum ms_wss_damon_by, asked for before the window, kept by
+	 * ms_wss_clear()): the groups measured, four schemes each (sorted by id), and how many
+	 * with pages were not (cgroups: the largest only; nodes: every one) */
+	int damon_by;
+	struct ms_wss_damon_group *damon_g;
+	size_t ndamon_g, damon_g_unmeasured;
+	__u64 damon_rest[2][2];	/* the pages of no group measured (in damon[][] too) */
 	bool damon_stopped;	/* a stop signal ended DAMON's wait */
 	/* sampling: DAMON's waits poll through it (false: stop; kept by ms_wss_clear()) */
 	bool (*sleep_until)(double deadline_ms);
 };
 
-/* --by cgroup on DAMON: a memory cgroup's own LRU pages, [anonymous, file-backed][accessed,
- * idle] */
-struct ms_wss_damon_cg {
-	__u64 id;		/* as struct ms_page_rec's cgroup and struct ms_cgroup's */
-	char *path;		/* its path in the hierarchy, as DAMON's memcg filter takes it */
-	__u64 own;		/* its own anon and file pages at the start (memory.stat): the choice */
+/* the groups DAMON measures: none (the machine's totals), memory cgroups (their schemes' memcg
+ * filters), NUMA nodes (a kdamond each over the node's address ranges) */
+enum ms_wss_damon_by { MS_WSS_DAMON_BY_NONE, MS_WSS_DAMON_BY_CGROUP, MS_WSS_DAMON_BY_NODE };
+
+/* --by cgroup or node on DAMON: a memory cgroup's own LRU pages, or a node's,
+ * [anonymous, file-backed][accessed, idle] */
+struct ms_wss_damon_group {
+	__u64 id;		/* a cgroup's as struct ms_page_rec's and struct ms_cgroup's; a node */
+	char *path;		/* a cgroup's path in the hierarchy, as DAMON's memcg filter takes it */
+	__u64 own;		/* a cgroup's own anon and file pages at the start (memory.stat) */
 	__u64 n[2][2];
 };
 /* The cgroups DAMON measures with --by cgroup: the root and the largest others (own pages) */
 #define MS_WSS_DAMON_CGROUPS 8
-/* The measured cgroup id's counts, or NULL (not measured; not DAMON). */
-const struct ms_wss_damon_cg *ms_wss_damon_cgroup(const struct ms_wss *w, __u64 id);
+/* The measured cgroup's or node's counts by id, or NULL (not measured; not DAMON). */
+const struct ms_wss_damon_group *ms_wss_damon_group_of(const struct ms_wss *w, __u64 id);
 /* their order, by id (a qsort() and bsearch() comparator) */
-int ms_wss_damon_cg_cmp(const void *a, const void *b);
+int ms_wss_damon_group_cmp(const void *a, const void *b);
 
 /*
  * Which mechanism this machine has for a window: MS_WSS_MGLRU (MGLRU on, its control file
@@ -178,11 +183,11 @@ int ms_wss_damon_cg_cmp(const void *a, const void *b);
 int ms_wss_mechanism(char *why, size_t whylen);
 /* The same, with only the reasons in why ("no MGLRU (...); no idle page bitmap (...); ..."). */
 int ms_wss_mechanism_reasons(char *why, size_t whylen);
-/* What DAMON cannot give (the message of each refusal: groups, processes, pages, samples) */
+/* What DAMON cannot give (the message of each refusal: other groups, processes, pages) */
 #define MS_WSS_DAMON_TOTALS "DAMON, this machine's only way to see page accesses, gives the " \
-	"window's totals of anonymous and file-backed memory, of the machine and of its largest " \
-	"memory cgroups (--by cgroup, without --tree): no other group's, process's or page's, and " \
-	"no CSV log (its columns have no place for file-backed pages: -f jsonl or prom)"
+	"window's totals of anonymous and file-backed memory, of the machine, of its largest " \
+	"memory cgroups (--by cgroup, without --tree) and of its nodes (--by node): no other " \
+	"group's, process's or page's"
 
 
 /* a page's state after the first aging (the before-walk's) */

@@ -13,12 +13,13 @@
 void ms_wss_clear(struct ms_wss *w, int mech, double window_s)
 {
 	bool cgroup_paging = w->cgroup_paging;	/* asked for before the window */
-	bool keep_verdicts = w->keep_verdicts, damon_by_cgroup = w->damon_by_cgroup;
+	bool keep_verdicts = w->keep_verdicts;
+	int damon_by = w->damon_by;
 	bool (*sleep_until)(double) = w->sleep_until;
 
 	ms_wss_damon_free(w);
 	memset(w, 0, sizeof(*w));
-	w->damon_by_cgroup = damon_by_cgroup;
+	w->damon_by = damon_by;
 	w->sleep_until = sleep_until;
 	w->cgroup_paging = cgroup_paging;
 	w->keep_verdicts = keep_verdicts;
@@ -29,27 +30,27 @@ void ms_wss_clear(struct ms_wss *w, int mech, double window_s)
 
 void ms_wss_damon_free(struct ms_wss *w)
 {
-	for (size_t i = 0; i < w->ndamon_cg; i++)
-		free(w->damon_cg[i].path);
-	free(w->damon_cg);
-	w->damon_cg = NULL;
-	w->ndamon_cg = w->damon_cg_unmeasured = 0;
+	for (size_t i = 0; i < w->ndamon_g; i++)
+		free(w->damon_g[i].path);
+	free(w->damon_g);
+	w->damon_g = NULL;
+	w->ndamon_g = w->damon_g_unmeasured = 0;
 }
 
-int ms_wss_damon_cg_cmp(const void *a, const void *b)
+int ms_wss_damon_group_cmp(const void *a, const void *b)
 {
-	__u64 x = ((const struct ms_wss_damon_cg *)a)->id, y = ((const struct ms_wss_damon_cg *)b)->id;
+	__u64 x = ((const struct ms_wss_damon_group *)a)->id, y = ((const struct ms_wss_damon_group *)b)->id;
 
 	return x < y ? -1 : x > y;
 }
 
-const struct ms_wss_damon_cg *ms_wss_damon_cgroup(const struct ms_wss *w, __u64 id)
+const struct ms_wss_damon_group *ms_wss_damon_group_of(const struct ms_wss *w, __u64 id)
 {
-	struct ms_wss_damon_cg key = { .id = id };
+	struct ms_wss_damon_group key = { .id = id };
 
-	if (!w || w->mech != MS_WSS_DAMON || !w->ndamon_cg)
+	if (!w || w->mech != MS_WSS_DAMON || !w->ndamon_g)
 		return NULL;
-	return bsearch(&key, w->damon_cg, w->ndamon_cg, sizeof(key), ms_wss_damon_cg_cmp);
+	return bsearch(&key, w->damon_g, w->ndamon_g, sizeof(key), ms_wss_damon_group_cmp);
 }
 
 void ms_wss_reset_counts(struct ms_wss *w)

@@ -191,14 +191,16 @@ void ms_groups_print(FILE *out, const struct ms_groups *g)
 	fprintf(out, "(class columns in MB and %% of the row's total; Cache is page cache%s%s)\n",
 		g->attrs ? "; Dirty, Mlocked, THP (anon, shmem and file) and Pinned (DMA): MB of "
 		"the group's pages with these attributes of -a" : "",
-		!g->wss ? "" : damon_groups(g) ? "; Accessed, Idle: MB of its anon and file-backed "
+		!g->wss ? "" : damon_groups(g) && g->by == MS_BY_NODE ? "; Accessed, Idle: MB of "
+		"its anon and file-backed LRU pages in the window of --wss (DAMON: a kdamond per "
+		"node)" : damon_groups(g) ? "; Accessed, Idle: MB of its anon and file-backed "
 		"LRU pages in the window of --wss (DAMON: the root cgroup and the largest others; "
 		"-: not measured)" : "; Accessed, Idle, Unseen: MB of its anon, shmem, exec and page "
 		"cache in the window of --wss (the working set below)");
-	if (damon_groups(g) && g->wss->damon_cg_unmeasured)
+	if (damon_groups(g) && g->wss->damon_g_unmeasured)
 		fprintf(out, "(DAMON measured %zu cgroups; %zu others with pages were not: their "
-			"pages are in no row's Accessed or Idle)\n", g->wss->ndamon_cg,
-			g->wss->damon_cg_unmeasured);
+			"pages are in no row's Accessed or Idle)\n", g->wss->ndamon_g,
+			g->wss->damon_g_unmeasured);
 }
 
 /* "pages" (the classes and total) and "detail" (the sub-classes but unknown, which has none) */

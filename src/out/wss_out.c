@@ -93,16 +93,21 @@ static void damon_print(FILE *out, const struct ms_wss *w)
 		for (int k = 0; t < 2 && k < 2; k++)
 			total[k] += n[k];
 	}
-	fprintf(out, "\nWindow %.1f s (DAMON: a kdamond of memstat's whose stat schemes ran at its "
-		"start, %.1f s after the kdamond began, and its end; stopped and removed since).\n",
-		w->measured_s, w->aging_ms[0] / 1000.0);
+	fprintf(out, "\nWindow %.1f s (DAMON: %s of memstat's whose stat schemes ran at its "
+		"start, %.1f s after the %s began, and its end; stopped and removed since).\n",
+		w->measured_s, w->damon_by == MS_WSS_DAMON_BY_NODE ? "kdamonds" : "a kdamond",
+		w->aging_ms[0] / 1000.0, w->damon_by == MS_WSS_DAMON_BY_NODE ? "kdamonds" :
+		"kdamond");
 	paging_line(out, w);
 	fputs("File-backed: shmem, exec and libs, and page cache, which DAMON does not tell apart.\n"
 	      "Kernel, hugetlb and free pages are on no LRU list: not tracked.\n", out);
-	if (w->damon_by_cgroup)
+	if (w->damon_by == MS_WSS_DAMON_BY_NODE)
+		fprintf(out, "Nodes: %zu, a kdamond each over the node's address ranges.\n",
+			w->ndamon_g);
+	if (w->damon_by == MS_WSS_DAMON_BY_CGROUP)
 		fprintf(out, "Cgroups: %zu measured (the root and the largest others by their own "
-			"pages, four schemes each), %zu others with pages not.\n", w->ndamon_cg,
-			w->damon_cg_unmeasured);
+			"pages, four schemes each), %zu others with pages not.\n", w->ndamon_g,
+			w->damon_g_unmeasured);
 }
 
 void ms_wss_print(FILE *out, const struct ms_wss *w, bool verbose)
@@ -202,6 +207,29 @@ static void detail_counts(struct ms_jw *jw, const char *name, const __u64 *sub)
 	ms_jw_end_object(jw);
 }
 
+/* the pages of a state of the file-backed classes (shmem, exec, page cache): DAMON's own count */
+static __u64 file_backed(const struct ms_wss *w, int k)
+{
+	const __u64 *cols[2] = { w->accessed, w->idle };
+	__u64 n = 0;
+
+	if (w->mech == MS_WSS_DAMON)
+		return w->damon[1][k];
+	for (int c = 0; c < MS_NR_CLASSES; c++)
+		if (ms_wss_class_tracked(c) && c != MS_C_ANON)
+			n += class_sum(cols[k], c);
+	return n;
+}
+
+/* "file_backed": {"accessed", "idle"}: every mechanism's, DAMON's own count */
+static void file_backed_json(struct ms_jw *jw, const struct ms_wss *w)
+{
+	ms_jw_object_field(jw, "file_backed");
+	ms_jw_u64_field(jw, "accessed", file_backed(w, 0));
+	ms_jw_u64_field(jw, "idle", file_backed(w, 1));
+	ms_jw_end_object(jw);
+}
+
 /* DAMON: a state's pages per class: anon's, null for the others (k < 0: every class null) */
 static void damon_counts(struct ms_jw *jw, const char *name, const struct ms_wss *w, int k)
 {
@@ -232,10 +260,7 @@ static void damon_json(struct ms_jw *jw, const struct ms_wss *w)
 	damon_counts(jw, "idle", w, 1);
 	damon_counts(jw, "unseen", w, -1);
 	damon_counts(jw, "untracked", w, -1);
-	ms_jw_object_field(jw, "file_backed");
-	ms_jw_u64_field(jw, "accessed", w->damon[1][0]);
-	ms_jw_u64_field(jw, "idle", w->damon[1][1]);
-	ms_jw_end_object(jw);
+	file_backed_json(jw, w);
 	ms_jw_object_field(jw, "why_null");
 	for (int c = 0; c < MS_NR_CLASSES; c++)
 		if (c != MS_C_ANON)
@@ -245,10 +270,10 @@ static void damon_json(struct ms_jw *jw, const struct ms_wss *w)
 	ms_jw_array_field(jw, "idle_by_age");	/* DAMON's counts tell no age */
 	ms_jw_end_array(jw);
 	paging_json(jw, w);
-	if (w->damon_by_cgroup) {	/* --by cgroup: how many cgroups its schemes measured */
-		ms_jw_object_field(jw, "cgroups");
-		ms_jw_u64_field(jw, "measured", w->ndamon_cg);
-		ms_jw_u64_field(jw, "unmeasured", w->damon_cg_unmeasured);
+	if (w->damon_by) {	/* --by cgroup or node: how many groups its schemes measured */
+		ms_jw_object_field(jw, w->damon_by == MS_WSS_DAMON_BY_NODE ? "nodes" : "cgroups");
+		ms_jw_u64_field(jw, "measured", w->ndamon_g);
+		ms_jw_u64_field(jw, "unmeasured", w->damon_g_unmeasured);
 		/* the pages of the cgroups not measured (and of removed ones) */
 		ms_jw_object_field(jw, "unmeasured_pages");
 		for (int t = 0; t < 2; t++) {
@@ -285,6 +310,7 @@ void ms_wss_json(struct ms_jw *jw, const struct ms_wss *w)
 	class_counts(jw, "idle", w->idle);
 	class_counts(jw, "unseen", w->unseen);
 	class_counts(jw, "untracked", w->untracked);
+	file_backed_json(jw, w);
 	class_counts(jw, "accessed_referenced", w->referenced);
 	ms_jw_string_field(jw, "why_unseen", unseen_why);
 	ms_jw_bool_field(jw, "first_sight_rule", w->first_sight);
@@ -377,7 +403,9 @@ __u64 ms_wss_tracked_pages(const __u64 per_class[MS_NR_CLASSES])
 
 /*
  * Sampling with --wss: the CSV columns (wss_window_s, wss_measured_s, then wss_<state>_<class>
- * for each state and each class the window tracks, in pages) and a sample's values.
+ * for each state and each class the window tracks, then wss_accessed_file_backed and
+ * wss_idle_file_backed, in pages) and a sample's values. DAMON tells anon from file-backed only:
+ * its other classes' fields are empty, never 0.
  */
 static const char *const csv_states[4] = { "accessed", "idle", "unseen", "untracked" };
 
@@ -388,6 +416,7 @@ void ms_wss_csv_header(FILE *out)
 		for (int c = 0; c < MS_NR_CLASSES; c++)
 			if (ms_wss_class_tracked(c))
 				fprintf(out, ",wss_%s_%s", csv_states[k], ms_classes[c].key);
+	fputs(",wss_accessed_file_backed,wss_idle_file_backed", out);
 	for (int k = 0; k < MS_WSS_NPAGING; k++)
 		fprintf(out, ",wss_%s", ms_wss_paging_keys[k]);
 }
@@ -398,9 +427,18 @@ void ms_wss_csv_row(FILE *out, const struct ms_wss *w)
 
 	fprintf(out, ",%.3f,%.3f", w->window_s, w->measured_s);
 	for (int k = 0; k < 4; k++)
-		for (int c = 0; c < MS_NR_CLASSES; c++)
-			if (ms_wss_class_tracked(c))
+		for (int c = 0; c < MS_NR_CLASSES; c++) {
+			if (!ms_wss_class_tracked(c))
+				continue;
+			if (w->mech != MS_WSS_DAMON)
 				fprintf(out, ",%llu", (unsigned long long)class_sum(cols[k], c));
+			else if (c == MS_C_ANON && k < 2)
+				fprintf(out, ",%llu", (unsigned long long)w->damon[0][k]);
+			else
+				fputc(',', out);	/* DAMON cannot tell */
+		}
+	fprintf(out, ",%llu,%llu", (unsigned long long)file_backed(w, 0),
+		(unsigned long long)file_backed(w, 1));
 	for (int k = 0; k < MS_WSS_NPAGING; k++) {	/* empty: the kernel has no such counter */
 		if (ms_wss_paging(w, k) < 0)
 			fputc(',', out);

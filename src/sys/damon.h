@@ -32,6 +32,14 @@ int ms_damon_usable(const char *release, char *why, size_t whylen);
 
 struct ms_wss;
 /*
+ * --by node: w->damon_g (ids) and kd[] (ranges of pfns, merged) of each node whose zones' spans
+ * (z) hold some of ranges, *nkd of them (the caller frees kd[] and each one's ranges, also on
+ * failure). MS_EXIT_OK, or with why MS_EXIT_UNSUPPORTED (two nodes whose spans interleave: a
+ * folio would meet two kdamonds' young filters) or MS_EXIT_FAIL.
+ */
+int ms_damon_nodes(struct ms_wss *w, const struct ms_ranges *ranges, const struct ms_zone *z,
+		   size_t nz, struct ms_ranges **kd, size_t *nkd, char *why, size_t whylen);
+/*
  * The whole window on DAMON: its kdamond made and started, the first scheme application
  * (the window's start), the second (its end), the kdamond stopped and removed. Fills w's
  * damon counts, measured_s and paging. MS_EXIT_OK, or MS_EXIT_FAIL with why (a whole message);

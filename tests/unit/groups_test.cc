@@ -288,12 +288,12 @@ TEST(Groups, DamonCountsGoToTheirCgroupsRows)
 	const uint64_t a = (1ULL << 40) + 10, b = (1ULL << 40) + 20, c = (1ULL << 40) + 30;
 	ms_wss w = {};
 	w.mech = MS_WSS_DAMON;
-	w.damon_by_cgroup = true;
-	w.ndamon_cg = 2;
-	w.damon_cg = static_cast<ms_wss_damon_cg *>(calloc(2, sizeof(ms_wss_damon_cg)));
-	w.damon_cg[0] = { a, strdup("/a"), 0, { { 4, 5 }, { 6, 7 } } };	/* sorted by id */
-	w.damon_cg[1] = { c, strdup("/c"), 0, { { 1, 0 }, { 2, 3 } } };
-	w.damon_cg_unmeasured = 1;
+	w.damon_by = MS_WSS_DAMON_BY_CGROUP;
+	w.ndamon_g = 2;
+	w.damon_g = static_cast<ms_wss_damon_group *>(calloc(2, sizeof(ms_wss_damon_group)));
+	w.damon_g[0] = { a, strdup("/a"), 0, { { 4, 5 }, { 6, 7 } } };	/* sorted by id */
+	w.damon_g[1] = { c, strdup("/c"), 0, { { 1, 0 }, { 2, 3 } } };
+	w.damon_g_unmeasured = 1;
 	ms_groups_set_wss(x.g, &w);
 	uint64_t pfn = 0;
 	for (uint64_t id : { a, a, a, b, b, c }) {
@@ -330,6 +330,53 @@ TEST(Groups, DamonCountsGoToTheirCgroupsRows)
 			row_b = l;
 	EXPECT_NE(row_b.find("-        -        -"), std::string::npos) << table;
 	EXPECT_NE(table.find("DAMON measured 2 cgroups; 1 others"), std::string::npos) << table;
+	ms_wss_free(&w);
+}
+
+// --wss on DAMON, --by node: each node's row has its kdamond's counts; the machine's JSON says
+// how many nodes were measured, and the table that each had a kdamond.
+TEST(Groups, DamonCountsGoToTheirNodesRows)
+{
+	static const ms_zone zones[] = { { 0, "Normal", 1, 4096 }, { 1, "Normal", 4096, 10000 } };
+	Groups x(MS_BY_NODE, 0);
+	x.g->zones = static_cast<ms_zone *>(malloc(sizeof(zones)));
+	memcpy(x.g->zones, zones, sizeof(zones));
+	x.g->nzones = 2;
+	ms_wss w = {};
+	w.mech = MS_WSS_DAMON;
+	w.damon_by = MS_WSS_DAMON_BY_NODE;
+	w.ndamon_g = 2;
+	w.damon_g = static_cast<ms_wss_damon_group *>(calloc(2, sizeof(ms_wss_damon_group)));
+	w.damon_g[0] = { 0, nullptr, 0, { { 4, 5 }, { 6, 7 } } };
+	w.damon_g[1] = { 1, nullptr, 0, { { 1, 0 }, { 2, 3 } } };
+	for (int k = 0; k < 2; k++)
+		for (int v = 0; v < 2; v++)
+			w.damon[k][v] = w.damon_g[0].n[k][v] + w.damon_g[1].n[k][v];
+	ms_groups_set_wss(x.g, &w);
+	for (uint64_t pfn : { 1, 2, 3, 5000, 5001 }) {
+		ms_page_rec r = anon_rec();
+		ASSERT_EQ(ms_groups_page(x.g, pfn, &r), 0);
+		ms_groups_wss(x.g, MS_WSS_NONE, MS_C_ANON);
+	}
+	ms_result res = result_of(5);
+	ASSERT_EQ(ms_groups_finish(x.g, &res), MS_EXIT_OK);
+	json j = json::parse(json_of(x.g, &res));
+	ASSERT_EQ(j["groups"].size(), 2u) << j.dump();
+	for (const json &g : j["groups"]) {
+		const json &gw = g["wss"];
+		bool zero = g["name"] == "0";
+		EXPECT_EQ(gw["accessed"]["anon"], zero ? 4 : 1) << g.dump();
+		EXPECT_EQ(gw["idle"]["anon"], zero ? 5 : 0);
+		EXPECT_EQ(gw["file_backed"]["accessed"], zero ? 6 : 2);
+		EXPECT_EQ(gw["file_backed"]["idle"], zero ? 7 : 3);
+		EXPECT_TRUE(gw["unseen"]["anon"].is_null());
+	}
+	EXPECT_EQ(j["wss"]["nodes"]["measured"], 2) << j["wss"].dump();
+	EXPECT_EQ(j["wss"]["nodes"]["unmeasured"], 0);
+	EXPECT_FALSE(j["wss"].contains("cgroups"));
+	std::string table = mstest::capture([&](FILE *f) { ms_groups_print(f, x.g); });
+	EXPECT_NE(table.find("DAMON: a kdamond per node"), std::string::npos) << table;
+	EXPECT_EQ(table.find("not measured"), std::string::npos) << table;
 	ms_wss_free(&w);
 }
 

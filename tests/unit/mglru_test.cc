@@ -16,6 +16,7 @@ extern "C" {
 #include "mglru_bits.h"
 #include "memstat_int.h"
 #include "wss.h"
+#include "damon.h"
 #include "output.h"
 #include "page_idle.h"
 #include "json.h"
@@ -525,6 +526,8 @@ TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 	EXPECT_EQ(v["wss_untracked_shmem"], "1");
 	EXPECT_EQ(v["wss_unseen_anon"], "0");
 	EXPECT_EQ(v.count("wss_accessed_kernel"), 0u);	// a class it cannot see: no column
+	EXPECT_EQ(v["wss_accessed_file_backed"], "0");	// shmem, exec and page cache
+	EXPECT_EQ(v["wss_idle_file_backed"], "1");
 	EXPECT_EQ(v["wss_pgmajfault"], "12");
 	EXPECT_EQ(v["wss_workingset_refault_file"], "0");
 	EXPECT_EQ(v.count("wss_pswpout"), 1u);
@@ -717,4 +720,79 @@ TEST(Wss, DamonsTotalsInTheTableAndTheJson)
 	EXPECT_TRUE(x["unseen"]["anon"].is_null());
 	EXPECT_TRUE(x["idle_by_age"].empty());
 	EXPECT_TRUE(x["paging"]["pgmajfault"].is_null()) << "the kernel's absent counter";
+	// a sample: CSV has anon's and file-backed columns, the classes it cannot tell empty
+	ms_result r = {};
+	r.backend = "bpf";
+	timespec ts = {1700000000, 0};
+	std::vector<std::string> head = csv_fields(mstest::capture([&](FILE *f) {
+		ms_csv_header_mode(f, false, false, true); }));
+	std::vector<std::string> row = csv_fields(mstest::capture([&](FILE *f) {
+		ms_csv_row(f, &ts, &r, nullptr, &w); }));
+	ASSERT_EQ(head.size(), row.size());
+	std::map<std::string, std::string> v;
+	for (size_t i = 0; i < head.size(); i++)
+		v[head[i]] = row[i];
+	EXPECT_EQ(v["wss_accessed_anon"], "49152");
+	EXPECT_EQ(v["wss_idle_anon"], "147456");
+	EXPECT_EQ(v["wss_accessed_file_backed"], "16384");
+	EXPECT_EQ(v["wss_idle_file_backed"], "49152");
+	for (const char *c : {"wss_accessed_shmem", "wss_idle_page_cache", "wss_unseen_anon",
+			      "wss_untracked_exec"}) {
+		EXPECT_EQ(v.count(c), 1u) << c;
+		EXPECT_EQ(v[c], "") << c << ": DAMON cannot tell, so empty, never 0";
+	}
+	// the terminal rows: MB accessed and idle, anon and file-backed
+	std::string trow = mstest::capture([&](FILE *f) { ms_wss_row(f, &w); });
+	EXPECT_EQ(trow, "       256      768");
+	std::string prom = mstest::capture([&](FILE *f) { ms_wss_prom(f, &w); });
+	EXPECT_NE(prom.find("memstat_wss_pages{class=\"file_backed\",state=\"idle\"} 49152\n"),
+		  std::string::npos) << prom;
+	EXPECT_EQ(prom.find("class=\"shmem\""), std::string::npos) << prom;
+}
+
+// --wss on DAMON, --by node: a kdamond per node over the present memory within its zones' spans
+// (merged: a Movable zone within another's span is walked once); a node with no present memory
+// gets none; two nodes whose spans interleave are refused (exit 5), for a folio would meet two
+// kdamonds' young filters.
+TEST(Wss, DamonNodesAreThePresentMemoryOfTheirZones)
+{
+	ms_range present[] = { { 1, 100 }, { 256, 20000 } };
+	ms_ranges ranges = { present, 2, 0 };
+	static const ms_zone zones[] = { { 0, "DMA", 1, 4096 }, { 0, "DMA32", 4096, 10000 },
+					 { 0, "Movable", 5000, 8000 }, { 1, "Normal", 10000, 30000 },
+					 { 2, "Normal", 40000, 50000 } };
+	ms_wss w = {};
+	ms_ranges *kd = nullptr;
+	size_t nkd = 0;
+	char why[256] = "";
+
+	ASSERT_EQ(ms_damon_nodes(&w, &ranges, zones, 5, &kd, &nkd, why, sizeof(why)), MS_EXIT_OK)
+		<< why;
+	ASSERT_EQ(nkd, 2u);
+	ASSERT_EQ(w.ndamon_g, 2u);
+	EXPECT_EQ(w.damon_g[0].id, 0u);
+	EXPECT_EQ(w.damon_g[1].id, 1u);
+	ASSERT_EQ(kd[0].n, 2u);
+	EXPECT_EQ(kd[0].r[0].start, 1u);
+	EXPECT_EQ(kd[0].r[0].end, 100u);
+	EXPECT_EQ(kd[0].r[1].start, 256u);
+	EXPECT_EQ(kd[0].r[1].end, 10000u);
+	EXPECT_EQ(kd[0].pages, 99u + 9744u);
+	ASSERT_EQ(kd[1].n, 1u);
+	EXPECT_EQ(kd[1].r[0].start, 10000u);
+	EXPECT_EQ(kd[1].r[0].end, 20000u);
+	for (size_t k = 0; k < nkd; k++)
+		ms_ranges_free(&kd[k]);
+	free(kd);
+	ms_wss_free(&w);
+
+	static const ms_zone interleaved[] = { { 0, "Normal", 1, 1000 }, { 1, "Normal", 500, 5000 } };
+	ms_wss w2 = {};
+	EXPECT_EQ(ms_damon_nodes(&w2, &ranges, interleaved, 2, &kd, &nkd, why, sizeof(why)),
+		  MS_EXIT_UNSUPPORTED);
+	EXPECT_NE(std::string(why).find("nodes 0 and 1 interleave"), std::string::npos) << why;
+	for (size_t k = 0; k < nkd; k++)
+		ms_ranges_free(&kd[k]);
+	free(kd);
+	ms_wss_free(&w2);
 }

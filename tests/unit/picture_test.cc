@@ -285,6 +285,44 @@ TEST(Plot, WssLogsDrawTheWorkingSetBesideTheResidentSize)
 	ms_plot_free(&p);
 }
 
+// A log of --wss on DAMON, which tells anon from file-backed and no other class (their fields
+// empty in CSV, null in JSON): the working set is anon's and file-backed's accessed pages; the
+// group's file_backed (before the machine's wss in a line) is not the machine's
+TEST(Plot, DamonLogsDrawAnonAndFileBackedAccessed)
+{
+	TmpFile csv("timestamp,epoch,backend,kernel,anon,shmem,exec,page_cache,hugetlb,free,unknown,"
+		    "total,holes,walk_ms,wss_window_s,wss_measured_s,wss_accessed_anon,"
+		    "wss_accessed_shmem,wss_accessed_exec,wss_accessed_page_cache,wss_idle_anon,"
+		    "wss_accessed_file_backed,wss_idle_file_backed\n"
+		    "2026-01-01T00:00:00.000Z,100,bpf,1,2000,10,20,3000,0,5000,0,10031,0,1.5,60,60.1,"
+		    "500,,,,1500,300,2700\n"
+		    "2026-01-01T00:01:00.000Z,160,bpf,1,2000,10,20,3000,0,5000,0,10031,0,1.5,60,60.1,"
+		    "600,,,,1400,,2700\n");	// damaged (no file-backed count): skipped
+	TmpFile jsonl("{\"format_version\":1,\"epoch\":1000,\"page_size\":4096,\"pages\":{"
+		      "\"kernel\":5,\"anon\":600,\"page_cache\":7,\"free\":8,\"total\":620},"
+		      "\"groups\":[{\"name\":\"a\",\"wss\":{\"accessed\":{\"anon\":1,\"shmem\":null},"
+		      "\"file_backed\":{\"accessed\":9,\"idle\":1}}}],\"wss\":{\"mechanism\":\"damon\","
+		      "\"window_s\":60.000,\"accessed\":{\"anon\":400,\"shmem\":null,\"exec\":null,"
+		      "\"page_cache\":null,\"hugetlb\":null},\"file_backed\":{\"accessed\":70,"
+		      "\"idle\":30}}}\n");
+	ms_plot p = {};
+	char why[256] = "";
+
+	ASSERT_EQ(ms_plot_read(&p, csv.path.c_str(), why, sizeof(why)), 0) << why;
+	ASSERT_EQ(p.n, 1u);
+	EXPECT_EQ(p.skipped, 1u);
+	EXPECT_TRUE(p.s[0].has_wss);
+	EXPECT_DOUBLE_EQ(p.s[0].wss, 800);
+	ASSERT_EQ(ms_plot_read(&p, jsonl.path.c_str(), why, sizeof(why)), 0) << why;
+	ASSERT_EQ(p.n, 2u);
+	EXPECT_TRUE(p.s[1].has_wss);
+	EXPECT_DOUBLE_EQ(p.s[1].wss, 470);	// the machine's, not group a's
+	ms_plot_breaks(&p);
+	std::string svg = draw(ms_plot_draw, &p);
+	EXPECT_EQ(count(svg, "Working set"), 1u) << svg;
+	ms_plot_free(&p);
+}
+
 TEST(Plot, NotAMemstatLog)
 {
 	TmpFile other("a,b,c\n1,2,3\n");
