@@ -493,6 +493,22 @@ std::vector<std::string> csv_fields(const std::string &line)
 	return f;
 }
 
+// a --wss sample's CSV header and row as column: value (empty: their lengths differ)
+std::map<std::string, std::string> wss_csv_sample(const ms_wss *w)
+{
+	ms_result r = {};
+	r.backend = "bpf";
+	timespec ts = {1700000000, 0};
+	std::vector<std::string> head = csv_fields(mstest::capture([&](FILE *f) {
+		ms_csv_header_mode(f, false, false, true); }));
+	std::vector<std::string> row = csv_fields(mstest::capture([&](FILE *f) {
+		ms_csv_row(f, &ts, &r, nullptr, w); }));
+	std::map<std::string, std::string> v;
+	for (size_t i = 0; head.size() == row.size() && i < head.size(); i++)
+		v[head[i]] = row[i];
+	return v;
+}
+
 TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 {
 	WssFixture fx;
@@ -508,17 +524,8 @@ TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 	fx.w.paging_end[MS_WSS_PGMAJFAULT] = 112;
 	fx.w.paging_end[MS_WSS_PGMIGRATE] = 130;	// 30 pages migrated in the window
 	fx.w.paging_start[MS_WSS_PSWPOUT] = fx.w.paging_end[MS_WSS_PSWPOUT] = -1;
-	ms_result r = {};
-	r.backend = "bpf";
-	timespec ts = {1700000000, 0};
-	std::vector<std::string> head = csv_fields(mstest::capture([&](FILE *f) {
-		ms_csv_header_mode(f, false, false, true); }));
-	std::vector<std::string> row = csv_fields(mstest::capture([&](FILE *f) {
-		ms_csv_row(f, &ts, &r, nullptr, &fx.w); }));
-	ASSERT_EQ(head.size(), row.size());
-	std::map<std::string, std::string> v;
-	for (size_t i = 0; i < head.size(); i++)
-		v[head[i]] = row[i];
+	std::map<std::string, std::string> v = wss_csv_sample(&fx.w);
+	ASSERT_FALSE(v.empty()) << "the header and the row have other lengths";
 	EXPECT_EQ(v["wss_window_s"], "60.000");
 	EXPECT_EQ(v["wss_measured_s"], "60.250");
 	EXPECT_EQ(v["wss_accessed_anon"], "2");
@@ -556,6 +563,9 @@ TEST(Wss, SamplesCarryTheWindowsCountsInEachFormat)
 		<< table;
 	EXPECT_EQ(prom.find("class=\"kernel\""), std::string::npos) << prom;
 	// the terminal rows: MB accessed and idle after the classes
+	ms_result r = {};
+	r.backend = "bpf";
+	timespec ts = {1700000000, 0};
 	std::string rows = mstest::capture([&](FILE *f) {
 		ms_row_header(f, true);
 		ms_row(f, &ts, &r, &fx.w); });
@@ -721,17 +731,8 @@ TEST(Wss, DamonsTotalsInTheTableAndTheJson)
 	EXPECT_TRUE(x["idle_by_age"].empty());
 	EXPECT_TRUE(x["paging"]["pgmajfault"].is_null()) << "the kernel's absent counter";
 	// a sample: CSV has anon's and file-backed columns, the classes it cannot tell empty
-	ms_result r = {};
-	r.backend = "bpf";
-	timespec ts = {1700000000, 0};
-	std::vector<std::string> head = csv_fields(mstest::capture([&](FILE *f) {
-		ms_csv_header_mode(f, false, false, true); }));
-	std::vector<std::string> row = csv_fields(mstest::capture([&](FILE *f) {
-		ms_csv_row(f, &ts, &r, nullptr, &w); }));
-	ASSERT_EQ(head.size(), row.size());
-	std::map<std::string, std::string> v;
-	for (size_t i = 0; i < head.size(); i++)
-		v[head[i]] = row[i];
+	std::map<std::string, std::string> v = wss_csv_sample(&w);
+	ASSERT_FALSE(v.empty()) << "the header and the row have other lengths";
 	EXPECT_EQ(v["wss_accessed_anon"], "49152");
 	EXPECT_EQ(v["wss_idle_anon"], "147456");
 	EXPECT_EQ(v["wss_accessed_file_backed"], "16384");
