@@ -584,6 +584,47 @@ TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
 		return;
 	}
 	ASSERT_EQ(mech, MS_WSS_DAMON) << why;
+	// The workload's memory on one node (set_mempolicy, inherited by its processes; the 6.18
+	// VM has two): the one with the most free memory once the earlier tests' clean page cache
+	// is dropped (this is a test VM), with room for the workload's 1 GiB and 128 MiB more. On
+	// a node that fills up, the rest would go to the other node and kswapd would evict the
+	// file's cold pages, which the cgroup's and the node's rows count idle (in the 6.18 VM
+	// the kdump's crashkernel= reserve takes 256 MiB of node 1)
+	ASSERT_TRUE(write_str("/proc/sys/vm/drop_caches", "1"));
+	int nodes = 0, last = -1;
+	long long last_kb = -1;
+	for (int i = 0; i < 64; i++) {
+		std::string dir = "/sys/devices/system/node/node" + std::to_string(i);
+		if (access(dir.c_str(), F_OK) != 0)
+			continue;
+		nodes++;
+		std::string mi = read_file(dir + "/meminfo");
+		size_t at = mi.find("MemFree:");
+		long long kb = at == std::string::npos ? -1 : atoll(mi.c_str() + at + 8);
+		if (kb > last_kb) {
+			last = i;
+			last_kb = kb;
+		}
+	}
+	ASSERT_GE(last, 0);
+	ASSERT_GE(last_kb, (1024 + 128) * 1024LL) << "no node has room for the workload: node "
+						   << last << " has " << last_kb << " kB free";
+	if (getenv("MEMSTAT_VM_NUMA_NODES")) {
+		EXPECT_EQ(nodes, atoi(getenv("MEMSTAT_VM_NUMA_NODES")));
+	}
+	std::cerr << "wss-damon-node: the workload on node " << last << " (" << last_kb
+		  << " kB free)\n";
+	struct PreferNode {
+		explicit PreferNode(int node)
+		{
+			unsigned long mask = 1UL << node;
+
+			ok = syscall(SYS_set_mempolicy, 1 /* MPOL_PREFERRED */, &mask, 64) == 0;
+		}
+		~PreferNode() { syscall(SYS_set_mempolicy, 0 /* MPOL_DEFAULT */, nullptr, 0); }
+		bool ok;
+	} prefer(last);
+	ASSERT_TRUE(prefer.ok) << strerror(errno);
 	for (const char *args : {"--wss 5 --by cgroup --tree", "--wss 5 --by zone",
 				 "--wss 5 --by cgroup --by node -f prom", "allpages --wss 5"}) {
 		std::string cmd = memstat_path() + " " + args + " 2>&1", out;
@@ -788,25 +829,12 @@ TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
 	ASSERT_EQ(waitpid(sp, &sst, 0), sp);
 	EXPECT_TRUE(WIFEXITED(sst) && WEXITSTATUS(sst) == 0) << sst;
 	EXPECT_EQ(damon_state(), damon_before) << "a kdamond was left behind";
-	// --by node: a kdamond per node, over its address ranges; the workload's memory preferring
-	// the last node (set_mempolicy, inherited by its processes; the 6.18 VM has two nodes),
-	// that node's row has its 192 MiB written accessed and 576 idle, and its file's 64 MiB
-	// accessed and 192 idle, within 10% below (the rest of the node's pages add to them); the
-	// rows add up to the machine's totals exactly; the kdamonds are gone after
-	int nodes = 0, last = -1;
-	for (int i = 0; i < 64; i++)
-		if (access(("/sys/devices/system/node/node" + std::to_string(i)).c_str(), F_OK) == 0) {
-			nodes++;
-			last = i;
-		}
-	ASSERT_GE(last, 0);
-	if (getenv("MEMSTAT_VM_NUMA_NODES"))
-		EXPECT_EQ(nodes, atoi(getenv("MEMSTAT_VM_NUMA_NODES")));
-	unsigned long mask = 1UL << last;
-	ASSERT_EQ(syscall(SYS_set_mempolicy, 1 /* MPOL_PREFERRED */, &mask, 64), 0) << errno;
+	// --by node: a kdamond per node, over its address ranges; the workload's memory on one
+	// node (above), that node's row has its 192 MiB written accessed and 576 idle, and its
+	// file's 64 MiB accessed and 192 idle, within 10% below (the rest of the node's pages add
+	// to them); the rows add up to the machine's totals exactly; the kdamonds are gone after
 	json jn = with_workload({"--wss", "5", "--by", "node", "--json"});
 	RunResult tn = run_with_workload({"--wss", "5", "--by", "node"});	/* for the docs */
-	syscall(SYS_set_mempolicy, 0 /* MPOL_DEFAULT */, nullptr, 0);
 	std::istringstream nlines(tn.out);
 	for (std::string l; std::getline(nlines, l);)
 		std::cerr << "wss-damon-node-table: " << l << "\n";
