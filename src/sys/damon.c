@@ -199,7 +199,8 @@ static int pick_cgroups(struct ms_wss *w, long page, char *why, size_t whylen)
 
 /* ---- --by node: a kdamond per node, over the node's address ranges ---- */
 
-/* a node's ranges: out's, of pfns, those of ranges within the node's zones' spans, merged */
+/* a node's ranges: out's, of pfns, those of ranges within the node's zones' spans (unsorted,
+ * overlapping where its zones' spans do: ms_ranges_merge() after) */
 static int node_ranges(const struct ms_ranges *ranges, const struct ms_zone *z, size_t nz,
 		       int node, struct ms_ranges *out)
 {
@@ -221,36 +222,8 @@ static int node_ranges(const struct ms_ranges *ranges, const struct ms_zone *z, 
 			out->r[out->n].start = a;
 			out->r[out->n].end = b;
 			out->n++;
-			out->pages += b - a;
 		}
 	return 0;
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-	__u64 x = ((const struct ms_range *)a)->start, y = ((const struct ms_range *)b)->start;
-
-	return x < y ? -1 : x > y;
-}
-
-/* sorted, and the overlapping or adjacent merged (a zone within another's span, as Movable's) */
-static void merge_ranges(struct ms_ranges *r)
-{
-	size_t n = 0;
-
-	qsort(r->r, r->n, sizeof(*r->r), cmp_range);
-	r->pages = 0;
-	for (size_t i = 0; i < r->n; i++) {
-		if (n && r->r[i].start <= r->r[n - 1].end) {
-			if (r->r[i].end > r->r[n - 1].end)
-				r->r[n - 1].end = r->r[i].end;
-			continue;
-		}
-		r->r[n++] = r->r[i];
-	}
-	r->n = n;
-	for (size_t i = 0; i < n; i++)
-		r->pages += r->r[i].end - r->r[i].start;
 }
 
 int ms_damon_nodes(struct ms_wss *w, const struct ms_ranges *ranges, const struct ms_zone *z,
@@ -275,7 +248,7 @@ int ms_damon_nodes(struct ms_wss *w, const struct ms_ranges *ranges, const struc
 		oom = node_ranges(ranges, z, nz, node, &(*kd)[n]) != 0;
 		if (oom || !(*kd)[n].n)
 			continue;
-		merge_ranges(&(*kd)[n]);
+		ms_ranges_merge(&(*kd)[n]);	/* a zone within another's span (Movable) once */
 		w->damon_g[n].id = (__u64)node;
 		n++;
 	}

@@ -543,6 +543,17 @@ TEST(Wss, CountsAWorkloadsAccessedAndIdlePages)
 // file-backed accessed; the other classes are null; afterwards DAMON's sysfs tree is as it was
 // (nr_kdamonds 0), also after a SIGTERM during the window, which memstat dies of. --by, -o and
 // allpages are refused (totals only). Before 6.14 DAMON cannot count pages: exit 5 saying so.
+// A DAMON group's wss added to sum: [anon, file-backed][accessed, idle]
+void add_damon_counts(__u64 sum[2][2], const json &w)
+{
+	for (int t = 0; t < 2; t++)
+		for (int v = 0; v < 2; v++) {
+			const char *st = v ? "idle" : "accessed";
+
+			sum[t][v] += t ? w["file_backed"][st].get<__u64>() : w[st]["anon"].get<__u64>();
+		}
+}
+
 TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
 {
 	if (!in_test_vm())
@@ -704,12 +715,7 @@ TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
 		if (x.contains("id") && x["id"].get<unsigned long long>() == cg.id())
 			g = x;
 		if (!x["wss"]["file_backed"].is_null())
-			for (int t = 0; t < 2; t++)
-				for (int v = 0; v < 2; v++)
-					sum[t][v] += t ? x["wss"]["file_backed"][v ? "idle" : "accessed"]
-								.get<__u64>()
-						       : x["wss"][v ? "idle" : "accessed"]["anon"]
-								.get<__u64>();
+			add_damon_counts(sum, x["wss"]);
 	}
 	ASSERT_TRUE(g.is_object()) << "no group for " << cg.path() << "\n"
 				   << jc.dump().substr(0, 2000);
@@ -850,11 +856,7 @@ TEST(Wss, DamonCountsTotalsWhereMglruIsOff)
 		std::cerr << "wss-damon-node " << x["name"] << ": " << x["wss"].dump() << "\n";
 		if (x["name"] == std::to_string(last))
 			ng = x;
-		for (int t = 0; t < 2; t++)
-			for (int v = 0; v < 2; v++)
-				nsum[t][v] += t ? x["wss"]["file_backed"][v ? "idle" : "accessed"]
-							.get<__u64>()
-					       : x["wss"][v ? "idle" : "accessed"]["anon"].get<__u64>();
+		add_damon_counts(nsum, x["wss"]);
 	}
 	ASSERT_TRUE(ng.is_object()) << "no row of node " << last;
 	const json &lw = ng["wss"];
